@@ -1,0 +1,152 @@
+/**
+ * @file gpumf/internal/memory.h
+ * A typed buffer in the memory of one backend (host or CUDA device).
+ */
+#ifndef gpumf_internal_memory_h
+#define gpumf_internal_memory_h
+
+#include <gpumf/backend.h>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /// Allocates @p bytes in the backend's memory (throws ExcDeviceOutOfMemory).
+    void *
+    allocate(const Backend backend, const std::size_t bytes);
+
+    /// Frees what allocate() returned.
+    void
+    deallocate(const Backend backend, void *ptr);
+
+    /// Copies @p bytes between any two backends' memories.
+    void
+    copy(const Backend dst_backend,
+         void *        dst,
+         const Backend src_backend,
+         const void *  src,
+         const std::size_t bytes);
+
+    /// Sets @p bytes to zero.
+    void
+    zero(const Backend backend, void *ptr, const std::size_t bytes);
+
+    /**
+     * An owning array of @p T in one backend's memory. Copyable (deep copy).
+     * On the host backend it is plain heap memory, so the host reference code reads
+     * it directly.
+     */
+    template <typename T>
+    class Array
+    {
+    public:
+      Array() = default;
+
+      Array(const Array &other) { *this = other; }
+
+      Array(Array &&other) noexcept { swap(other); }
+
+      ~Array() { clear(); }
+
+      Array &
+      operator=(const Array &other)
+      {
+        if (this != &other)
+          {
+            reinit(other.backend_, other.n);
+            copy(backend_, ptr, other.backend_, other.ptr, n * sizeof(T));
+          }
+        return *this;
+      }
+
+      Array &
+      operator=(Array &&other) noexcept
+      {
+        swap(other);
+        return *this;
+      }
+
+      /// Resizes to @p size uninitialized entries in @p backend's memory.
+      void
+      reinit(const Backend backend, const std::size_t size)
+      {
+        if (backend == backend_ && size == n)
+          return;
+        clear();
+        backend_ = backend;
+        if (size > 0)
+          ptr = static_cast<T *>(allocate(backend, size * sizeof(T)));
+        n = size;
+      }
+
+      /// Resizes and fills with the entries of @p host_data.
+      void
+      reinit(const Backend backend, const std::vector<T> &host_data)
+      {
+        reinit(backend, host_data.size());
+        copy(backend, ptr, Backend::host, host_data.data(), n * sizeof(T));
+      }
+
+      /// Copies the entries to the host.
+      std::vector<T>
+      to_host() const
+      {
+        std::vector<T> result(n);
+        copy(Backend::host, result.data(), backend_, ptr, n * sizeof(T));
+        return result;
+      }
+
+      void
+      clear()
+      {
+        if (ptr != nullptr)
+          deallocate(backend_, ptr);
+        ptr = nullptr;
+        n   = 0;
+      }
+
+      void
+      swap(Array &other) noexcept
+      {
+        std::swap(backend_, other.backend_);
+        std::swap(ptr, other.ptr);
+        std::swap(n, other.n);
+      }
+
+      T *
+      data() const
+      {
+        return ptr;
+      }
+
+      std::size_t
+      size() const
+      {
+        return n;
+      }
+
+      Backend
+      backend() const
+      {
+        return backend_;
+      }
+
+      std::size_t
+      memory_consumption() const
+      {
+        return n * sizeof(T);
+      }
+
+    private:
+      Backend     backend_ = Backend::host;
+      T *         ptr      = nullptr;
+      std::size_t n        = 0;
+    };
+  } // namespace internal
+} // namespace gpumf
+
+#endif

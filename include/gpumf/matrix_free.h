@@ -1,0 +1,358 @@
+/**
+ * @file gpumf/matrix_free.h
+ * gpumf::MatrixFree: the data a matrix-free operator needs on the GPU (or on the host
+ * reference backend), and the loops that run a user's cell functor over all cells.
+ * deal.II equivalent: CUDAWrappers::MatrixFree (deal.II 9.4, cuda_matrix_free.h).
+ */
+#ifndef gpumf_matrix_free_h
+#define gpumf_matrix_free_h
+
+#include <gpumf/backend.h>
+#include <gpumf/internal/memory.h>
+#include <gpumf/vector.h>
+
+#include <deal.II/base/point.h>
+#include <deal.II/base/quadrature.h>
+#include <deal.II/base/smartpointer.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/fe_update_flags.h>
+#include <deal.II/fe/mapping.h>
+#include <deal.II/lac/affine_constraints.h>
+
+#include <functional>
+#include <type_traits>
+#include <vector>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /// The host backend's stand-in for threadIdx: the point a "thread" works on.
+    inline unsigned int &
+    host_point_index()
+    {
+      static thread_local unsigned int index = 0;
+      return index;
+    }
+
+    /**
+     * Index, within its cell, of the point (degree of freedom or quadrature point) that
+     * the calling thread owns. One thread per point, x fastest:
+     * @verbatim
+     *   point = i + n*j + n*n*k,   (i, j, k) = (threadIdx.x % n, threadIdx.y, threadIdx.z)
+     * @endverbatim
+     * On the host backend, the value set by the cell loop for the emulated thread.
+     */
+    template <int dim>
+    __host__ __device__ inline unsigned int
+    point_index(const unsigned int n_points_1d)
+    {
+#ifdef __CUDA_ARCH__
+      return (threadIdx.x % n_points_1d) +
+             n_points_1d * (threadIdx.y + (dim == 3 ? n_points_1d * threadIdx.z : 0u));
+#else
+      (void)n_points_1d;
+      return host_point_index();
+#endif
+    }
+  } // namespace internal
+
+  /**
+   * Matrix-free data for FE_Q elements on a mesh, on one Backend.
+   * Mirrors deal.II 9.4's CUDAWrappers::MatrixFree<dim, Number>, without its limits:
+   * the 1D shape tables live in each object's own memory (no constant-memory slots,
+   * any number of objects), and Dirichlet constraints are honoured by the loops.
+   *
+   * Setup (reinit) runs on the host with deal.II's own FEValues, Mapping and DoFHandler;
+   * cells are grouped in colors (graph coloring, no two cells of a color share a DoF) when
+   * AdditionalData::use_coloring is set, else in one group whose additions into shared
+   * DoFs are atomic.
+   *
+   * Per-point arrays, cells sorted by color, `c` the cell's position in that order and
+   * `q` the lexicographic quadrature point (x fastest), `N = n_cells * n_q_points`:
+   * @verbatim
+   *   q_points        [c * n_q_points + q]                       Point<dim, Number>
+   *   JxW             [c * n_q_points + q]                       Number
+   *   inv_jacobian    [(e * dim + d) * N + c * n_q_points + q]   d xi_e / d x_d
+   *   local_to_global [c * dofs_per_cell + i]                    vector index, i lexicographic;
+   *                                                              invalid_unsigned_int if constrained
+   *   shape_values       [q * n_dofs_1d + i]   phi_i(x_q)          (1D)
+   *   shape_gradients    [q * n_dofs_1d + i]   phi_i'(x_q)         (1D, host reference)
+   *   co_shape_gradients [q * n_q_1d + r]      l_r'(x_q), l_r Lagrange on the quadrature points
+   * @endverbatim
+   */
+  template <int dim, typename Number = double>
+  class MatrixFree : public dealii::Subscriptor
+  {
+  public:
+    using point_type = dealii::Point<dim, Number>;
+    using cell_iterator = typename dealii::DoFHandler<dim>::active_cell_iterator;
+
+    /// As in deal.II; only parallel_in_elem (one thread per point) is implemented.
+    enum ParallelizationScheme
+    {
+      parallel_in_elem,
+      parallel_over_elem
+    };
+
+    /**
+     * Options of reinit(), as deal.II's CUDAWrappers::MatrixFree::AdditionalData, plus
+     * the backend.
+     */
+    struct AdditionalData
+    {
+      AdditionalData(const ParallelizationScheme parallelization_scheme = parallel_in_elem,
+                     const dealii::UpdateFlags   mapping_update_flags   = dealii::update_gradients |
+                                                                       dealii::update_JxW_values |
+                                                                       dealii::update_quadrature_points,
+                     const bool use_coloring                      = false,
+                     const bool overlap_communication_computation = false)
+        : parallelization_scheme(parallelization_scheme)
+        , mapping_update_flags(mapping_update_flags)
+        , use_coloring(use_coloring)
+        , overlap_communication_computation(overlap_communication_computation)
+      {}
+
+      /// Must be parallel_in_elem.
+      ParallelizationScheme parallelization_scheme;
+      /// Accepted for compatibility: quadrature points, JxW and inverse Jacobians are always stored.
+      dealii::UpdateFlags mapping_update_flags;
+      /// true: graph coloring, bitwise reproducible; false: atomic additions.
+      bool use_coloring;
+      /// Not implemented in this version: must be false.
+      bool overlap_communication_computation;
+      /// Where data and loops live (default: default_backend()).
+      Backend backend = default_backend();
+    };
+
+    /**
+     * What a cell functor receives: pointers into the arrays of one color (see the
+     * class documentation), valid on the object's backend.
+     */
+    struct Data
+    {
+      point_type *   q_points;
+      unsigned int * local_to_global;
+      Number *       inv_jacobian;
+      Number *       JxW;
+      const Number * shape_values;
+      const Number * shape_gradients;
+      const Number * co_shape_gradients;
+      /// Identifies the MatrixFree object.
+      unsigned int id;
+      /// Cells in this color.
+      unsigned int n_cells;
+      /// Position of this color's first cell among all cells.
+      unsigned int row_start;
+      /// Distance between the dim*dim components in inv_jacobian.
+      unsigned int jacobian_stride;
+      bool         use_coloring;
+    };
+
+    MatrixFree();
+
+    /**
+     * Sets up the data for @p dof_handler (FE_Q of degree 1 to 9 in 3D and 1 to 31 in
+     * 2D, scalar), the locally owned cells, @p quad with fe_degree+1 points (Gauss or
+     * Gauss-Lobatto), and @p constraints (Dirichlet constraints without entries; their
+     * inhomogeneities are ignored by the operator, as in deal.II's CPU MatrixFree).
+     */
+    void
+    reinit(const dealii::Mapping<dim> &             mapping,
+           const dealii::DoFHandler<dim> &          dof_handler,
+           const dealii::AffineConstraints<Number> &constraints,
+           const dealii::Quadrature<1> &            quad,
+           const AdditionalData &                   additional_data = AdditionalData());
+
+    /// As above, on the cells for which @p iterator_filter is true (deal.II's IteratorFilters).
+    template <typename IteratorFiltersType>
+    void
+    reinit(const dealii::Mapping<dim> &             mapping,
+           const dealii::DoFHandler<dim> &          dof_handler,
+           const dealii::AffineConstraints<Number> &constraints,
+           const dealii::Quadrature<1> &            quad,
+           const IteratorFiltersType &              iterator_filter,
+           const AdditionalData &                   additional_data = AdditionalData())
+    {
+      internal_reinit(mapping, dof_handler, constraints, quad,
+                      [iterator_filter](const cell_iterator &cell) { return iterator_filter(cell); },
+                      additional_data);
+    }
+
+    /// As above with a MappingQ1.
+    void
+    reinit(const dealii::DoFHandler<dim> &          dof_handler,
+           const dealii::AffineConstraints<Number> &constraints,
+           const dealii::Quadrature<1> &            quad,
+           const AdditionalData &                   additional_data = AdditionalData());
+
+    /// The data of one color, for the functors.
+    Data
+    get_data(const unsigned int color) const;
+
+    /// Number of colors (1 with atomics).
+    unsigned int
+    n_colors() const;
+
+    /**
+     * Runs @p func on every cell: `func(cell, &data, &shared_data, src, dst)` on one
+     * thread per quadrature point, as a CUDA kernel per color (CUDA backend) or as
+     * plain loops over cells and emulated threads (host backend). Ghost values of @p src
+     * are exchanged first and the contributions to other ranks' entries of @p dst are
+     * sent afterwards (compress). The functor type must define n_dofs_1d, n_local_dofs
+     * and n_q_points, matching this object. deal.II: CUDAWrappers::MatrixFree::cell_loop.
+     */
+    template <typename Functor, typename VectorType>
+    void
+    cell_loop(const Functor &func, const VectorType &src, VectorType &dst) const;
+
+    /**
+     * Runs `func(cell, &data)` on one thread per quadrature point of every cell, to fill
+     * per-point coefficients (see local_q_point_id()).
+     */
+    template <typename Functor>
+    void
+    evaluate_coefficients(Functor func) const;
+
+    /// dst[i] = src[i] for the locally owned constrained DoFs.
+    void
+    copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const;
+
+    /// dst[i] = val for the locally owned constrained DoFs.
+    void
+    set_constrained_values(const Number val, Vector<Number> &dst) const;
+
+    /// Gives @p vec this object's layout (owned + ghost DoFs) and backend.
+    void
+    initialize_dof_vector(Vector<Number> &vec) const;
+
+    /// Cells of each color, in the order the loops process them.
+    const std::vector<std::vector<cell_iterator>> &
+    get_colored_graph() const;
+
+    const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
+    get_vector_partitioner() const;
+
+    /// Releases all memory.
+    void
+    free();
+
+    const dealii::DoFHandler<dim> &
+    get_dof_handler() const;
+
+    /// Bytes held, host and device together.
+    std::size_t
+    memory_consumption() const;
+
+    Backend
+    backend() const;
+
+    /// Number of locally owned cells processed.
+    unsigned int
+    n_cells() const;
+
+  private:
+    void
+    internal_reinit(const dealii::Mapping<dim> &                      mapping,
+                    const dealii::DoFHandler<dim> &                   dof_handler,
+                    const dealii::AffineConstraints<Number> &         constraints,
+                    const dealii::Quadrature<1> &                     quad,
+                    const std::function<bool(const cell_iterator &)> &filter,
+                    const AdditionalData &                            additional_data);
+
+    /// Throws unless the functor's sizes match and the vectors use this object's layout.
+    void
+    check_loop(const unsigned int    n_dofs_1d,
+               const unsigned int    n_local_dofs,
+               const unsigned int    n_q_points,
+               const Vector<Number> *src,
+               const Vector<Number> *dst) const;
+
+    dealii::SmartPointer<const dealii::DoFHandler<dim>> dof_handler;
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
+    Backend                                                   backend_ = Backend::host;
+    bool                                                      use_coloring = false;
+    unsigned int                                              id           = 0;
+    unsigned int                                              fe_degree    = 0;
+    unsigned int                                              n_q_points_1d = 0;
+    std::vector<std::vector<cell_iterator>>                   graph;
+    std::vector<unsigned int>                                 color_start; // n_colors + 1
+
+    internal::Array<point_type>   q_points;
+    internal::Array<unsigned int> local_to_global;
+    internal::Array<Number>       inv_jacobian;
+    internal::Array<Number>       JxW;
+    internal::Array<Number>       shape_values;
+    internal::Array<Number>       shape_gradients;
+    internal::Array<Number>       co_shape_gradients;
+    internal::Array<unsigned int> constrained_dofs;
+  };
+
+  /**
+   * Shared memory of one cell, as deal.II's CUDAWrappers::SharedData: quadrature-point
+   * values and gradients, plus gpumf's copies of the 1D tables.
+   */
+  template <int dim, typename Number>
+  struct SharedData
+  {
+    __host__ __device__
+    SharedData(Number *vd, Number *gq[dim])
+      : values(vd)
+    {
+      for (unsigned int d = 0; d < dim; ++d)
+        gradients[d] = gq[d];
+    }
+
+    /// Values at the points (DoF values before evaluate() and after integrate() on the GPU).
+    Number *values;
+    /// Gradient components at the quadrature points.
+    Number *gradients[dim];
+    /// 1D tables (see MatrixFree) in fast memory.
+    const Number *shape_values       = nullptr;
+    const Number *shape_gradients    = nullptr;
+    const Number *co_shape_gradients = nullptr;
+    /// Host backend only: the cell's DoF values, kept apart from the point values.
+    Number *dof_values = nullptr;
+    /// Host backend only: set once the emulated thread 0 has submitted a value.
+    bool host_submitted = false;
+  };
+
+  /**
+   * Position of the calling thread's quadrature point in an array with @p n_q_points
+   * entries per cell over all cells of @p data's object (as deal.II's
+   * CUDAWrappers::local_q_point_id).
+   */
+  template <int dim, typename Number>
+  __host__ __device__ inline unsigned int
+  local_q_point_id(const unsigned int                               cell,
+                   const typename MatrixFree<dim, Number>::Data *data,
+                   const unsigned int                               n_q_points_1d,
+                   const unsigned int                               n_q_points)
+  {
+    return (data->row_start + cell) * n_q_points + internal::point_index<dim>(n_q_points_1d);
+  }
+
+  /// The calling thread's quadrature point in real space (deal.II: CUDAWrappers::get_quadrature_point).
+  template <int dim, typename Number>
+  __host__ __device__ inline typename MatrixFree<dim, Number>::point_type
+  get_quadrature_point(const unsigned int                               cell,
+                       const typename MatrixFree<dim, Number>::Data *data,
+                       const unsigned int                               n_q_points_1d)
+  {
+    unsigned int n_q_points = n_q_points_1d;
+    for (int d = 1; d < dim; ++d)
+      n_q_points *= n_q_points_1d;
+    return data->q_points[local_q_point_id<dim, Number>(cell, data, n_q_points_1d, n_q_points)];
+  }
+
+  /// @name Exceptions
+  /// @{
+  DeclException1(ExcNotSupported,
+                 std::string,
+                 << arg1);
+  /// @}
+} // namespace gpumf
+
+#include <gpumf/internal/cell_loop.h>
+
+#endif

@@ -1,0 +1,241 @@
+/**
+ * @file gpumf/vector.h
+ * gpumf::Vector: a distributed vector whose entries live in GPU memory (host memory on
+ * the host backend). deal.II equivalent:
+ * LinearAlgebra::distributed::Vector<Number, MemorySpace::CUDA>.
+ */
+#ifndef gpumf_vector_h
+#define gpumf_vector_h
+
+#include <gpumf/backend.h>
+#include <gpumf/internal/memory.h>
+
+#include <deal.II/base/index_set.h>
+#include <deal.II/base/partitioner.h>
+#include <deal.II/base/subscriptor.h>
+#include <deal.II/lac/read_write_vector.h>
+#include <deal.II/lac/vector_operation.h>
+
+#include <memory>
+
+namespace gpumf
+{
+  /**
+   * A vector distributed over MPI ranks by a deal.II Utilities::MPI::Partitioner, with
+   * the entries of each rank in the memory of one Backend.
+   *
+   * Local storage of one rank (the same as deal.II's distributed vector):
+   * @verbatim
+   *   index:  0 ............ n_owned-1 | n_owned ........ n_owned+n_ghost-1
+   *   entry:  locally owned entries     | ghost entries (copies of other ranks')
+   * @endverbatim
+   * Ghost entries are filled by update_ghost_values() and added to their owners by
+   * compress(VectorOperation::add).
+   *
+   * The class has the interface that deal.II's SolverCG, SolverGMRES, SolverMinRes,
+   * PreconditionIdentity, DiagonalMatrix and PreconditionChebyshev need of a vector.
+   * Reductions are summed over MPI. Data enter and leave through deal.II's
+   * LinearAlgebra::ReadWriteVector (import(), export_to()).
+   */
+  template <typename Number>
+  class Vector : public dealii::Subscriptor
+  {
+  public:
+    using value_type = Number;
+    using real_type  = typename dealii::numbers::NumberTraits<Number>::real_type;
+    using size_type  = dealii::types::global_dof_index;
+
+    /// An empty vector on the default backend.
+    Vector();
+
+    /// A deep copy (same partitioner, same backend).
+    Vector(const Vector &other);
+
+    /// A serial vector of @p size zeros; see reinit(size_type, bool).
+    explicit Vector(const size_type size);
+
+    /// See reinit(const IndexSet &, const IndexSet &, const MPI_Comm).
+    Vector(const dealii::IndexSet &locally_owned,
+           const dealii::IndexSet &ghost,
+           const MPI_Comm          comm);
+
+    /// See reinit(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &, Backend).
+    Vector(
+      const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner,
+      const Backend backend = default_backend());
+
+    /// Copies the values of @p other; takes its layout when the layouts differ.
+    Vector &
+    operator=(const Vector &other);
+
+    /// Sets every locally owned entry to @p s (and the ghost entries when s is zero).
+    Vector &
+    operator=(const Number s);
+
+    /// A serial vector (one rank, MPI_COMM_SELF) of @p size entries on the default backend.
+    void
+    reinit(const size_type size, const bool omit_zeroing_entries = false);
+
+    /// Owned entries @p locally_owned, no ghosts, on the default backend.
+    void
+    reinit(const dealii::IndexSet &locally_owned, const MPI_Comm comm);
+
+    /// Owned entries @p locally_owned and ghost entries @p ghost, on the default backend.
+    void
+    reinit(const dealii::IndexSet &locally_owned,
+           const dealii::IndexSet &ghost,
+           const MPI_Comm          comm);
+
+    /// The layout of @p partitioner in the memory of @p backend, entries zero.
+    void
+    reinit(
+      const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner,
+      const Backend backend = default_backend());
+
+    /// The layout and backend of @p other; zero unless @p omit_zeroing_entries.
+    void
+    reinit(const Vector &other, const bool omit_zeroing_entries = false);
+
+    /// Exchanges contents (and layouts) with @p other.
+    void
+    swap(Vector &other);
+
+    /// @name Vector space operations (all on the vector's backend)
+    /// @{
+    Vector &
+    operator*=(const Number factor);
+    Vector &
+    operator/=(const Number factor);
+    Vector &
+    operator+=(const Vector &v);
+    Vector &
+    operator-=(const Vector &v);
+    /// Adds @p a to every locally owned entry.
+    void
+    add(const Number a);
+    /// this += a*v
+    void
+    add(const Number a, const Vector &v);
+    /// this += a*v + b*w
+    void
+    add(const Number a, const Vector &v, const Number b, const Vector &w);
+    /// this = s*this + v
+    void
+    sadd(const Number s, const Vector &v);
+    /// this = s*this + a*v
+    void
+    sadd(const Number s, const Number a, const Vector &v);
+    /// this = a*v
+    void
+    equ(const Number a, const Vector &v);
+    /// Entry-wise product: this[i] *= scaling_factors[i]
+    void
+    scale(const Vector &scaling_factors);
+    /// Scalar product, summed over all ranks.
+    Number
+    operator*(const Vector &v) const;
+    /// this += a*v, then returns this*w (one pass over memory).
+    Number
+    add_and_dot(const Number a, const Vector &v, const Vector &w);
+    real_type
+    l1_norm() const;
+    real_type
+    l2_norm() const;
+    real_type
+    norm_sqr() const;
+    real_type
+    linfty_norm() const;
+    Number
+    mean_value() const;
+    /// True when every entry of every rank is zero.
+    bool
+    all_zero() const;
+    /// @}
+
+    /// @name Ghost entries and MPI
+    /// @{
+    /// Copies the owners' values into the ghost entries.
+    void
+    update_ghost_values() const;
+    /// Sends ghost entries to their owners (added for VectorOperation::add,
+    /// dropped for insert) and zeroes the ghost entries.
+    void
+    compress(const dealii::VectorOperation::values operation);
+    /// Zeroes the ghost entries.
+    void
+    zero_out_ghost_values() const;
+    /// True between update_ghost_values() and zero_out_ghost_values()/compress().
+    bool
+    has_ghost_elements() const;
+    /// @}
+
+    /// @name Data exchange with deal.II's host vectors
+    /// @{
+    /**
+     * Sets (insert) or adds (add) the locally owned entries from @p rw, which must
+     * store every locally owned index of this vector. The deal.II equivalent is
+     * distributed::Vector::import().
+     */
+    void
+    import(const dealii::LinearAlgebra::ReadWriteVector<Number> &rw,
+           const dealii::VectorOperation::values                 operation,
+           const std::shared_ptr<const dealii::Utilities::MPI::CommunicationPatternBase>
+             &communication_pattern = {});
+    /**
+     * The reverse of import(): writes (or adds) this vector's entries into @p rw, whose
+     * stored indices must be locally owned here. Stands for deal.II's
+     * `rw.import(vector, operation)`, which deal.II offers for its own vector types only.
+     */
+    void
+    export_to(dealii::LinearAlgebra::ReadWriteVector<Number> &rw,
+              const dealii::VectorOperation::values operation) const;
+    /// @}
+
+    /// @name Layout
+    /// @{
+    size_type
+    size() const;
+    size_type
+    locally_owned_size() const;
+    dealii::IndexSet
+    locally_owned_elements() const;
+    bool
+    in_local_range(const size_type global_index) const;
+    const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
+    get_partitioner() const;
+    MPI_Comm
+    get_mpi_communicator() const;
+    Backend
+    backend() const;
+    /// Pointer to the first local entry, in the memory of backend().
+    Number *
+    get_values() const;
+    std::size_t
+    memory_consumption() const;
+    /// @}
+
+  private:
+    /// Throws unless @p v has this vector's backend and number of owned entries.
+    void
+    check_compatible(const Vector &v) const;
+
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
+    /// owned + ghost entries
+    internal::Array<Number> values;
+    /// Local indices of the owned entries that other ranks import, in import_targets() order.
+    internal::Array<unsigned int> import_indices;
+    mutable bool                  ghosts_valid = false;
+  };
+
+  /// @name Exceptions
+  /// @{
+  DeclException2(ExcVectorMismatch,
+                 std::string,
+                 std::string,
+                 << "Vectors do not match: " << arg1 << " versus " << arg2
+                 << ". Create both from the same partitioner and backend, "
+                    "e.g. with MatrixFree::initialize_dof_vector().");
+  /// @}
+} // namespace gpumf
+
+#endif

@@ -1,0 +1,116 @@
+// Backend selection and device queries.
+#include <gpumf/backend.h>
+#include <gpumf/internal/cuda_check.h>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace gpumf
+{
+  std::string
+  to_string(const Backend backend)
+  {
+    return backend == Backend::host ? "host" : "cuda";
+  }
+
+  namespace
+  {
+    // Why the CUDA backend cannot be used, or "" when it can.
+    std::string
+    why_no_cuda()
+    {
+#if GPUMF_WITH_CUDA
+      int               n_devices = 0;
+      const cudaError_t error     = cudaGetDeviceCount(&n_devices);
+      if (error != cudaSuccess)
+        {
+          cudaGetLastError(); // clear the sticky error state
+          return std::string("no CUDA device is usable (") +
+                 cudaGetErrorString(error) + ")";
+        }
+      if (n_devices == 0)
+        return "the machine has no CUDA device";
+      return "";
+#else
+      return "gpumf was built without CUDA (GPUMF_WITH_CUDA=OFF)";
+#endif
+    }
+  } // namespace
+
+  bool
+  cuda_available()
+  {
+    static const bool available = why_no_cuda().empty();
+    return available;
+  }
+
+  Backend
+  default_backend()
+  {
+    const char *      env    = std::getenv("GPUMF_BACKEND");
+    const std::string choice = env == nullptr ? "auto" : env;
+    if (choice == "host")
+      return Backend::host;
+    if (choice == "cuda")
+      {
+        AssertThrow(cuda_available(), ExcNoGPU(why_no_cuda()));
+        return Backend::cuda;
+      }
+    AssertThrow(choice == "auto" || choice.empty(),
+                dealii::ExcMessage("GPUMF_BACKEND='" + choice +
+                                   "' is not one of host, cuda, auto."));
+    return cuda_available() ? Backend::cuda : Backend::host;
+  }
+
+  Backend
+  select_device(const MPI_Comm comm)
+  {
+    const Backend backend = default_backend();
+#if GPUMF_WITH_CUDA
+    if (backend == Backend::cuda)
+      {
+        int n_devices = 0;
+        GPUMF_CHECK_CUDA(cudaGetDeviceCount(&n_devices));
+        MPI_Comm node_comm;
+        MPI_Comm_split_type(
+          comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+        const unsigned int node_rank =
+          dealii::Utilities::MPI::this_mpi_process(node_comm);
+        MPI_Comm_free(&node_comm);
+        GPUMF_CHECK_CUDA(cudaSetDevice(node_rank % n_devices));
+      }
+#endif
+    if (backend == Backend::host &&
+        dealii::Utilities::MPI::this_mpi_process(comm) == 0)
+      std::cerr << "gpumf: " << (cuda_available() ? "GPUMF_BACKEND=host" : why_no_cuda())
+                << ": running on the host reference backend" << std::endl;
+    return backend;
+  }
+
+  std::string
+  device_name()
+  {
+#if GPUMF_WITH_CUDA
+    if (cuda_available())
+      {
+        int device = 0;
+        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+        cudaDeviceProp properties;
+        GPUMF_CHECK_CUDA(cudaGetDeviceProperties(&properties, device));
+        return properties.name;
+      }
+#endif
+    return "host (no GPU)";
+  }
+
+  void
+  synchronize(const Backend backend)
+  {
+#if GPUMF_WITH_CUDA
+    if (backend == Backend::cuda)
+      GPUMF_CHECK_CUDA(cudaDeviceSynchronize());
+#else
+    (void)backend;
+#endif
+  }
+} // namespace gpumf

@@ -1,0 +1,384 @@
+// gpumf::MatrixFree setup: everything is computed on the host with deal.II's own
+// DoFHandler, FE_Q, FEValues and Mapping, then copied to the backend's memory.
+#include <gpumf/matrix_free.h>
+
+#include <deal.II/base/graph_coloring.h>
+#include <deal.II/base/polynomial.h>
+#include <deal.II/distributed/tria_base.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/fe/mapping_q1.h>
+
+#include <atomic>
+
+#include "vector_operations.h"
+
+namespace gpumf
+{
+  using namespace dealii;
+
+  namespace
+  {
+    std::atomic<unsigned int> next_id{0};
+
+    template <int dim>
+    MPI_Comm
+    communicator_of(const Triangulation<dim> &tria)
+    {
+      if (const auto *parallel = dynamic_cast<const parallel::TriangulationBase<dim> *>(&tria))
+        return parallel->get_communicator();
+      return MPI_COMM_SELF;
+    }
+  } // namespace
+
+  template <int dim, typename Number>
+  MatrixFree<dim, Number>::MatrixFree()
+    : id(next_id++)
+  {}
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::reinit(const Mapping<dim> &             mapping,
+                                  const DoFHandler<dim> &          dof_handler,
+                                  const AffineConstraints<Number> &constraints,
+                                  const Quadrature<1> &            quad,
+                                  const AdditionalData &           additional_data)
+  {
+    internal_reinit(mapping, dof_handler, constraints, quad, [](const cell_iterator &) { return true; },
+                    additional_data);
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::reinit(const DoFHandler<dim> &          dof_handler,
+                                  const AffineConstraints<Number> &constraints,
+                                  const Quadrature<1> &            quad,
+                                  const AdditionalData &           additional_data)
+  {
+    reinit(MappingQ1<dim>(), dof_handler, constraints, quad, additional_data);
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::internal_reinit(const Mapping<dim> &                              mapping,
+                                           const DoFHandler<dim> &                           dof,
+                                           const AffineConstraints<Number> &                 constraints,
+                                           const Quadrature<1> &                             quad,
+                                           const std::function<bool(const cell_iterator &)> &filter,
+                                           const AdditionalData &                            additional_data)
+  {
+    // What is supported, checked before any work.
+    AssertThrow(additional_data.parallelization_scheme == parallel_in_elem,
+                ExcNotSupported("gpumf::MatrixFree supports AdditionalData::parallel_in_elem only."));
+    AssertThrow(!additional_data.overlap_communication_computation,
+                ExcNotSupported("gpumf::MatrixFree does not implement "
+                                "AdditionalData::overlap_communication_computation in this version; "
+                                "set it to false."));
+    AssertThrow(!dof.has_hp_capabilities() || dof.get_fe_collection().size() == 1,
+                ExcNotSupported("gpumf::MatrixFree supports DoFHandlers with a single element (no hp)."));
+    const auto *fe_q = dynamic_cast<const FE_Q<dim> *>(&dof.get_fe());
+    AssertThrow(fe_q != nullptr,
+                ExcNotSupported("gpumf::MatrixFree supports FE_Q<dim> elements only, got " +
+                                dof.get_fe().get_name() + "."));
+    const unsigned int degree = fe_q->degree;
+    const unsigned int n      = degree + 1;
+    AssertThrow(Utilities::pow(n, dim) <= 1024,
+                ExcNotSupported("gpumf::MatrixFree supports FE_Q degrees 1 to " +
+                                std::to_string(dim == 3 ? 9 : 31) + " in " + std::to_string(dim) +
+                                "D (one thread per point, at most 1024 per cell), got degree " +
+                                std::to_string(degree) + "."));
+    AssertThrow(quad.size() == n,
+                ExcNotSupported("gpumf::MatrixFree supports 1D quadratures with fe_degree + 1 = " +
+                                std::to_string(n) + " points (e.g. QGauss<1>(" + std::to_string(n) +
+                                ") or QGaussLobatto<1>(" + std::to_string(n) + ")), got " +
+                                std::to_string(quad.size()) + " points."));
+
+    free();
+    dof_handler   = &dof;
+    backend_      = additional_data.backend;
+    use_coloring  = additional_data.use_coloring;
+    fe_degree     = degree;
+    n_q_points_1d = n;
+    if (backend_ == Backend::cuda)
+      AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
+
+    const MPI_Comm comm = communicator_of(dof.get_triangulation());
+    IndexSet       relevant;
+    DoFTools::extract_locally_relevant_dofs(dof, relevant);
+    partitioner = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_dofs(), relevant, comm);
+
+    // Constraints: Dirichlet rows (no entries) are supported; the operator skips them.
+    std::vector<unsigned int> constrained;
+    for (const auto &line : constraints.get_lines())
+      if (partitioner->in_local_range(line.index) || partitioner->is_ghost_entry(line.index))
+        {
+          AssertThrow(line.entries.empty(),
+                      ExcNotSupported("gpumf::MatrixFree supports constraints without entries "
+                                      "(Dirichlet conditions); DoF " + std::to_string(line.index) +
+                                      " is constrained to other DoFs (hanging node, periodic or "
+                                      "similar), which this version does not support."));
+          if (partitioner->in_local_range(line.index))
+            constrained.push_back(partitioner->global_to_local(line.index));
+        }
+    std::sort(constrained.begin(), constrained.end());
+    constrained_dofs.reinit(backend_, constrained);
+
+    // Cells and colors.
+    std::vector<cell_iterator> cells;
+    for (const auto &cell : dof.active_cell_iterators())
+      if (cell->is_locally_owned() && filter(cell))
+        cells.push_back(cell);
+    if (use_coloring)
+      {
+        const auto conflicts = [](const cell_iterator &cell) {
+          std::vector<types::global_dof_index> indices(cell->get_fe().n_dofs_per_cell());
+          cell->get_dof_indices(indices);
+          return indices;
+        };
+        if (!cells.empty())
+          {
+            using Iterator = typename std::vector<cell_iterator>::const_iterator;
+            const std::vector<std::vector<Iterator>> colors = GraphColoring::make_graph_coloring(
+              Iterator(cells.begin()), Iterator(cells.end()),
+              std::function<std::vector<types::global_dof_index>(const Iterator &)>(
+                [&](const Iterator &it) { return conflicts(*it); }));
+            for (const auto &color : colors)
+              {
+                graph.emplace_back();
+                for (const auto &it : color)
+                  graph.back().push_back(*it);
+              }
+          }
+      }
+    else
+      graph.push_back(cells);
+    color_start.assign(1, 0);
+    for (const auto &color : graph)
+      color_start.push_back(color_start.back() + color.size());
+
+    // Per-cell data from FEValues on the tensor-product quadrature (x fastest).
+    const Quadrature<dim>      quadrature(quad);
+    const unsigned int         n_points = quadrature.size();
+    const unsigned int         n_cells  = cells.size();
+    const std::size_t          n_total  = std::size_t(n_cells) * n_points;
+    const std::vector<unsigned int> &lexicographic = fe_q->get_poly_space_numbering_inverse();
+    FEValues<dim> fe_values(mapping, *fe_q, quadrature,
+                            update_quadrature_points | update_JxW_values | update_inverse_jacobians);
+    AssertThrow(n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
+                ExcNotSupported("gpumf::MatrixFree: more than 2^32 point entries on one rank."));
+    std::vector<point_type>              host_points(n_total);
+    std::vector<Number>                  host_JxW(n_total), host_inv_jacobian(dim * dim * n_total);
+    std::vector<unsigned int>            host_indices(std::size_t(n_cells) * n_points);
+    std::vector<types::global_dof_index> dof_indices(fe_q->n_dofs_per_cell());
+    unsigned int                         c = 0;
+    for (const auto &color : graph)
+      for (const auto &cell : color)
+        {
+          fe_values.reinit(cell);
+          for (unsigned int q = 0; q < n_points; ++q)
+            {
+              const std::size_t k = std::size_t(c) * n_points + q;
+              for (unsigned int d = 0; d < dim; ++d)
+                host_points[k][d] = fe_values.quadrature_point(q)[d];
+              host_JxW[k]                  = fe_values.JxW(q);
+              const auto inverse_jacobian = fe_values.inverse_jacobian(q);
+              for (unsigned int e = 0; e < dim; ++e)
+                for (unsigned int d = 0; d < dim; ++d)
+                  host_inv_jacobian[(e * dim + d) * n_total + k] = inverse_jacobian[e][d];
+            }
+          cell->get_dof_indices(dof_indices);
+          for (unsigned int i = 0; i < n_points; ++i)
+            {
+              const types::global_dof_index g = dof_indices[lexicographic[i]];
+              host_indices[std::size_t(c) * n_points + i] =
+                constraints.is_constrained(g) ? numbers::invalid_unsigned_int : partitioner->global_to_local(g);
+            }
+          ++c;
+        }
+    q_points.reinit(backend_, host_points);
+    JxW.reinit(backend_, host_JxW);
+    inv_jacobian.reinit(backend_, host_inv_jacobian);
+    local_to_global.reinit(backend_, host_indices);
+
+    // 1D tables from the element itself: along the x axis the tensor-product basis
+    // function with lexicographic index i is phi_i(x) * 1 * 1.
+    std::vector<Number> values_1d(n * n), gradients_1d(n * n), collocation(n * n);
+    const std::vector<Polynomials::Polynomial<double>> lagrange_on_points =
+      Polynomials::generate_complete_Lagrange_basis(quad.get_points());
+    for (unsigned int q = 0; q < n; ++q)
+      {
+        Point<dim> x;
+        x[0] = quad.point(q)[0];
+        for (unsigned int i = 0; i < n; ++i)
+          {
+            values_1d[q * n + i]    = fe_q->shape_value(lexicographic[i], x);
+            gradients_1d[q * n + i] = fe_q->shape_grad(lexicographic[i], x)[0];
+            std::vector<double> value_and_derivative(2);
+            lagrange_on_points[i].value(quad.point(q)[0], value_and_derivative);
+            collocation[q * n + i] = value_and_derivative[1];
+          }
+      }
+    shape_values.reinit(backend_, values_1d);
+    shape_gradients.reinit(backend_, gradients_1d);
+    co_shape_gradients.reinit(backend_, collocation);
+  }
+
+  template <int dim, typename Number>
+  typename MatrixFree<dim, Number>::Data
+  MatrixFree<dim, Number>::get_data(const unsigned int color) const
+  {
+    AssertIndexRange(color, n_colors());
+    Data data;
+    data.q_points           = q_points.data();
+    data.local_to_global    = local_to_global.data();
+    data.inv_jacobian       = inv_jacobian.data();
+    data.JxW                = JxW.data();
+    data.shape_values       = shape_values.data();
+    data.shape_gradients    = shape_gradients.data();
+    data.co_shape_gradients = co_shape_gradients.data();
+    data.id                 = id;
+    data.n_cells            = color_start[color + 1] - color_start[color];
+    data.row_start          = color_start[color];
+    data.jacobian_stride    = JxW.size();
+    data.use_coloring       = use_coloring;
+    return data;
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_colors() const
+  {
+    return graph.size();
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::check_loop(const unsigned int    n_dofs_1d,
+                                      const unsigned int    n_local_dofs,
+                                      const unsigned int    n_q_points,
+                                      const Vector<Number> *src,
+                                      const Vector<Number> *dst) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    const unsigned int n_points = Utilities::pow(n_q_points_1d, dim);
+    AssertThrow(n_dofs_1d == fe_degree + 1 && n_local_dofs == n_points && n_q_points == n_points,
+                ExcNotSupported("The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) +
+                                ", n_local_dofs = " + std::to_string(n_local_dofs) + ", n_q_points = " +
+                                std::to_string(n_q_points) + ", but this MatrixFree object has FE_Q degree " +
+                                std::to_string(fe_degree) + " and " + std::to_string(n_q_points_1d) +
+                                " quadrature points per direction."));
+    for (const Vector<Number> *v : {src, dst})
+      if (v != nullptr)
+        {
+          AssertThrow(v->backend() == backend_,
+                      ExcVectorMismatch("vector on backend " + to_string(v->backend()),
+                                        "MatrixFree on backend " + to_string(backend_)));
+          AssertThrow(v->get_partitioner().get() == partitioner.get() ||
+                        v->get_partitioner()->is_compatible(*partitioner),
+                      ExcVectorMismatch("a vector with another partitioner",
+                                        "the partitioner of MatrixFree::initialize_dof_vector()"));
+        }
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const
+  {
+    check_loop(fe_degree + 1, Utilities::pow(n_q_points_1d, dim), Utilities::pow(n_q_points_1d, dim), &src, &dst);
+    internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(),
+                          constrained_dofs.size());
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::set_constrained_values(const Number val, Vector<Number> &dst) const
+  {
+    check_loop(fe_degree + 1, Utilities::pow(n_q_points_1d, dim), Utilities::pow(n_q_points_1d, dim), nullptr,
+               &dst);
+    internal::set_indexed<Number>(backend_, dst.get_values(), constrained_dofs.data(), nullptr, val,
+                                  constrained_dofs.size());
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::initialize_dof_vector(Vector<Number> &vec) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    vec.reinit(partitioner, backend_);
+  }
+
+  template <int dim, typename Number>
+  const std::vector<std::vector<typename MatrixFree<dim, Number>::cell_iterator>> &
+  MatrixFree<dim, Number>::get_colored_graph() const
+  {
+    return graph;
+  }
+
+  template <int dim, typename Number>
+  const std::shared_ptr<const Utilities::MPI::Partitioner> &
+  MatrixFree<dim, Number>::get_vector_partitioner() const
+  {
+    return partitioner;
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::free()
+  {
+    graph.clear();
+    color_start.assign(1, 0);
+    partitioner.reset();
+    q_points.clear();
+    local_to_global.clear();
+    inv_jacobian.clear();
+    JxW.clear();
+    shape_values.clear();
+    shape_gradients.clear();
+    co_shape_gradients.clear();
+    constrained_dofs.clear();
+    dof_handler = nullptr;
+  }
+
+  template <int dim, typename Number>
+  const DoFHandler<dim> &
+  MatrixFree<dim, Number>::get_dof_handler() const
+  {
+    Assert(dof_handler != nullptr, ExcNotInitialized());
+    return *dof_handler;
+  }
+
+  template <int dim, typename Number>
+  std::size_t
+  MatrixFree<dim, Number>::memory_consumption() const
+  {
+    std::size_t bytes = sizeof(*this) + q_points.memory_consumption() + local_to_global.memory_consumption() +
+                        inv_jacobian.memory_consumption() + JxW.memory_consumption() +
+                        shape_values.memory_consumption() + shape_gradients.memory_consumption() +
+                        co_shape_gradients.memory_consumption() + constrained_dofs.memory_consumption();
+    for (const auto &color : graph)
+      bytes += color.size() * sizeof(cell_iterator);
+    if (partitioner)
+      bytes += partitioner->memory_consumption();
+    return bytes;
+  }
+
+  template <int dim, typename Number>
+  Backend
+  MatrixFree<dim, Number>::backend() const
+  {
+    return backend_;
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_cells() const
+  {
+    return color_start.back();
+  }
+
+  template class MatrixFree<2, float>;
+  template class MatrixFree<2, double>;
+  template class MatrixFree<3, float>;
+  template class MatrixFree<3, double>;
+} // namespace gpumf

@@ -1,0 +1,269 @@
+// CUDA kernels behind gpumf::Vector. Grid-stride loops; reductions in two stages
+// (per-block partial results, summed on the host in a fixed order: reproducible).
+#include <gpumf/internal/cuda_check.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "vector_kernels.h"
+
+namespace gpumf
+{
+  namespace internal
+  {
+    namespace cuda
+    {
+      namespace
+      {
+        constexpr unsigned int block_size = 256;
+        constexpr unsigned int max_blocks = 1024;
+
+        unsigned int
+        n_blocks(const std::size_t n)
+        {
+          return static_cast<unsigned int>(
+            std::max<std::size_t>(1, std::min<std::size_t>(max_blocks, (n + block_size - 1) / block_size)));
+        }
+
+        void
+        check_launch()
+        {
+          GPUMF_CHECK_CUDA(cudaGetLastError());
+        }
+
+        template <typename Number>
+        __global__ void
+        fill_kernel(Number *x, std::size_t n, Number s)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            x[i] = s;
+        }
+
+        template <typename Number>
+        __global__ void
+        update_kernel(Number *x, std::size_t n, Number s, bool read_x, Number a, const Number *y,
+                      Number b, const Number *z, Number c)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            {
+              Number r = read_x ? s * x[i] : Number(0);
+              if (y != nullptr)
+                r += a * y[i];
+              if (z != nullptr)
+                r += b * z[i];
+              x[i] = r + c;
+            }
+        }
+
+        template <typename Number>
+        __global__ void
+        scale_kernel(Number *x, std::size_t n, const Number *y)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            x[i] *= y[i];
+        }
+
+        template <typename Number>
+        __device__ Number
+        combine(const Reduction op, const Number a, const Number b)
+        {
+          return op == Reduction::abs_max ? (a > b ? a : b) : a + b;
+        }
+
+        // Reduces within a block; thread 0 writes the block's result to partial[blockIdx.x].
+        template <typename Number>
+        __device__ void
+        block_reduce(Reduction op, Number value, Number *partial)
+        {
+          __shared__ Number buffer[block_size];
+          buffer[threadIdx.x] = value;
+          __syncthreads();
+          for (unsigned int s = block_size / 2; s > 0; s /= 2)
+            {
+              if (threadIdx.x < s)
+                buffer[threadIdx.x] = combine(op, buffer[threadIdx.x], buffer[threadIdx.x + s]);
+              __syncthreads();
+            }
+          if (threadIdx.x == 0)
+            partial[blockIdx.x] = buffer[0];
+        }
+
+        template <typename Number>
+        __global__ void
+        reduce_kernel(Reduction op, const Number *x, const Number *y, std::size_t n, Number *partial)
+        {
+          Number r = 0;
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            {
+              const Number v = op == Reduction::dot ? x[i] * y[i] :
+                               op == Reduction::sum ? x[i] :
+                                                      (x[i] < 0 ? -x[i] : x[i]);
+              r = combine(op, r, v);
+            }
+          block_reduce(op, r, partial);
+        }
+
+        template <typename Number>
+        __global__ void
+        add_and_dot_kernel(Number *x, std::size_t n, Number a, const Number *v, const Number *w, Number *partial)
+        {
+          Number r = 0;
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            {
+              const Number xi = x[i] + a * v[i];
+              x[i]            = xi;
+              r += xi * w[i];
+            }
+          block_reduce(Reduction::sum, r, partial);
+        }
+
+        template <typename Number>
+        Number
+        finish_reduction(Reduction op, const Number *partial_device, unsigned int n_partial)
+        {
+          std::vector<Number> partial(n_partial);
+          GPUMF_CHECK_CUDA(cudaMemcpy(partial.data(), partial_device, n_partial * sizeof(Number),
+                                      cudaMemcpyDeviceToHost));
+          Number r = 0;
+          for (const Number p : partial)
+            r = op == Reduction::abs_max ? std::max(r, p) : r + p;
+          return r;
+        }
+
+        // A per-process scratch buffer for the partial results of reductions.
+        template <typename Number>
+        Number *
+        partial_buffer()
+        {
+          static Number *buffer = nullptr;
+          if (buffer == nullptr)
+            GPUMF_CHECK_CUDA(cudaMalloc(&buffer, max_blocks * sizeof(Number)));
+          return buffer;
+        }
+
+        template <typename Number>
+        __global__ void
+        gather_kernel(Number *buffer, const Number *x, const unsigned int *indices, std::size_t n)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            buffer[i] = x[indices[i]];
+        }
+
+        template <typename Number>
+        __global__ void
+        scatter_add_kernel(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            x[indices[i]] += buffer[i];
+        }
+
+        template <typename Number>
+        __global__ void
+        set_indexed_kernel(Number *dst, const unsigned int *indices, const Number *src, Number value, std::size_t n)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            dst[indices[i]] = src == nullptr ? value : src[indices[i]];
+        }
+      } // namespace
+
+      template <typename Number>
+      void
+      fill(Number *x, std::size_t n, Number s)
+      {
+        if (n == 0)
+          return;
+        fill_kernel<<<n_blocks(n), block_size>>>(x, n, s);
+        check_launch();
+      }
+
+      template <typename Number>
+      void
+      update(Number *x, std::size_t n, Number s, bool read_x, Number a, const Number *y, Number b,
+             const Number *z, Number c)
+      {
+        if (n == 0)
+          return;
+        update_kernel<<<n_blocks(n), block_size>>>(x, n, s, read_x, a, y, b, z, c);
+        check_launch();
+      }
+
+      template <typename Number>
+      void
+      scale(Number *x, std::size_t n, const Number *y)
+      {
+        if (n == 0)
+          return;
+        scale_kernel<<<n_blocks(n), block_size>>>(x, n, y);
+        check_launch();
+      }
+
+      template <typename Number>
+      Number
+      reduce(Reduction op, const Number *x, const Number *y, std::size_t n)
+      {
+        if (n == 0)
+          return 0;
+        const unsigned int blocks = n_blocks(n);
+        reduce_kernel<<<blocks, block_size>>>(op, x, y, n, partial_buffer<Number>());
+        check_launch();
+        return finish_reduction(op, partial_buffer<Number>(), blocks);
+      }
+
+      template <typename Number>
+      Number
+      add_and_dot(Number *x, std::size_t n, Number a, const Number *v, const Number *w)
+      {
+        if (n == 0)
+          return 0;
+        const unsigned int blocks = n_blocks(n);
+        add_and_dot_kernel<<<blocks, block_size>>>(x, n, a, v, w, partial_buffer<Number>());
+        check_launch();
+        return finish_reduction(Reduction::sum, partial_buffer<Number>(), blocks);
+      }
+
+      template <typename Number>
+      void
+      gather(Number *buffer, const Number *x, const unsigned int *indices, std::size_t n)
+      {
+        if (n == 0)
+          return;
+        gather_kernel<<<n_blocks(n), block_size>>>(buffer, x, indices, n);
+        check_launch();
+      }
+
+      template <typename Number>
+      void
+      scatter_add(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n)
+      {
+        if (n == 0)
+          return;
+        scatter_add_kernel<<<n_blocks(n), block_size>>>(x, indices, buffer, n);
+        check_launch();
+      }
+
+      template <typename Number>
+      void
+      set_indexed(Number *dst, const unsigned int *indices, const Number *src, Number value, std::size_t n)
+      {
+        if (n == 0)
+          return;
+        set_indexed_kernel<<<n_blocks(n), block_size>>>(dst, indices, src, value, n);
+        check_launch();
+      }
+
+#define GPUMF_INSTANTIATE(Number)                                                                     \
+  template void   fill<Number>(Number *, std::size_t, Number);                                       \
+  template void   update<Number>(Number *, std::size_t, Number, bool, Number, const Number *, Number, \
+                               const Number *, Number);                                             \
+  template void   scale<Number>(Number *, std::size_t, const Number *);                              \
+  template Number reduce<Number>(Reduction, const Number *, const Number *, std::size_t);            \
+  template Number add_and_dot<Number>(Number *, std::size_t, Number, const Number *, const Number *); \
+  template void   gather<Number>(Number *, const Number *, const unsigned int *, std::size_t);        \
+  template void   scatter_add<Number>(Number *, const unsigned int *, const Number *, std::size_t);   \
+  template void   set_indexed<Number>(Number *, const unsigned int *, const Number *, Number, std::size_t);
+      GPUMF_INSTANTIATE(float)
+      GPUMF_INSTANTIATE(double)
+#undef GPUMF_INSTANTIATE
+    } // namespace cuda
+  }   // namespace internal
+} // namespace gpumf

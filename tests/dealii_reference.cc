@@ -1,0 +1,104 @@
+#include "dealii_reference.h"
+
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/matrix_free/fe_evaluation.h>
+#include <deal.II/matrix_free/matrix_free.h>
+
+#include "coefficient.h"
+
+namespace test
+{
+  using namespace dealii;
+
+  template <int dim>
+  struct DealiiHelmholtzOperator<dim>::Impl
+  {
+    MatrixFree<dim, double>                 mf;
+    std::vector<unsigned int>               constrained; // local indices of owned constrained DoFs
+    Table<2, VectorizedArray<double>>       coefficient;
+  };
+
+  template <int dim>
+  DealiiHelmholtzOperator<dim>::DealiiHelmholtzOperator()
+    : impl(std::make_unique<Impl>())
+  {}
+
+  template <int dim>
+  DealiiHelmholtzOperator<dim>::~DealiiHelmholtzOperator() = default;
+
+  template <int dim>
+  void
+  DealiiHelmholtzOperator<dim>::reinit(const Mapping<dim> &             mapping,
+                                       const DoFHandler<dim> &          dof_handler,
+                                       const AffineConstraints<double> &constraints,
+                                       const unsigned int               n_q_points_1d)
+  {
+    typename MatrixFree<dim, double>::AdditionalData data;
+    data.tasks_parallel_scheme = MatrixFree<dim, double>::AdditionalData::none;
+    data.mapping_update_flags  = update_values | update_gradients | update_JxW_values | update_quadrature_points;
+    impl->mf.reinit(mapping, dof_handler, constraints, QGauss<1>(n_q_points_1d), data);
+
+    FEEvaluation<dim, -1, 0, 1, double> phi(impl->mf);
+    impl->coefficient.reinit(impl->mf.n_cell_batches(), phi.n_q_points);
+    for (unsigned int cell = 0; cell < impl->mf.n_cell_batches(); ++cell)
+      {
+        phi.reinit(cell);
+        for (unsigned int q = 0; q < phi.n_q_points; ++q)
+          {
+            const auto p = phi.quadrature_point(q);
+            for (unsigned int v = 0; v < VectorizedArray<double>::size(); ++v)
+              {
+                Point<dim> x;
+                for (unsigned int d = 0; d < dim; ++d)
+                  x[d] = p[d][v];
+                impl->coefficient(cell, q)[v] = helmholtz_coefficient(x);
+              }
+          }
+      }
+
+    VectorType v;
+    initialize_dof_vector(v);
+    impl->constrained.clear();
+    for (const auto &line : constraints.get_lines())
+      if (v.in_local_range(line.index))
+        impl->constrained.push_back(v.get_partitioner()->global_to_local(line.index));
+  }
+
+  template <int dim>
+  void
+  DealiiHelmholtzOperator<dim>::vmult(VectorType &dst, const VectorType &src) const
+  {
+    const std::function<void(const MatrixFree<dim, double> &, VectorType &, const VectorType &,
+                             const std::pair<unsigned int, unsigned int> &)>
+      cell_operation = [this](const MatrixFree<dim, double> &mf, VectorType &dst, const VectorType &src,
+                              const std::pair<unsigned int, unsigned int> &range) {
+        FEEvaluation<dim, -1, 0, 1, double> phi(mf);
+        for (unsigned int cell = range.first; cell < range.second; ++cell)
+          {
+            phi.reinit(cell);
+            phi.read_dof_values(src);
+            phi.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
+            for (unsigned int q = 0; q < phi.n_q_points; ++q)
+              {
+                phi.submit_value(impl->coefficient(cell, q) * phi.get_value(q), q);
+                phi.submit_gradient(phi.get_gradient(q), q);
+              }
+            phi.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+            phi.distribute_local_to_global(dst);
+          }
+      };
+    impl->mf.cell_loop(cell_operation, dst, src, true);
+    for (const unsigned int i : impl->constrained)
+      dst.local_element(i) = src.local_element(i);
+  }
+
+  template <int dim>
+  void
+  DealiiHelmholtzOperator<dim>::initialize_dof_vector(VectorType &v) const
+  {
+    impl->mf.initialize_dof_vector(v);
+  }
+
+  template class DealiiHelmholtzOperator<2>;
+  template class DealiiHelmholtzOperator<3>;
+} // namespace test

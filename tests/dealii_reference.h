@@ -1,0 +1,45 @@
+// deal.II's own CPU MatrixFree applying the Helmholtz operator of helmholtz_operator.h:
+// the reference the gpumf backends are checked against. Compiled by g++ only
+// (dealii_reference.cc); the interface keeps deal.II's MatrixFree out of nvcc's sight.
+#ifndef gpumf_tests_dealii_reference_h
+#define gpumf_tests_dealii_reference_h
+
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/mapping.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <memory>
+
+namespace test
+{
+  template <int dim>
+  class DealiiHelmholtzOperator
+  {
+  public:
+    using VectorType = dealii::LinearAlgebra::distributed::Vector<double>;
+
+    DealiiHelmholtzOperator();
+    ~DealiiHelmholtzOperator();
+
+    /// deal.II MatrixFree with QGauss<1>(n_q_points_1d), FEEvaluation<dim, -1> (any degree).
+    void
+    reinit(const dealii::Mapping<dim> &             mapping,
+           const dealii::DoFHandler<dim> &          dof_handler,
+           const dealii::AffineConstraints<double> &constraints,
+           const unsigned int                       n_q_points_1d);
+
+    /// dst = A src on the unconstrained DoFs, dst = src on the constrained ones.
+    void
+    vmult(VectorType &dst, const VectorType &src) const;
+
+    void
+    initialize_dof_vector(VectorType &v) const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+  };
+} // namespace test
+
+#endif

@@ -1,0 +1,219 @@
+// Meshes, deterministic random vectors and comparisons shared by the tests.
+#ifndef gpumf_tests_test_utils_h
+#define gpumf_tests_test_utils_h
+
+#include <gpumf/backend.h>
+#include <gpumf/vector.h>
+
+#include <deal.II/base/function.h>
+#include <deal.II/base/mpi.h>
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/read_write_vector.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace test
+{
+  using namespace dealii;
+
+  /// Exit code that ctest reads as "skipped" (SKIP_RETURN_CODE).
+  constexpr int skip_return_code = 77;
+
+  /// A reproducible pseudo-random number in [-1, -0.1] or [0.1, 1] for index @p i.
+  inline double
+  random_value(const std::uint64_t i, const std::uint64_t seed = 1)
+  {
+    std::uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 31;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 29;
+    const double u = double(x % 1000003) / 1000003.; // [0, 1)
+    return (x & (1ull << 40) ? 1. : -1.) * (0.1 + 0.9 * u);
+  }
+
+  enum class MeshKind
+  {
+    cartesian,
+    curved
+  };
+
+  inline std::string
+  to_string(const MeshKind kind)
+  {
+    return kind == MeshKind::cartesian ? "cartesian" : "curved";
+  }
+
+  /// Cartesian: the unit cube, refined. Curved: a shell (spherical manifold), refined once.
+  template <int dim>
+  void
+  make_mesh(parallel::distributed::Triangulation<dim> &tria, const MeshKind kind)
+  {
+    if (kind == MeshKind::cartesian)
+      {
+        GridGenerator::hyper_cube(tria, 0., 1.);
+        tria.refine_global(dim == 2 ? 3 : 2);
+      }
+    else
+      {
+        GridGenerator::hyper_shell(tria, Point<dim>(), 0.5, 1., dim == 2 ? 8 : 6);
+        tria.refine_global(1);
+      }
+  }
+
+  template <int dim>
+  std::unique_ptr<Mapping<dim>>
+  make_mapping(const MeshKind kind)
+  {
+    return std::make_unique<MappingQ<dim>>(kind == MeshKind::cartesian ? 1 : 3);
+  }
+
+  /// Zero Dirichlet values on boundary id 0 (all of the cube, the inner sphere of the shell).
+  template <int dim>
+  void
+  make_constraints(const Mapping<dim> &mapping, const DoFHandler<dim> &dof, AffineConstraints<double> &constraints)
+  {
+    IndexSet relevant;
+    DoFTools::extract_locally_relevant_dofs(dof, relevant);
+    constraints.clear();
+    constraints.reinit(relevant);
+    VectorTools::interpolate_boundary_values(mapping, dof, 0, Functions::ZeroFunction<dim>(), constraints);
+    constraints.close();
+  }
+
+  /// The owned entries of a gpumf vector, by global index.
+  template <typename Number>
+  LinearAlgebra::ReadWriteVector<Number>
+  to_rw(const gpumf::Vector<Number> &v)
+  {
+    LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
+    v.export_to(rw, VectorOperation::insert);
+    return rw;
+  }
+
+  template <typename Number>
+  LinearAlgebra::ReadWriteVector<Number>
+  to_rw(const LinearAlgebra::distributed::Vector<Number> &v)
+  {
+    LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
+    rw.import(v, VectorOperation::insert);
+    return rw;
+  }
+
+  /// Fills the owned entries with random_value(global index, seed).
+  template <typename VectorType>
+  void
+  fill_random(VectorType &v, const std::uint64_t seed = 1)
+  {
+    LinearAlgebra::ReadWriteVector<typename VectorType::value_type> rw(v.locally_owned_elements());
+    for (const auto i : rw.get_stored_elements())
+      rw(i) = random_value(i, seed);
+    v.import(rw, VectorOperation::insert);
+  }
+
+  /// max |a - b| / max |b| over all ranks' entries (a and b store the same indices).
+  template <typename Number>
+  double
+  relative_difference(const LinearAlgebra::ReadWriteVector<Number> &a,
+                      const LinearAlgebra::ReadWriteVector<Number> &b,
+                      const MPI_Comm                                 comm)
+  {
+    double diff = 0, scale = 0;
+    for (const auto i : b.get_stored_elements())
+      {
+        diff  = std::max(diff, double(std::abs(a(i) - b(i))));
+        scale = std::max(scale, double(std::abs(b(i))));
+      }
+    diff  = Utilities::MPI::max(diff, comm);
+    scale = Utilities::MPI::max(scale, comm);
+    return scale == 0 ? diff : diff / scale;
+  }
+
+  /// True when a and b store bitwise identical entries on every rank.
+  template <typename Number>
+  bool
+  bitwise_equal(const LinearAlgebra::ReadWriteVector<Number> &a,
+                const LinearAlgebra::ReadWriteVector<Number> &b,
+                const MPI_Comm                                 comm)
+  {
+    unsigned int differ = 0;
+    for (const auto i : b.get_stored_elements())
+      {
+        const Number x = a(i), y = b(i);
+        differ += std::memcmp(&x, &y, sizeof(Number)) != 0;
+      }
+    return Utilities::MPI::sum(differ, comm) == 0;
+  }
+
+  /// Counts checks; prints a line per check on rank 0 and the closing tally.
+  class Checker
+  {
+  public:
+    explicit Checker(const MPI_Comm comm)
+      : comm(comm)
+    {}
+
+    bool
+    check(const bool ok, const std::string &what)
+    {
+      if (Utilities::MPI::this_mpi_process(comm) == 0)
+        std::cout << (ok ? "PASS " : "FAIL ") << what << std::endl;
+      (ok ? passed : failed) += 1;
+      return ok;
+    }
+
+    /// A value below a bound, both printed.
+    bool
+    check_below(const double value, const double bound, const std::string &what)
+    {
+      std::ostringstream s;
+      s << what << ": " << value << " <= " << bound;
+      return check(value <= bound, s.str());
+    }
+
+    /// Prints "N passed, N failed" and returns the exit code.
+    int
+    finish() const
+    {
+      if (Utilities::MPI::this_mpi_process(comm) == 0)
+        std::cout << passed << " passed, " << failed << " failed" << std::endl;
+      return failed == 0 ? 0 : 1;
+    }
+
+  private:
+    MPI_Comm     comm;
+    unsigned int passed = 0, failed = 0;
+  };
+
+  /// Parses "host" or "cuda"; for "cuda" without a usable GPU prints SKIPPED and returns false.
+  inline bool
+  backend_from_argument(const int argc, char **argv, gpumf::Backend &backend)
+  {
+    const std::string arg = argc > 1 ? argv[1] : "host";
+    AssertThrow(arg == "host" || arg == "cuda", ExcMessage("usage: " + std::string(argv[0]) + " host|cuda"));
+    backend = arg == "host" ? gpumf::Backend::host : gpumf::Backend::cuda;
+    if (backend == gpumf::Backend::cuda && !gpumf::cuda_available())
+      {
+        if (Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
+          std::cout << "SKIPPED: no usable CUDA device (" << gpumf::device_name() << ")" << std::endl;
+        return false;
+      }
+    if (Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
+      std::cout << "backend " << gpumf::to_string(backend) << ", device " << gpumf::device_name() << ", "
+                << Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) << " MPI ranks" << std::endl;
+    return true;
+  }
+} // namespace test
+
+#endif
