@@ -2,6 +2,7 @@
 #include <gpumf/vector.h>
 
 #include <deal.II/base/mpi.h>
+#include <deal.II/lac/vector_memory.templates.h>
 
 #include <cmath>
 
@@ -531,3 +532,9 @@ namespace gpumf
   template class Vector<float>;
   template class Vector<double>;
 } // namespace gpumf
+
+// deal.II's solvers take their temporary vectors from a GrowingVectorMemory.
+template class dealii::VectorMemory<gpumf::Vector<float>>;
+template class dealii::VectorMemory<gpumf::Vector<double>>;
+template class dealii::GrowingVectorMemory<gpumf::Vector<float>>;
+template class dealii::GrowingVectorMemory<gpumf::Vector<double>>;

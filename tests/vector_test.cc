@@ -1,0 +1,220 @@
+// gpumf::Vector against deal.II's LinearAlgebra::distributed::Vector: every vector
+// space operation, reductions over MPI, ghost exchange and compress(add), deal.II's
+// SolverCG and SolverGMRES with DiagonalMatrix, on random data.
+//
+//   vector_test host   host backend vs deal.II (relative 1e-14)
+//   vector_test cuda   CUDA backend vs deal.II, copies between backends; skipped without a GPU
+#include <gpumf/internal/memory.h>
+
+#include <deal.II/lac/diagonal_matrix.h>
+#include <deal.II/lac/precondition.h>
+#include <deal.II/lac/solver_cg.h>
+#include <deal.II/lac/solver_control.h>
+#include <deal.II/lac/solver_gmres.h>
+
+#include "test_utils.h"
+
+using namespace dealii;
+using HostVector = LinearAlgebra::distributed::Vector<double>;
+
+namespace
+{
+  /// Owned: a contiguous block per rank, sizes differing; ghosts: every 5th index of the others.
+  std::shared_ptr<Utilities::MPI::Partitioner>
+  make_partitioner(const MPI_Comm comm)
+  {
+    const unsigned int rank = Utilities::MPI::this_mpi_process(comm);
+    const unsigned int n    = Utilities::MPI::n_mpi_processes(comm);
+    std::vector<types::global_dof_index> start(n + 1, 0);
+    for (unsigned int r = 0; r < n; ++r)
+      start[r + 1] = start[r] + 1000 + 37 * r;
+    IndexSet owned(start[n]), ghost(start[n]);
+    owned.add_range(start[rank], start[rank + 1]);
+    for (types::global_dof_index i = 0; i < start[n]; i += 5)
+      if (!owned.is_element(i))
+        ghost.add_index(i);
+    return std::make_shared<Utilities::MPI::Partitioner>(owned, ghost, comm);
+  }
+
+  /// The ghost entries of a gpumf vector, copied to the host.
+  std::vector<double>
+  ghosts_of(const gpumf::Vector<double> &v)
+  {
+    std::vector<double> g(v.get_partitioner()->n_ghost_indices());
+    gpumf::internal::copy(gpumf::Backend::host, g.data(), v.backend(), v.get_values() + v.locally_owned_size(),
+                          g.size() * sizeof(double));
+    return g;
+  }
+
+  double
+  relative(const double a, const double b)
+  {
+    return std::abs(a - b) / std::max(std::abs(b), 1e-300);
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  try
+    {
+      gpumf::Backend backend;
+      if (!test::backend_from_argument(argc, argv, backend))
+        return test::skip_return_code;
+      const MPI_Comm comm = MPI_COMM_WORLD;
+      test::Checker  checker(comm);
+      const double   tol = 1e-14;
+
+      const auto            partitioner = make_partitioner(comm);
+      gpumf::Vector<double> a(partitioner, backend), b(partitioner, backend), c(partitioner, backend);
+      HostVector            A(partitioner), B(partitioner), C(partitioner);
+      test::fill_random(a, 1), test::fill_random(A, 1);
+      test::fill_random(b, 2), test::fill_random(B, 2);
+      test::fill_random(c, 3), test::fill_random(C, 3);
+      const auto same = [&](const gpumf::Vector<double> &x, const HostVector &X, const std::string &what) {
+        checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm), tol, what);
+      };
+
+      a.add(2., b), A.add(2., B);
+      same(a, A, "add(a, V)");
+      a.add(0.5, b, -1.5, c), A.add(0.5, B, -1.5, C);
+      same(a, A, "add(a, V, b, W)");
+      a.sadd(0.7, b), A.sadd(0.7, B);
+      same(a, A, "sadd(s, V)");
+      a.sadd(0.3, 1.2, c), A.sadd(0.3, 1.2, C);
+      same(a, A, "sadd(s, a, V)");
+      a.scale(c), A.scale(C);
+      same(a, A, "scale(V)");
+      a *= 1.3, A *= 1.3;
+      a /= 2., A /= 2.;
+      same(a, A, "operator*=, operator/=");
+      a += b, A += B;
+      a -= c, A -= C;
+      same(a, A, "operator+=, operator-=");
+      a.add(0.25), A.add(0.25);
+      same(a, A, "add(scalar)");
+      checker.check_below(relative(a * b, A * B), tol, "operator* (dot)");
+      checker.check_below(relative(a.l1_norm(), A.l1_norm()), tol, "l1_norm");
+      checker.check_below(relative(a.l2_norm(), A.l2_norm()), tol, "l2_norm");
+      checker.check_below(relative(a.norm_sqr(), A.norm_sqr()), tol, "norm_sqr");
+      checker.check_below(relative(a.linfty_norm(), A.linfty_norm()), 0, "linfty_norm");
+      checker.check_below(relative(a.mean_value(), A.mean_value()), 1e-12, "mean_value");
+      checker.check_below(relative(a.add_and_dot(-0.4, b, c), A.add_and_dot(-0.4, B, C)), tol, "add_and_dot");
+      same(a, A, "add_and_dot's update");
+      a.equ(2.5, b), A.equ(2.5, B);
+      same(a, A, "equ(a, V)");
+      checker.check(!a.all_zero() && (a = 0., a.all_zero()), "all_zero");
+
+      // ghost exchange
+      test::fill_random(a, 4), test::fill_random(A, 4);
+      a.update_ghost_values(), A.update_ghost_values();
+      {
+        const std::vector<double> g = ghosts_of(a);
+        double                    diff = 0;
+        for (unsigned int i = 0; i < g.size(); ++i)
+          diff = std::max(diff, std::abs(g[i] - A.local_element(A.locally_owned_size() + i)));
+        checker.check_below(Utilities::MPI::max(diff, comm), 0, "update_ghost_values");
+        checker.check(a.has_ghost_elements(), "has_ghost_elements after update_ghost_values");
+      }
+
+      // compress(add): random ghost contributions sent to their owners
+      {
+        std::vector<double> g(partitioner->n_ghost_indices());
+        for (unsigned int i = 0; i < g.size(); ++i)
+          {
+            g[i] = test::random_value(partitioner->local_to_global(partitioner->locally_owned_size() + i), 5);
+            A.local_element(A.locally_owned_size() + i) = g[i];
+          }
+        gpumf::internal::copy(a.backend(), a.get_values() + a.locally_owned_size(), gpumf::Backend::host, g.data(),
+                              g.size() * sizeof(double));
+        a.compress(VectorOperation::add), A.compress(VectorOperation::add);
+        same(a, A, "compress(add)");
+        const std::vector<double> after = ghosts_of(a);
+        checker.check(std::all_of(after.begin(), after.end(), [](double x) { return x == 0; }) &&
+                        !a.has_ghost_elements(),
+                      "compress zeroes the ghost entries");
+      }
+
+      // copies: same backend, and to/from the host backend
+      {
+        gpumf::Vector<double> copy(a);
+        same(copy, A, "copy constructor");
+        gpumf::Vector<double> host(partitioner, gpumf::Backend::host);
+        host = a;
+        same(host, A, "assignment " + gpumf::to_string(backend) + " -> host");
+        test::fill_random(host, 6), test::fill_random(A, 6);
+        a = host;
+        same(a, A, "assignment host -> " + gpumf::to_string(backend));
+      }
+
+      // deal.II solvers on gpumf vectors: D x = r with a diagonal D, CG and GMRES
+      {
+        gpumf::Vector<double> d(partitioner, backend), r(partitioner, backend), x(partitioner, backend);
+        HostVector            D(partitioner), R(partitioner), X(partitioner);
+        LinearAlgebra::ReadWriteVector<double> rw(partitioner->locally_owned_range());
+        for (const auto i : rw.get_stored_elements())
+          rw(i) = 1. + (i % 17);
+        d.import(rw, VectorOperation::insert), D.import(rw, VectorOperation::insert);
+        test::fill_random(r, 7), test::fill_random(R, 7);
+        DiagonalMatrix<gpumf::Vector<double>> matrix(d);
+        DiagonalMatrix<HostVector>            MATRIX(D);
+
+        SolverControl                     control(200, 1e-12 * r.l2_norm()), CONTROL(200, 1e-12 * R.l2_norm());
+        SolverCG<gpumf::Vector<double>>   cg(control);
+        SolverCG<HostVector>              CG(CONTROL);
+        cg.solve(matrix, x, r, PreconditionIdentity());
+        CG.solve(MATRIX, X, R, PreconditionIdentity());
+        checker.check(control.last_step() == CONTROL.last_step(),
+                      "SolverCG iterations " + std::to_string(control.last_step()) + " == deal.II's " +
+                        std::to_string(CONTROL.last_step()));
+        checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm), 1e-10,
+                            "SolverCG solution");
+
+        x = 0., X = 0.;
+        SolverControl                      gcontrol(200, 1e-12 * r.l2_norm()), GCONTROL(200, 1e-12 * R.l2_norm());
+        SolverGMRES<gpumf::Vector<double>> gmres(gcontrol);
+        SolverGMRES<HostVector>            GMRES(GCONTROL);
+        gmres.solve(matrix, x, r, PreconditionIdentity());
+        GMRES.solve(MATRIX, X, R, PreconditionIdentity());
+        checker.check(gcontrol.last_step() == GCONTROL.last_step(),
+                      "SolverGMRES iterations " + std::to_string(gcontrol.last_step()) + " == deal.II's " +
+                        std::to_string(GCONTROL.last_step()));
+        checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm), 1e-10,
+                            "SolverGMRES solution");
+
+        // the diagonal as a preconditioner: CG converges in one step
+        x = 0.;
+        gpumf::Vector<double> inverse(d);
+        for (const auto i : rw.get_stored_elements())
+          rw(i) = 1. / rw(i);
+        inverse.import(rw, VectorOperation::insert);
+        DiagonalMatrix<gpumf::Vector<double>> jacobi(inverse);
+        SolverControl                         pcontrol(200, 1e-12 * r.l2_norm());
+        SolverCG<gpumf::Vector<double>>(pcontrol).solve(matrix, x, r, jacobi);
+        checker.check(pcontrol.last_step() == 1, "SolverCG with DiagonalMatrix preconditioner: " +
+                                                   std::to_string(pcontrol.last_step()) + " iteration");
+      }
+
+      // mismatched vectors are rejected
+      {
+        gpumf::Vector<double> other(std::make_shared<Utilities::MPI::Partitioner>(7), backend);
+        bool                  thrown = false;
+        try
+          {
+            other.add(1., a);
+          }
+        catch (const gpumf::ExcVectorMismatch &)
+          {
+            thrown = true;
+          }
+        checker.check(thrown, "add() of a vector of another size throws ExcVectorMismatch");
+      }
+      return checker.finish();
+    }
+  catch (std::exception &e)
+    {
+      std::cerr << "Exception: " << e.what() << std::endl;
+      return 1;
+    }
+}
