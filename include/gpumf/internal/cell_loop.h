@@ -77,8 +77,9 @@ namespace gpumf
 
 #ifdef __CUDACC__
     /// One block per cell, one thread per point; the 1D tables are staged in shared memory.
+    /// The launch bound makes the compiler fit (fe_degree+1)^dim threads in a block's registers.
     template <int dim, typename Number, typename Functor>
-    __global__ void
+    __global__ void __launch_bounds__(Functor::n_q_points)
     cell_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data, const Number *src, Number *dst)
     {
       constexpr unsigned int n = Functor::n_dofs_1d;
@@ -104,7 +105,7 @@ namespace gpumf
     }
 
     template <int dim, typename Number, typename Functor>
-    __global__ void
+    __global__ void __launch_bounds__(Functor::n_q_points)
     coefficient_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data)
     {
       func(blockIdx.x, &data);
