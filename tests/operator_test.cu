@@ -34,7 +34,7 @@ namespace
                              test::to_string(mesh) + " (" + std::to_string(dof.n_dofs()) + " DoFs)";
 
     // the host result
-    test::HelmholtzOperator<dim, degree> host_op;
+    helmholtz::HelmholtzOperator<dim, degree> host_op;
     host_op.reinit(*mapping, dof, constraints, false, gpumf::Backend::host);
     gpumf::Vector<double> src, dst;
     host_op.initialize_dof_vector(src);
@@ -60,7 +60,7 @@ namespace
     const double tolerance = 500 * std::numeric_limits<double>::epsilon();
     for (const bool coloring : {true, false})
       {
-        test::HelmholtzOperator<dim, degree> op;
+        helmholtz::HelmholtzOperator<dim, degree> op;
         op.reinit(*mapping, dof, constraints, coloring, gpumf::Backend::cuda);
         gpumf::Vector<double> d_src, d_dst;
         op.initialize_dof_vector(d_src);

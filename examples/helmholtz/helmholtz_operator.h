@@ -1,7 +1,7 @@
 // A gpumf Helmholtz operator -div(grad u) + a(x) u, written as a deal.II 9.4 GPU user
 // would: a coefficient functor, a quadrature-point functor and a cell functor.
-#ifndef gpumf_tests_helmholtz_operator_h
-#define gpumf_tests_helmholtz_operator_h
+#ifndef gpumf_examples_helmholtz_operator_h
+#define gpumf_examples_helmholtz_operator_h
 
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/matrix_free.h>
@@ -11,7 +11,7 @@
 
 #include "coefficient.h"
 
-namespace test
+namespace helmholtz
 {
   template <int dim, int fe_degree, typename Number>
   struct CoefficientFunctor
@@ -115,6 +115,6 @@ namespace test
     gpumf::MatrixFree<dim, Number> mf;
     gpumf::Vector<Number>          coef;
   };
-} // namespace test
+} // namespace helmholtz
 
 #endif

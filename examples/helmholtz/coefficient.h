@@ -1,7 +1,7 @@
-// The variable coefficient of the Helmholtz test problem, a(x) = 10 / (0.05 + 2|x|^2)
-// (the one of deal.II's step-64), shared by the gpumf functors and the deal.II reference.
-#ifndef gpumf_tests_coefficient_h
-#define gpumf_tests_coefficient_h
+// The variable coefficient of the Helmholtz problem, a(x) = 10 / (0.05 + 2|x|^2)
+// (the one of deal.II's step-64), shared by the example, the tests and their deal.II reference.
+#ifndef gpumf_examples_coefficient_h
+#define gpumf_examples_coefficient_h
 
 #include <gpumf/config.h>
 

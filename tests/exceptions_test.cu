@@ -1,0 +1,150 @@
+// Bad input gets a deal.II-style exception that says what is supported: elements other
+// than FE_Q, degrees and quadratures out of range, constraints with entries, functors of
+// another degree, vectors of another partitioner or backend, the CUDA backend without a
+// GPU, and (with a GPU) device out-of-memory, after which the program goes on.
+#include <gpumf/internal/memory.h>
+
+#include <deal.II/fe/fe_dgq.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/grid/grid_refinement.h>
+
+#include <cctype>
+
+#include "helmholtz_operator.h"
+#include "test_utils.h"
+
+using namespace dealii;
+
+namespace
+{
+  /// Runs @p f; passes when it throws @p Exception whose message contains @p expected.
+  template <typename Exception, typename F>
+  void
+  expect_throw(test::Checker &checker, const std::string &what, const std::string &expected, F &&f)
+  {
+    std::string message;
+    bool        thrown = false;
+    try
+      {
+        f();
+      }
+    catch (const Exception &e)
+      {
+        thrown  = true;
+        message = e.what();
+      }
+    catch (const std::exception &e)
+      {
+        message = std::string("wrong exception type: ") + e.what();
+      }
+    // deal.II wraps long messages: compare with single spaces
+    std::string flat;
+    for (const char c : message)
+      if (!std::isspace(static_cast<unsigned char>(c)))
+        flat += c;
+      else if (!flat.empty() && flat.back() != ' ')
+        flat += ' ';
+    const bool ok = thrown && flat.find(expected) != std::string::npos;
+    checker.check(ok, what + (ok ? "" : "\n" + message));
+  }
+
+  template <int dim>
+  void
+  setup(const FiniteElement<dim> &fe, const Quadrature<1> &quad, const gpumf::Backend backend,
+        const bool hanging_nodes = false)
+  {
+    parallel::distributed::Triangulation<dim> tria(MPI_COMM_WORLD);
+    GridGenerator::hyper_cube(tria);
+    tria.refine_global(1);
+    if (hanging_nodes)
+      {
+        tria.begin_active()->set_refine_flag();
+        tria.execute_coarsening_and_refinement();
+      }
+    DoFHandler<dim> dof(tria);
+    dof.distribute_dofs(fe);
+    AffineConstraints<double> constraints;
+    IndexSet                  relevant;
+    DoFTools::extract_locally_relevant_dofs(dof, relevant);
+    constraints.reinit(relevant);
+    DoFTools::make_hanging_node_constraints(dof, constraints);
+    constraints.close();
+    gpumf::MatrixFree<dim, double>                          mf;
+    typename gpumf::MatrixFree<dim, double>::AdditionalData data;
+    data.backend = backend;
+    mf.reinit(MappingQ1<dim>(), dof, constraints, quad, data);
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  test::Checker                    checker(MPI_COMM_WORLD);
+  const gpumf::Backend             host = gpumf::Backend::host;
+
+  expect_throw<gpumf::ExcNotSupported>(checker, "FE_DGQ is rejected", "supports FE_Q<dim> elements only, got FE_DGQ",
+                                       [&] { setup<2>(FE_DGQ<2>(2), QGauss<1>(3), host); });
+  expect_throw<gpumf::ExcNotSupported>(checker, "FESystem is rejected", "supports FE_Q<dim> elements only, got FESystem",
+                                       [&] { setup<3>(FESystem<3>(FE_Q<3>(1), 3), QGauss<1>(2), host); });
+  expect_throw<gpumf::ExcNotSupported>(checker, "FE_Q degree 10 in 3D is rejected", "degrees 1 to 9 in 3D",
+                                       [&] { setup<3>(FE_Q<3>(10), QGauss<1>(11), host); });
+  expect_throw<gpumf::ExcNotSupported>(checker, "a quadrature of degree+2 points is rejected",
+                                       "quadratures with fe_degree + 1 = 3 points",
+                                       [&] { setup<2>(FE_Q<2>(2), QGauss<1>(4), host); });
+  expect_throw<gpumf::ExcNotSupported>(checker, "hanging-node constraints are rejected", "constraints without entries",
+                                       [&] { setup<2>(FE_Q<2>(2), QGauss<1>(3), host, true); });
+  checker.check((setup<2>(FE_Q<2>(2), QGaussLobatto<1>(3), host), true), "Gauss-Lobatto with degree+1 points is accepted");
+
+  // functor and vectors that do not match the MatrixFree object
+  {
+    parallel::distributed::Triangulation<2> tria(MPI_COMM_WORLD);
+    GridGenerator::hyper_cube(tria);
+    tria.refine_global(2);
+    DoFHandler<2> dof(tria);
+    dof.distribute_dofs(FE_Q<2>(2));
+    AffineConstraints<double> constraints;
+    constraints.close();
+    helmholtz::HelmholtzOperator<2, 2> op;
+    op.reinit(MappingQ1<2>(), dof, constraints, false, host);
+    gpumf::Vector<double> src, dst;
+    op.initialize_dof_vector(src);
+    op.initialize_dof_vector(dst);
+    gpumf::Vector<double> coef(std::make_shared<Utilities::MPI::Partitioner>(10000), host);
+    expect_throw<gpumf::ExcNotSupported>(checker, "a functor of another degree is rejected",
+                                         "declares n_dofs_1d = 4", [&] {
+                                           op.matrix_free().cell_loop(helmholtz::LocalHelmholtz<2, 3, double>{coef.get_values()},
+                                                                      src, dst);
+                                         });
+    gpumf::Vector<double> other(std::make_shared<Utilities::MPI::Partitioner>(src.size() + 1), host);
+    expect_throw<gpumf::ExcVectorMismatch>(checker, "a vector of another partitioner is rejected",
+                                           "a vector with another partitioner", [&] { op.vmult(other, src); });
+    expect_throw<gpumf::ExcNotSupported>(checker, "overlap_communication_computation is rejected",
+                                         "overlap_communication_computation", [&] {
+                                           gpumf::MatrixFree<2, double>::AdditionalData data;
+                                           data.overlap_communication_computation = true;
+                                           gpumf::MatrixFree<2, double> mf;
+                                           mf.reinit(MappingQ1<2>(), dof, constraints, QGauss<1>(3), data);
+                                         });
+  }
+
+  if (!gpumf::cuda_available())
+    expect_throw<gpumf::ExcNoGPU>(checker, "the CUDA backend without a GPU is rejected", "CUDA backend was requested",
+                                  [&] { setup<2>(FE_Q<2>(1), QGauss<1>(2), gpumf::Backend::cuda); });
+  else
+    {
+      expect_throw<gpumf::ExcDeviceOutOfMemory>(checker, "an allocation larger than the GPU is rejected",
+                                                "Out of GPU memory: requested", [&] {
+                                                  gpumf::internal::Array<double> huge;
+                                                  huge.reinit(gpumf::Backend::cuda, std::size_t(1) << 46);
+                                                });
+      gpumf::Vector<double> after(std::make_shared<Utilities::MPI::Partitioner>(1000), gpumf::Backend::cuda);
+      test::fill_random(after);
+      checker.check(after.l2_norm() > 0, "the GPU works after an out-of-memory exception");
+      gpumf::Vector<double> host_vector(after.get_partitioner(), host);
+      expect_throw<gpumf::ExcVectorMismatch>(checker, "vectors on different backends are rejected", "backend",
+                                             [&] { host_vector.add(1., after); });
+    }
+  return checker.finish();
+}
