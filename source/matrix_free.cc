@@ -254,11 +254,9 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::check_loop(const unsigned int    n_dofs_1d,
-                                      const unsigned int    n_local_dofs,
-                                      const unsigned int    n_q_points,
-                                      const Vector<Number> *src,
-                                      const Vector<Number> *dst) const
+  MatrixFree<dim, Number>::check_functor(const unsigned int n_dofs_1d,
+                                         const unsigned int n_local_dofs,
+                                         const unsigned int n_q_points) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
     const unsigned int n_points = Utilities::pow(n_q_points_1d, dim);
@@ -268,24 +266,27 @@ namespace gpumf
                                 std::to_string(n_q_points) + ", but this MatrixFree object has FE_Q degree " +
                                 std::to_string(fe_degree) + " and " + std::to_string(n_q_points_1d) +
                                 " quadrature points per direction."));
-    for (const Vector<Number> *v : {src, dst})
-      if (v != nullptr)
-        {
-          AssertThrow(v->backend() == backend_,
-                      ExcVectorMismatch("vector on backend " + to_string(v->backend()),
-                                        "MatrixFree on backend " + to_string(backend_)));
-          AssertThrow(v->get_partitioner().get() == partitioner.get() ||
-                        v->get_partitioner()->is_compatible(*partitioner),
-                      ExcVectorMismatch("a vector with another partitioner",
-                                        "the partitioner of MatrixFree::initialize_dof_vector()"));
-        }
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::check_vector(const Vector<Number> &v) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    AssertThrow(v.backend() == backend_,
+                ExcVectorMismatch("vector on backend " + to_string(v.backend()),
+                                  "MatrixFree on backend " + to_string(backend_)));
+    AssertThrow(v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner),
+                ExcVectorMismatch("a vector with another partitioner",
+                                  "the partitioner of MatrixFree::initialize_dof_vector()"));
   }
 
   template <int dim, typename Number>
   void
   MatrixFree<dim, Number>::copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const
   {
-    check_loop(fe_degree + 1, Utilities::pow(n_q_points_1d, dim), Utilities::pow(n_q_points_1d, dim), &src, &dst);
+    check_vector(src);
+    check_vector(dst);
     internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(),
                           constrained_dofs.size());
   }
@@ -294,8 +295,7 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::set_constrained_values(const Number val, Vector<Number> &dst) const
   {
-    check_loop(fe_degree + 1, Utilities::pow(n_q_points_1d, dim), Utilities::pow(n_q_points_1d, dim), nullptr,
-               &dst);
+    check_vector(dst);
     internal::set_indexed<Number>(backend_, dst.get_values(), constrained_dofs.data(), nullptr, val,
                                   constrained_dofs.size());
   }

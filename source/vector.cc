@@ -317,9 +317,45 @@ namespace gpumf
     return linfty_norm() == real_type();
   }
 
+  namespace
+  {
+    using Targets = std::vector<std::pair<unsigned int, unsigned int>>;
+
+    /// Sends consecutive chunks of @p send to the (rank, count) pairs of @p send_targets
+    /// and receives chunks from @p receive_targets into @p receive.
+    template <typename Number>
+    void
+    exchange(const Targets &            send_targets,
+             const std::vector<Number> &send,
+             const Targets &            receive_targets,
+             std::vector<Number> &      receive,
+             const int                  tag,
+             const MPI_Comm             comm)
+    {
+      std::vector<MPI_Request> requests;
+      requests.reserve(send_targets.size() + receive_targets.size());
+      unsigned int offset = 0;
+      for (const auto &[rank, count] : receive_targets)
+        {
+          requests.emplace_back();
+          MPI_Irecv(receive.data() + offset, count * sizeof(Number), MPI_BYTE, rank, tag, comm, &requests.back());
+          offset += count;
+        }
+      offset = 0;
+      for (const auto &[rank, count] : send_targets)
+        {
+          requests.emplace_back();
+          MPI_Isend(send.data() + offset, count * sizeof(Number), MPI_BYTE, rank, tag, comm, &requests.back());
+          offset += count;
+        }
+      const int ierr = MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
+      AssertThrowMPI(ierr);
+    }
+  } // namespace
+
   // Ghost exchange through host buffers: the owned entries that other ranks need are
   // gathered on the backend, copied to the host and sent; received ghosts are copied
-  // into the ghost range.
+  // into the ghost range. (Device buffers and CUDA-aware MPI: issue #5.)
   template <typename Number>
   void
   Vector<Number>::update_ghost_values() const
@@ -330,29 +366,8 @@ namespace gpumf
         internal::Array<Number> buffer;
         buffer.reinit(backend(), p.n_import_indices());
         internal::gather(backend(), buffer.data(), get_values(), import_indices.data(), buffer.size());
-        const std::vector<Number> send = buffer.to_host();
-        std::vector<Number>       receive(p.n_ghost_indices());
-
-        std::vector<MPI_Request> requests;
-        requests.reserve(p.ghost_targets().size() + p.import_targets().size());
-        unsigned int offset = 0;
-        for (const auto &[rank, count] : p.ghost_targets())
-          {
-            requests.emplace_back();
-            MPI_Irecv(receive.data() + offset, count * sizeof(Number), MPI_BYTE, rank, 1, p.get_mpi_communicator(),
-                      &requests.back());
-            offset += count;
-          }
-        offset = 0;
-        for (const auto &[rank, count] : p.import_targets())
-          {
-            requests.emplace_back();
-            MPI_Isend(send.data() + offset, count * sizeof(Number), MPI_BYTE, rank, 1, p.get_mpi_communicator(),
-                      &requests.back());
-            offset += count;
-          }
-        const int ierr = MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
-        AssertThrowMPI(ierr);
+        std::vector<Number> receive(p.n_ghost_indices());
+        exchange(p.import_targets(), buffer.to_host(), p.ghost_targets(), receive, 1, p.get_mpi_communicator());
         internal::copy(backend(), get_values() + locally_owned_size(), Backend::host, receive.data(),
                        receive.size() * sizeof(Number));
       }
@@ -366,35 +381,14 @@ namespace gpumf
     const Utilities::MPI::Partitioner &p = *partitioner;
     if (p.n_mpi_processes() > 1 && operation == VectorOperation::add)
       {
-        std::vector<Number> send(p.n_ghost_indices());
+        std::vector<Number> send(p.n_ghost_indices()), receive(p.n_import_indices());
         internal::copy(Backend::host, send.data(), backend(), get_values() + locally_owned_size(),
                        send.size() * sizeof(Number));
-        std::vector<Number> receive(p.n_import_indices());
-
-        std::vector<MPI_Request> requests;
-        unsigned int             offset = 0;
-        for (const auto &[rank, count] : p.import_targets())
-          {
-            requests.emplace_back();
-            MPI_Irecv(receive.data() + offset, count * sizeof(Number), MPI_BYTE, rank, 2, p.get_mpi_communicator(),
-                      &requests.back());
-            offset += count;
-          }
-        offset = 0;
-        for (const auto &[rank, count] : p.ghost_targets())
-          {
-            requests.emplace_back();
-            MPI_Isend(send.data() + offset, count * sizeof(Number), MPI_BYTE, rank, 2, p.get_mpi_communicator(),
-                      &requests.back());
-            offset += count;
-          }
-        const int ierr = MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
-        AssertThrowMPI(ierr);
-
+        exchange(p.ghost_targets(), send, p.import_targets(), receive, 2, p.get_mpi_communicator());
         internal::Array<Number> buffer;
         buffer.reinit(backend(), receive);
         // one pass per sending rank: the indices within one pass are unique
-        offset = 0;
+        unsigned int offset = 0;
         for (const auto &[rank, count] : p.import_targets())
           {
             internal::scatter_add(backend(), values.data(), import_indices.data() + offset, buffer.data() + offset,

@@ -5,7 +5,8 @@
 set -euo pipefail
 build=$1 source=$2
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# on failure, show what the failing step printed
+trap 'status=$?; [ $status -eq 0 ] || tail -n 40 "$work"/*.log; rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 cmake -S "$source/examples/helmholtz" -B "$work/app" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"

@@ -214,6 +214,32 @@ namespace test
                 << Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) << " MPI ranks" << std::endl;
     return true;
   }
+
+  /**
+   * The frame of a test program called as `program host|cuda [...]`: MPI, the backend
+   * (exit 77 for cuda without a GPU), `body(checker, backend)`, the closing tally, and
+   * exceptions reported as failures.
+   */
+  template <typename Body>
+  int
+  run(int argc, char **argv, Body &&body)
+  {
+    Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+    try
+      {
+        gpumf::Backend backend;
+        if (!backend_from_argument(argc, argv, backend))
+          return skip_return_code;
+        Checker checker(MPI_COMM_WORLD);
+        body(checker, backend);
+        return checker.finish();
+      }
+    catch (std::exception &e)
+      {
+        std::cerr << "Exception: " << e.what() << std::endl;
+        return 1;
+      }
+  }
 } // namespace test
 
 #endif

@@ -56,14 +56,8 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  try
-    {
-      gpumf::Backend backend;
-      if (!test::backend_from_argument(argc, argv, backend))
-        return test::skip_return_code;
+  return test::run(argc, argv, [](test::Checker &checker, const gpumf::Backend backend) {
       const MPI_Comm comm = MPI_COMM_WORLD;
-      test::Checker  checker(comm);
       const double   tol = 1e-14;
 
       const auto            partitioner = make_partitioner(comm);
@@ -210,11 +204,5 @@ main(int argc, char **argv)
           }
         checker.check(thrown, "add() of a vector of another size throws ExcVectorMismatch");
       }
-      return checker.finish();
-    }
-  catch (std::exception &e)
-    {
-      std::cerr << "Exception: " << e.what() << std::endl;
-      return 1;
-    }
+  });
 }

@@ -260,13 +260,13 @@ namespace gpumf
                     const std::function<bool(const cell_iterator &)> &filter,
                     const AdditionalData &                            additional_data);
 
-    /// Throws unless the functor's sizes match and the vectors use this object's layout.
+    /// Throws unless a functor's declared sizes match this object.
     void
-    check_loop(const unsigned int    n_dofs_1d,
-               const unsigned int    n_local_dofs,
-               const unsigned int    n_q_points,
-               const Vector<Number> *src,
-               const Vector<Number> *dst) const;
+    check_functor(const unsigned int n_dofs_1d, const unsigned int n_local_dofs, const unsigned int n_q_points) const;
+
+    /// Throws unless @p v has this object's backend and layout.
+    void
+    check_vector(const Vector<Number> &v) const;
 
     dealii::SmartPointer<const dealii::DoFHandler<dim>> dof_handler;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;

@@ -188,7 +188,9 @@ namespace gpumf
   {
     static_assert(std::is_same<VectorType, Vector<Number>>::value,
                   "gpumf::MatrixFree<dim, Number>::cell_loop works on gpumf::Vector<Number>.");
-    check_loop(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points, &src, &dst);
+    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points);
+    check_vector(src);
+    check_vector(dst);
     const bool src_had_ghosts = src.has_ghost_elements();
     if (!src_had_ghosts)
       src.update_ghost_values();
@@ -207,7 +209,7 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::evaluate_coefficients(Functor func) const
   {
-    check_loop(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points, nullptr, nullptr);
+    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points);
     if (backend_ == Backend::host)
       internal::host_evaluate_coefficients(*this, func);
     else
