@@ -8,9 +8,7 @@
 #if GPUMF_WITH_CUDA
 #  define GPUMF_DEVICE(call) return cuda::call
 #else
-#  define GPUMF_DEVICE(call) \
-    AssertThrow(false, ExcNoGPU("gpumf was built without CUDA")); \
-    throw
+#  define GPUMF_DEVICE(call) AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"))
 #endif
 
 namespace gpumf
