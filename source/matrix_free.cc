@@ -7,10 +7,13 @@
 #include <deal.II/distributed/tria_base.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q1.h>
 
 #include <atomic>
+
+#include <gpumf/internal/cuda_check.h>
 
 #include "vector_operations.h"
 
@@ -77,31 +80,44 @@ namespace gpumf
                                 "set it to false."));
     AssertThrow(!dof.has_hp_capabilities() || dof.get_fe_collection().size() == 1,
                 ExcNotSupported("gpumf::MatrixFree supports DoFHandlers with a single element (no hp)."));
-    const auto *fe_q = dynamic_cast<const FE_Q<dim> *>(&dof.get_fe());
-    AssertThrow(fe_q != nullptr,
-                ExcNotSupported("gpumf::MatrixFree supports FE_Q<dim> elements only, got " +
-                                dof.get_fe().get_name() + "."));
+    // FE_Q, or FESystem of one FE_Q base element with any multiplicity
+    const FiniteElement<dim> &fe         = dof.get_fe();
+    const bool                one_base   = fe.n_base_elements() == 1;
+    const auto *              fe_q       = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
+    AssertThrow(one_base && fe_q != nullptr,
+                ExcNotSupported("gpumf::MatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim> "
+                                "(all components of the same degree), got " + fe.get_name() + "."));
     const unsigned int degree = fe_q->degree;
     const unsigned int n      = degree + 1;
-    AssertThrow(Utilities::pow(n, dim) <= 1024,
-                ExcNotSupported("gpumf::MatrixFree supports FE_Q degrees 1 to " +
-                                std::to_string(dim == 3 ? 9 : 31) + " in " + std::to_string(dim) +
-                                "D (one thread per point, at most 1024 per cell), got degree " +
-                                std::to_string(degree) + "."));
-    AssertThrow(quad.size() == n,
+    const unsigned int n_q    = quad.size();
+    AssertThrow(n_q >= n && n_q <= 32,
                 ExcNotSupported("gpumf::MatrixFree supports 1D quadratures with fe_degree + 1 = " +
-                                std::to_string(n) + " points (e.g. QGauss<1>(" + std::to_string(n) +
-                                ") or QGaussLobatto<1>(" + std::to_string(n) + ")), got " +
-                                std::to_string(quad.size()) + " points."));
+                                std::to_string(n) + " to 32 points (Gauss with n_q >= fe_degree + 1, "
+                                "Gauss-Lobatto with fe_degree + 1 points), got " + std::to_string(n_q) +
+                                " points for FE_Q degree " + std::to_string(degree) + "."));
 
     free();
     dof_handler   = &dof;
     backend_      = additional_data.backend;
     use_coloring  = additional_data.use_coloring;
     fe_degree     = degree;
-    n_q_points_1d = n;
+    n_q_points_1d = n_q;
+    n_components_ = fe.n_components();
     if (backend_ == Backend::cuda)
-      AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
+      {
+        AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
+#if GPUMF_WITH_CUDA
+        int device = 0, max_shared = 0;
+        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        AssertThrow(shared_memory_per_cell() <= std::size_t(max_shared),
+                    ExcNotSupported("gpumf::MatrixFree: a cell of FE_Q degree " + std::to_string(degree) + " with " +
+                                    std::to_string(n_components_) + " components and " + std::to_string(n_q) +
+                                    " points per direction needs " + std::to_string(shared_memory_per_cell()) +
+                                    " bytes of shared memory; the GPU offers " + std::to_string(max_shared) +
+                                    " per block. Use fewer quadrature points, components or a lower degree."));
+#endif
+      }
 
     const MPI_Comm comm = communicator_of(dof.get_triangulation());
     IndexSet       relevant;
@@ -163,14 +179,16 @@ namespace gpumf
     const unsigned int         n_cells  = cells.size();
     const std::size_t          n_total  = std::size_t(n_cells) * n_points;
     const std::vector<unsigned int> &lexicographic = fe_q->get_poly_space_numbering_inverse();
-    FEValues<dim> fe_values(mapping, *fe_q, quadrature,
+    const unsigned int               n_tensor_dofs = lexicographic.size();
+    const unsigned int               dofs_per_cell = n_components_ * n_tensor_dofs;
+    FEValues<dim> fe_values(mapping, fe, quadrature,
                             update_quadrature_points | update_JxW_values | update_inverse_jacobians);
     AssertThrow(n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
                 ExcNotSupported("gpumf::MatrixFree: more than 2^32 point entries on one rank."));
     std::vector<point_type>              host_points(n_total);
     std::vector<Number>                  host_JxW(n_total), host_inv_jacobian(dim * dim * n_total);
-    std::vector<unsigned int>            host_indices(std::size_t(n_cells) * n_points);
-    std::vector<types::global_dof_index> dof_indices(fe_q->n_dofs_per_cell());
+    std::vector<unsigned int>            host_indices(std::size_t(n_cells) * dofs_per_cell);
+    std::vector<types::global_dof_index> dof_indices(fe.n_dofs_per_cell());
     unsigned int                         c = 0;
     for (const auto &color : graph)
       for (const auto &cell : color)
@@ -188,12 +206,15 @@ namespace gpumf
                   host_inv_jacobian[(e * dim + d) * n_total + k] = inverse_jacobian[e][d];
             }
           cell->get_dof_indices(dof_indices);
-          for (unsigned int i = 0; i < n_points; ++i)
-            {
-              const types::global_dof_index g = dof_indices[lexicographic[i]];
-              host_indices[std::size_t(c) * n_points + i] =
-                constraints.is_constrained(g) ? numbers::invalid_unsigned_int : partitioner->global_to_local(g);
-            }
+          for (unsigned int k = 0; k < n_components_; ++k)
+            for (unsigned int i = 0; i < n_tensor_dofs; ++i)
+              {
+                const unsigned int system_index =
+                  one_base && n_components_ > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
+                const types::global_dof_index g = dof_indices[system_index];
+                host_indices[std::size_t(c) * dofs_per_cell + k * n_tensor_dofs + i] =
+                  constraints.is_constrained(g) ? numbers::invalid_unsigned_int : partitioner->global_to_local(g);
+              }
           ++c;
         }
     q_points.reinit(backend_, host_points);
@@ -203,10 +224,10 @@ namespace gpumf
 
     // 1D tables from the element itself: along the x axis the tensor-product basis
     // function with lexicographic index i is phi_i(x) * 1 * 1.
-    std::vector<Number> values_1d(n * n), gradients_1d(n * n), collocation(n * n);
+    std::vector<Number> values_1d(n_q * n), gradients_1d(n_q * n), collocation(n_q * n_q);
     const std::vector<Polynomials::Polynomial<double>> lagrange_on_points =
       Polynomials::generate_complete_Lagrange_basis(quad.get_points());
-    for (unsigned int q = 0; q < n; ++q)
+    for (unsigned int q = 0; q < n_q; ++q)
       {
         Point<dim> x;
         x[0] = quad.point(q)[0];
@@ -214,9 +235,12 @@ namespace gpumf
           {
             values_1d[q * n + i]    = fe_q->shape_value(lexicographic[i], x);
             gradients_1d[q * n + i] = fe_q->shape_grad(lexicographic[i], x)[0];
+          }
+        for (unsigned int r = 0; r < n_q; ++r)
+          {
             std::vector<double> value_and_derivative(2);
-            lagrange_on_points[i].value(quad.point(q)[0], value_and_derivative);
-            collocation[q * n + i] = value_and_derivative[1];
+            lagrange_on_points[r].value(quad.point(q)[0], value_and_derivative);
+            collocation[q * n_q + r] = value_and_derivative[1];
           }
       }
     shape_values.reinit(backend_, values_1d);
@@ -241,6 +265,9 @@ namespace gpumf
     data.n_cells            = color_start[color + 1] - color_start[color];
     data.row_start          = color_start[color];
     data.jacobian_stride    = JxW.size();
+    data.n_dofs_1d          = fe_degree + 1;
+    data.n_q_points_1d      = n_q_points_1d;
+    data.n_components       = n_components_;
     data.use_coloring       = use_coloring;
     return data;
   }
@@ -256,16 +283,20 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::check_functor(const unsigned int n_dofs_1d,
                                          const unsigned int n_local_dofs,
-                                         const unsigned int n_q_points) const
+                                         const unsigned int n_q_points,
+                                         const unsigned int n_components) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
-    const unsigned int n_points = Utilities::pow(n_q_points_1d, dim);
-    AssertThrow(n_dofs_1d == fe_degree + 1 && n_local_dofs == n_points && n_q_points == n_points,
+    const unsigned int n_tensor_dofs = Utilities::pow(fe_degree + 1, dim);
+    AssertThrow(n_dofs_1d == fe_degree + 1 && n_q_points == this->n_q_points() &&
+                  (n_local_dofs == n_tensor_dofs || n_local_dofs == n_components * n_tensor_dofs) &&
+                  n_components == n_components_,
                 ExcNotSupported("The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) +
                                 ", n_local_dofs = " + std::to_string(n_local_dofs) + ", n_q_points = " +
-                                std::to_string(n_q_points) + ", but this MatrixFree object has FE_Q degree " +
-                                std::to_string(fe_degree) + " and " + std::to_string(n_q_points_1d) +
-                                " quadrature points per direction."));
+                                std::to_string(n_q_points) + ", n_components = " + std::to_string(n_components) +
+                                ", but this MatrixFree object has FE_Q degree " + std::to_string(fe_degree) + ", " +
+                                std::to_string(n_q_points_1d) + " quadrature points per direction and " +
+                                std::to_string(n_components_) + " components."));
   }
 
   template <int dim, typename Number>
@@ -287,7 +318,17 @@ namespace gpumf
   {
     check_vector(src);
     check_vector(dst);
-    internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(),
+    internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), false,
+                          constrained_dofs.size());
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::add_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const
+  {
+    check_vector(src);
+    check_vector(dst);
+    internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), true,
                           constrained_dofs.size());
   }
 
@@ -296,7 +337,7 @@ namespace gpumf
   MatrixFree<dim, Number>::set_constrained_values(const Number val, Vector<Number> &dst) const
   {
     check_vector(dst);
-    internal::set_indexed<Number>(backend_, dst.get_values(), constrained_dofs.data(), nullptr, val,
+    internal::set_indexed<Number>(backend_, dst.get_values(), constrained_dofs.data(), nullptr, val, false,
                                   constrained_dofs.size());
   }
 
@@ -375,6 +416,36 @@ namespace gpumf
   MatrixFree<dim, Number>::n_cells() const
   {
     return color_start.back();
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_components() const
+  {
+    return n_components_;
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_q_points() const
+  {
+    return Utilities::pow(n_q_points_1d, dim);
+  }
+
+  template <int dim, typename Number>
+  std::vector<typename MatrixFree<dim, Number>::point_type>
+  MatrixFree<dim, Number>::get_quadrature_points() const
+  {
+    return q_points.to_host();
+  }
+
+  template <int dim, typename Number>
+  std::size_t
+  MatrixFree<dim, Number>::shared_memory_per_cell() const
+  {
+    return (n_q_points_1d * (fe_degree + 1) + n_q_points_1d * n_q_points_1d +
+            (dim + 1) * n_components_ * n_q_points()) *
+           sizeof(Number);
   }
 
   template class MatrixFree<2, float>;

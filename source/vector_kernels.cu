@@ -159,10 +159,11 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
-        set_indexed_kernel(Number *dst, const unsigned int *indices, const Number *src, Number value, std::size_t n)
+        set_indexed_kernel(Number *dst, const unsigned int *indices, const Number *src, Number value, bool add,
+                           std::size_t n)
         {
           for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-            dst[indices[i]] = src == nullptr ? value : src[indices[i]];
+            dst[indices[i]] = (add ? dst[indices[i]] : Number(0)) + (src == nullptr ? value : src[indices[i]]);
         }
       } // namespace
 
@@ -243,11 +244,11 @@ namespace gpumf
 
       template <typename Number>
       void
-      set_indexed(Number *dst, const unsigned int *indices, const Number *src, Number value, std::size_t n)
+      set_indexed(Number *dst, const unsigned int *indices, const Number *src, Number value, bool add, std::size_t n)
       {
         if (n == 0)
           return;
-        set_indexed_kernel<<<n_blocks(n), block_size>>>(dst, indices, src, value, n);
+        set_indexed_kernel<<<n_blocks(n), block_size>>>(dst, indices, src, value, add, n);
         check_launch();
       }
 
@@ -260,7 +261,7 @@ namespace gpumf
   template Number add_and_dot<Number>(Number *, std::size_t, Number, const Number *, const Number *); \
   template void   gather<Number>(Number *, const Number *, const unsigned int *, std::size_t);        \
   template void   scatter_add<Number>(Number *, const unsigned int *, const Number *, std::size_t);   \
-  template void   set_indexed<Number>(Number *, const unsigned int *, const Number *, Number, std::size_t);
+  template void   set_indexed<Number>(Number *, const unsigned int *, const Number *, Number, bool, std::size_t);
       GPUMF_INSTANTIATE(float)
       GPUMF_INSTANTIATE(double)
 #undef GPUMF_INSTANTIATE

@@ -62,10 +62,10 @@ namespace gpumf
       void
       scatter_add(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n);
 
-      /// dst[indices[i]] = src == null ? value : src[indices[i]]
+      /// dst[indices[i]] = (add ? dst[indices[i]] : 0) + (src == null ? value : src[indices[i]])
       template <typename Number>
       void
-      set_indexed(Number *dst, const unsigned int *indices, const Number *src, Number value, std::size_t n);
+      set_indexed(Number *dst, const unsigned int *indices, const Number *src, Number value, bool add, std::size_t n);
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

@@ -116,12 +116,12 @@ namespace gpumf
     template <typename Number>
     void
     set_indexed(Backend backend, Number *dst, const unsigned int *indices, const Number *src, Number value,
-                std::size_t n)
+                bool add, std::size_t n)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(set_indexed(dst, indices, src, value, n));
+        GPUMF_DEVICE(set_indexed(dst, indices, src, value, add, n));
       for (std::size_t i = 0; i < n; ++i)
-        dst[indices[i]] = src == nullptr ? value : src[indices[i]];
+        dst[indices[i]] = (add ? dst[indices[i]] : Number(0)) + (src == nullptr ? value : src[indices[i]]);
     }
 
 #define GPUMF_INSTANTIATE(Number)                                                                         \
@@ -133,7 +133,7 @@ namespace gpumf
   template Number add_and_dot<Number>(Backend, Number *, std::size_t, Number, const Number *, const Number *); \
   template void   gather<Number>(Backend, Number *, const Number *, const unsigned int *, std::size_t);    \
   template void   scatter_add<Number>(Backend, Number *, const unsigned int *, const Number *, std::size_t); \
-  template void   set_indexed<Number>(Backend, Number *, const unsigned int *, const Number *, Number, std::size_t);
+  template void   set_indexed<Number>(Backend, Number *, const unsigned int *, const Number *, Number, bool, std::size_t);
     GPUMF_INSTANTIATE(float)
     GPUMF_INSTANTIATE(double)
 #undef GPUMF_INSTANTIATE

@@ -56,7 +56,7 @@ namespace gpumf
     template <typename Number>
     void
     set_indexed(Backend backend, Number *dst, const unsigned int *indices, const Number *src, Number value,
-                std::size_t n);
+                bool add, std::size_t n);
   } // namespace internal
 } // namespace gpumf
 

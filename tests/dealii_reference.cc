@@ -1,6 +1,11 @@
 #include "dealii_reference.h"
 
 #include <deal.II/base/quadrature_lib.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/lac/dynamic_sparsity_pattern.h>
+#include <deal.II/lac/full_matrix.h>
+#include <deal.II/lac/sparse_matrix.h>
 #include <deal.II/matrix_free/fe_evaluation.h>
 #include <deal.II/matrix_free/matrix_free.h>
 
@@ -101,4 +106,80 @@ namespace test
 
   template class DealiiHelmholtzOperator<2>;
   template class DealiiHelmholtzOperator<3>;
+
+  template <int dim>
+  struct AssembledOperator<dim>::Impl
+  {
+    SparsityPattern      pattern;
+    SparseMatrix<double> matrix;
+  };
+
+  template <int dim>
+  AssembledOperator<dim>::AssembledOperator()
+    : impl(std::make_unique<Impl>())
+  {}
+
+  template <int dim>
+  AssembledOperator<dim>::~AssembledOperator() = default;
+
+  template <int dim>
+  void
+  AssembledOperator<dim>::assemble(const Mapping<dim> &             mapping,
+                                   const DoFHandler<dim> &          dof_handler,
+                                   const AffineConstraints<double> &constraints,
+                                   const Quadrature<1> &            quad,
+                                   const Function<dim> *            value_coefficient,
+                                   const Function<dim> *            gradient_coefficient)
+  {
+    DynamicSparsityPattern dsp(dof_handler.n_dofs());
+    DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
+    impl->pattern.copy_from(dsp);
+    impl->matrix.reinit(impl->pattern);
+
+    const FiniteElement<dim> &fe = dof_handler.get_fe();
+    const Quadrature<dim>     quadrature(quad);
+    FEValues<dim>             fe_values(mapping, fe, quadrature,
+                                        update_values | update_gradients | update_JxW_values | update_quadrature_points);
+    const unsigned int        n = fe.n_dofs_per_cell();
+    FullMatrix<double>        cell_matrix(n, n);
+    std::vector<types::global_dof_index> indices(n);
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      {
+        fe_values.reinit(cell);
+        cell_matrix = 0;
+        for (unsigned int q = 0; q < quadrature.size(); ++q)
+          {
+            const Point<dim> &x     = fe_values.quadrature_point(q);
+            const double      a     = value_coefficient ? value_coefficient->value(x) : 0.;
+            const double      kappa = gradient_coefficient ? gradient_coefficient->value(x) : 0.;
+            for (unsigned int i = 0; i < n; ++i)
+              for (unsigned int j = 0; j < n; ++j)
+                if (fe.system_to_component_index(i).first == fe.system_to_component_index(j).first)
+                  cell_matrix(i, j) += (a * fe_values.shape_value(i, q) * fe_values.shape_value(j, q) +
+                                        kappa * (fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q))) *
+                                       fe_values.JxW(q);
+          }
+        cell->get_dof_indices(indices);
+        constraints.distribute_local_to_global(cell_matrix, indices, impl->matrix);
+      }
+    for (const auto &line : constraints.get_lines())
+      impl->matrix.set(line.index, line.index, 1.);
+  }
+
+  template <int dim>
+  void
+  AssembledOperator<dim>::vmult(Vector<double> &dst, const Vector<double> &src) const
+  {
+    impl->matrix.vmult(dst, src);
+  }
+
+  template <int dim>
+  double
+  AssembledOperator<dim>::diagonal(const unsigned int i) const
+  {
+    return impl->matrix.diag_element(i);
+  }
+
+  template class AssembledOperator<2>;
+  template class AssembledOperator<3>;
 } // namespace test

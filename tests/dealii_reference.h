@@ -7,7 +7,10 @@
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/mapping.h>
 #include <deal.II/lac/affine_constraints.h>
+#include <deal.II/base/function.h>
+#include <deal.II/base/quadrature.h>
 #include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/vector.h>
 
 #include <memory>
 
@@ -35,6 +38,38 @@ namespace test
 
     void
     initialize_dof_vector(VectorType &v) const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+  };
+
+  /**
+   * The matrix of (kappa grad u, grad v) + (a u, v), component by component, assembled by
+   * deal.II's FEValues into a SparseMatrix on one rank, constrained rows and columns
+   * condensed and the constrained diagonal set to 1: the reference for the ready-made
+   * operators. A null coefficient leaves its term out.
+   */
+  template <int dim>
+  class AssembledOperator
+  {
+  public:
+    AssembledOperator();
+    ~AssembledOperator();
+
+    void
+    assemble(const dealii::Mapping<dim> &             mapping,
+             const dealii::DoFHandler<dim> &          dof_handler,
+             const dealii::AffineConstraints<double> &constraints,
+             const dealii::Quadrature<1> &            quad,
+             const dealii::Function<dim> *            value_coefficient,
+             const dealii::Function<dim> *            gradient_coefficient);
+
+    void
+    vmult(dealii::Vector<double> &dst, const dealii::Vector<double> &src) const;
+
+    double
+    diagonal(const unsigned int i) const;
 
   private:
     struct Impl;

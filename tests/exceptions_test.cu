@@ -84,15 +84,18 @@ main(int argc, char **argv)
   test::Checker                    checker(MPI_COMM_WORLD);
   const gpumf::Backend             host = gpumf::Backend::host;
 
-  expect_throw<gpumf::ExcNotSupported>(checker, "FE_DGQ is rejected", "supports FE_Q<dim> elements only, got FE_DGQ",
+  const std::string supported = "supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim> (all components of the same degree)";
+  expect_throw<gpumf::ExcNotSupported>(checker, "FE_DGQ is rejected", supported + ", got FE_DGQ",
                                        [&] { setup<2>(FE_DGQ<2>(2), QGauss<1>(3), host); });
-  expect_throw<gpumf::ExcNotSupported>(checker, "FESystem is rejected", "supports FE_Q<dim> elements only, got FESystem",
-                                       [&] { setup<3>(FESystem<3>(FE_Q<3>(1), 3), QGauss<1>(2), host); });
-  expect_throw<gpumf::ExcNotSupported>(checker, "FE_Q degree 10 in 3D is rejected", "degrees 1 to 9 in 3D",
-                                       [&] { setup<3>(FE_Q<3>(10), QGauss<1>(11), host); });
-  expect_throw<gpumf::ExcNotSupported>(checker, "a quadrature of degree+2 points is rejected",
-                                       "quadratures with fe_degree + 1 = 3 points",
-                                       [&] { setup<2>(FE_Q<2>(2), QGauss<1>(4), host); });
+  expect_throw<gpumf::ExcNotSupported>(checker, "FESystem of different degrees is rejected", supported + ", got FESystem",
+                                       [&] { setup<3>(FESystem<3>(FE_Q<3>(2), 1, FE_Q<3>(1), 1), QGauss<1>(3), host); });
+  expect_throw<gpumf::ExcNotSupported>(checker, "a quadrature of degree points is rejected",
+                                       "1D quadratures with fe_degree + 1 = 3 to 32 points",
+                                       [&] { setup<2>(FE_Q<2>(2), QGauss<1>(2), host); });
+  expect_throw<gpumf::ExcNotSupported>(checker, "a quadrature of 33 points is rejected", "got 33 points",
+                                       [&] { setup<2>(FE_Q<2>(2), QGauss<1>(33), host); });
+  checker.check((setup<3>(FESystem<3>(FE_Q<3>(2), 3), QGauss<1>(4), host), true),
+                "FESystem(FE_Q(2), 3) with QGauss(4) is accepted");
   expect_throw<gpumf::ExcNotSupported>(checker, "hanging-node constraints are rejected", "constraints without entries",
                                        [&] { setup<2>(FE_Q<2>(2), QGauss<1>(3), host, true); });
   checker.check((setup<2>(FE_Q<2>(2), QGaussLobatto<1>(3), host), true), "Gauss-Lobatto with degree+1 points is accepted");
@@ -142,6 +145,10 @@ main(int argc, char **argv)
       gpumf::Vector<double> after(std::make_shared<Utilities::MPI::Partitioner>(1000), gpumf::Backend::cuda);
       test::fill_random(after);
       checker.check(after.l2_norm() > 0, "the GPU works after an out-of-memory exception");
+      expect_throw<gpumf::ExcNotSupported>(checker, "a cell larger than the GPU's shared memory is rejected",
+                                           "bytes of shared memory; the GPU offers", [&] {
+                                             setup<3>(FESystem<3>(FE_Q<3>(15), 3), QGauss<1>(17), gpumf::Backend::cuda);
+                                           });
       gpumf::Vector<double> host_vector(after.get_partitioner(), host);
       expect_throw<gpumf::ExcVectorMismatch>(checker, "vectors on different backends are rejected", "backend",
                                              [&] { host_vector.add(1., after); });

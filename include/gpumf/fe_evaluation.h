@@ -7,29 +7,39 @@
 #ifndef gpumf_fe_evaluation_h
 #define gpumf_fe_evaluation_h
 
+#include <gpumf/internal/cell_layout.h>
 #include <gpumf/matrix_free.h>
 
 #include <deal.II/base/tensor.h>
-#include <deal.II/base/utilities.h>
+
+#include <type_traits>
 
 namespace gpumf
 {
   /**
-   * Evaluation of a scalar FE_Q function on one cell, one thread per quadrature point
-   * (n_q_points_1d = fe_degree + 1, so DoFs and quadrature points pair up one to one).
+   * Evaluation of an FE_Q function (or an FESystem of @p n_components_ equal FE_Q) on one
+   * cell with @p n_q_points_1d >= fe_degree + 1 points per direction (Gauss, or
+   * Gauss-Lobatto collocation).
    *
-   * GPU (sum factorization in shared memory): evaluate() interpolates the DoF values to
-   * the quadrature points one direction at a time (dim passes of an n x n matrix), then
-   * takes reference gradients with the collocation derivative matrix on the quadrature
-   * points and maps them with the stored inverse Jacobian; integrate() is the transpose.
+   * Threads: see internal::CellLayout. Up to degree 9 (3D, n_q_points_1d <= 10) each thread
+   * owns one quadrature point, so code written for deal.II 9.4 (one thread = one point,
+   * get_value() without argument, coefficients at local_q_point_id()) works unchanged. Above
+   * that each thread owns a column of points; then write the quadrature functor with the
+   * point argument, `operator()(FEEvaluation *phi, unsigned int q)`, and use get_value(q) etc.
+   * (the interface of deal.II's later Portable::FEEvaluation), which works for every degree.
    *
-   * Host reference: evaluate() and integrate() sum over all DoFs and points with the
-   * full tensor-product basis, O(n^(2 dim)) per cell: deliberately naive and
-   * independent of the GPU's factorization.
+   * GPU (sum factorization in shared memory): evaluate() interpolates the DoF values to the
+   * quadrature points one direction at a time (an n_q x n_dofs_1d matrix per direction), then
+   * takes reference gradients with the collocation derivative matrix on the quadrature points
+   * and maps them with the stored inverse Jacobian; integrate() is the transpose.
    *
-   * Usage as in deal.II 9.4: read_dof_values(), evaluate(), apply_for_each_quad_point()
-   * or get_value()/submit_value() etc., integrate(), distribute_local_to_global(), in this
-   * order (the host backend checks it).
+   * Host reference: evaluate() and integrate() sum over all DoFs and points with the full
+   * tensor-product basis, O(n^(2 dim)) per cell: deliberately naive and independent of the
+   * GPU's factorization.
+   *
+   * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
+   * quadrature-point work, integrate(), distribute_local_to_global() (or
+   * distribute_local_diagonal()). The host backend checks it.
    */
   template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, int n_components_ = 1,
             typename Number = double>
@@ -37,23 +47,29 @@ namespace gpumf
   {
     static_assert(dim == 2 || dim == 3, "gpumf::FEEvaluation supports dim 2 and 3.");
     static_assert(fe_degree >= 1, "gpumf::FEEvaluation supports fe_degree >= 1.");
-    static_assert(n_components_ == 1,
-                  "gpumf::FEEvaluation supports scalar elements (n_components == 1) in this version.");
-    static_assert(n_q_points_1d == fe_degree + 1,
-                  "gpumf::FEEvaluation supports n_q_points_1d == fe_degree + 1 in this version.");
-    static_assert(dealii::Utilities::pow(fe_degree + 1, dim) <= 1024,
-                  "gpumf::FEEvaluation uses one thread per point: (fe_degree+1)^dim <= 1024, "
-                  "i.e. fe_degree <= 9 in 3D and <= 31 in 2D.");
+    static_assert(n_q_points_1d >= fe_degree + 1, "gpumf::FEEvaluation needs n_q_points_1d >= fe_degree + 1.");
+    static_assert(n_components_ >= 1, "gpumf::FEEvaluation needs n_components >= 1.");
+    static_assert(n_q_points_1d * n_q_points_1d <= 1024,
+                  "gpumf::FEEvaluation: n_q_points_1d^2 threads must fit a block (n_q_points_1d <= 32).");
+
+    static constexpr unsigned int nd = fe_degree + 1;
+    static constexpr unsigned int nq = n_q_points_1d;
+    static constexpr internal::CellLayout<dim> layout{nq};
+    /// Padded points per component in shared memory.
+    static constexpr unsigned int P = internal::ipow(nq, dim);
 
   public:
-    using value_type    = Number;
-    using gradient_type = dealii::Tensor<1, dim, Number>;
-    using data_type     = typename MatrixFree<dim, Number>::Data;
+    using value_type = std::conditional_t<n_components_ == 1, Number, dealii::Tensor<1, n_components_, Number>>;
+    using gradient_type = std::conditional_t<n_components_ == 1,
+                                             dealii::Tensor<1, dim, Number>,
+                                             dealii::Tensor<1, n_components_, dealii::Tensor<1, dim, Number>>>;
+    using data_type = typename MatrixFree<dim, Number>::Data;
 
     static constexpr unsigned int dimension            = dim;
     static constexpr unsigned int n_components         = n_components_;
-    static constexpr unsigned int n_q_points           = dealii::Utilities::pow(n_q_points_1d, dim);
-    static constexpr unsigned int tensor_dofs_per_cell = dealii::Utilities::pow(fe_degree + 1, dim);
+    static constexpr unsigned int n_q_points           = internal::ipow(nq, dim);
+    static constexpr unsigned int tensor_dofs_per_cell = internal::ipow(nd, dim);
+    static constexpr unsigned int dofs_per_cell        = n_components * tensor_dofs_per_cell;
 
     /// For cell number @p cell_id of the color described by @p data.
     __host__ __device__
@@ -61,7 +77,8 @@ namespace gpumf
       : data(data)
       , shared(shdata)
       , cell(data->row_start + cell_id)
-      , point(internal::point_index<dim>(n_q_points_1d))
+      , thread(internal::thread_index())
+      , current_q(internal::owned_point(layout, thread, 0))
     {}
 
     /// Reads the cell's DoF values from @p src (constrained DoFs read as zero).
@@ -69,16 +86,45 @@ namespace gpumf
     read_dof_values(const Number *src)
     {
 #ifdef __CUDA_ARCH__
-      const unsigned int index = data->local_to_global[cell * n_q_points + point];
-      shared->values[point]    = index == dealii::numbers::invalid_unsigned_int ? Number() : src[index];
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              {
+                const unsigned int index = dof_index(c, p);
+                shared->values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : src[index];
+              }
+        }
       __syncthreads();
 #else
       if (host_collective_first())
-        for (unsigned int i = 0; i < n_q_points; ++i)
-          {
-            const unsigned int index = data->local_to_global[cell * n_q_points + i];
-            shared->dof_values[i] = index == dealii::numbers::invalid_unsigned_int ? Number() : src[index];
-          }
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          const unsigned int index = dof_index(c, p);
+          shared->dof_values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : src[index];
+        });
+#endif
+    }
+
+    /// Sets the cell's DoF values to the unit vector of local DoF @p i (component-major,
+    /// lexicographic within a component): one column of the cell matrix, for diagonals.
+    __host__ __device__ void
+    set_unit_dof_values(const unsigned int i)
+    {
+#ifdef __CUDA_ARCH__
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              shared->values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
+        }
+      __syncthreads();
+#else
+      if (host_collective_first())
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          shared->dof_values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
+        });
 #endif
     }
 
@@ -87,22 +133,41 @@ namespace gpumf
     distribute_local_to_global(Number *dst) const
     {
 #ifdef __CUDA_ARCH__
-      const unsigned int index = data->local_to_global[cell * n_q_points + point];
-      if (index != dealii::numbers::invalid_unsigned_int)
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         {
-          if (data->use_coloring)
-            dst[index] += shared->values[point];
-          else
-            atomicAdd(&dst[index], shared->values[point]);
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              add(dst, dof_index(c, p), shared->values[c * P + p]);
         }
 #else
-      if (point == n_q_points - 1)
-        for (unsigned int i = 0; i < n_q_points; ++i)
-          {
-            const unsigned int index = data->local_to_global[cell * n_q_points + i];
-            if (index != dealii::numbers::invalid_unsigned_int)
-              dst[index] += shared->dof_values[i];
-          }
+      if (host_collective_last())
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          add(dst, dof_index(c, p), shared->dof_values[c * P + p]);
+        });
+#endif
+    }
+
+    /// Adds entry @p i of the cell's DoF values to the diagonal entry of local DoF @p i.
+    __host__ __device__ void
+    distribute_local_diagonal(const unsigned int i, Number *diagonal) const
+    {
+#ifdef __CUDA_ARCH__
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              if (local_dof(c, p) == i)
+                add(diagonal, dof_index(c, p), shared->values[c * P + p]);
+        }
+      __syncthreads();
+#else
+      if (host_collective_last())
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          if (local_dof(c, p) == i)
+            add(diagonal, dof_index(c, p), shared->dof_values[c * P + p]);
+        });
 #endif
     }
 
@@ -113,40 +178,48 @@ namespace gpumf
 #ifdef __CUDA_ARCH__
       if (evaluate_val || evaluate_grad)
         for (unsigned int d = 0; d < dim; ++d)
-          apply_1d(d, shared->shape_values, false);
+          pass(d, shared->shape_values, false);
       if (evaluate_grad)
         {
-          Number reference[dim];
-          for (unsigned int e = 0; e < dim; ++e)
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
             {
-              const unsigned int stride = dealii::Utilities::pow(n_q_points_1d, e);
-              const unsigned int i_e    = (point / stride) % n_q_points_1d;
-              const Number *     line   = shared->values + point - i_e * stride;
-              Number             sum    = 0;
-              for (unsigned int l = 0; l < n_q_points_1d; ++l)
-                sum += shared->co_shape_gradients[i_e * n_q_points_1d + l] * line[l * stride];
-              reference[e] = sum;
+              const unsigned int q = internal::owned_point(layout, thread, s);
+              for (unsigned int c = 0; c < n_components; ++c)
+                {
+                  Number reference[dim];
+                  for (unsigned int e = 0; e < dim; ++e)
+                    {
+                      const unsigned int stride = internal::ipow(nq, e);
+                      const unsigned int i_e    = (q / stride) % nq;
+                      const Number *     line   = shared->values + c * P + q - i_e * stride;
+                      Number             sum    = 0;
+                      for (unsigned int l = 0; l < nq; ++l)
+                        sum += shared->co_shape_gradients[i_e * nq + l] * line[l * stride];
+                      reference[e] = sum;
+                    }
+                  store_real_gradient(c, q, reference);
+                }
             }
-          store_real_gradient(point, reference);
           __syncthreads();
         }
 #else
       if (!host_collective_first() || !(evaluate_val || evaluate_grad))
         return;
       for (unsigned int q = 0; q < n_q_points; ++q)
-        {
-          Number value = 0, reference[dim] = {};
-          for (unsigned int i = 0; i < n_q_points; ++i)
-            {
+        for (unsigned int c = 0; c < n_components; ++c)
+          {
+            Number value = 0, reference[dim] = {};
+            for_each_dof_of_component([&](const unsigned int p) {
               Number phi, grad_phi[dim];
-              host_basis(i, q, phi, grad_phi);
-              value += phi * shared->dof_values[i];
+              host_basis(p, q, phi, grad_phi);
+              const Number u = shared->dof_values[c * P + p];
+              value += phi * u;
               for (unsigned int e = 0; e < dim; ++e)
-                reference[e] += grad_phi[e] * shared->dof_values[i];
-            }
-          shared->values[q] = value;
-          store_real_gradient(q, reference);
-        }
+                reference[e] += grad_phi[e] * u;
+            });
+            shared->values[c * P + q] = value;
+            store_real_gradient(c, q, reference);
+          }
 #endif
     }
 
@@ -158,115 +231,236 @@ namespace gpumf
       __syncthreads();
       if (integrate_grad)
         {
-          Number sum = integrate_val ? shared->values[point] : Number();
-          for (unsigned int e = 0; e < dim; ++e)
+          Number sum[layout.points_per_thread()][n_components];
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
             {
-              const unsigned int stride = dealii::Utilities::pow(n_q_points_1d, e);
-              const unsigned int i_e    = (point / stride) % n_q_points_1d;
-              const Number *     line   = shared->gradients[e] + point - i_e * stride;
-              for (unsigned int l = 0; l < n_q_points_1d; ++l)
-                sum += shared->co_shape_gradients[l * n_q_points_1d + i_e] * line[l * stride];
+              const unsigned int q = internal::owned_point(layout, thread, s);
+              for (unsigned int c = 0; c < n_components; ++c)
+                {
+                  Number t = integrate_val ? shared->values[c * P + q] : Number();
+                  for (unsigned int e = 0; e < dim; ++e)
+                    {
+                      const unsigned int stride = internal::ipow(nq, e);
+                      const unsigned int i_e    = (q / stride) % nq;
+                      const Number *     line   = shared->gradients[e] + c * P + q - i_e * stride;
+                      for (unsigned int l = 0; l < nq; ++l)
+                        t += shared->co_shape_gradients[l * nq + i_e] * line[l * stride];
+                    }
+                  sum[s][c] = t;
+                }
             }
           __syncthreads();
-          shared->values[point] = sum;
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            for (unsigned int c = 0; c < n_components; ++c)
+              shared->values[c * P + internal::owned_point(layout, thread, s)] = sum[s][c];
           __syncthreads();
         }
       if (integrate_val || integrate_grad)
-        for (unsigned int d = 0; d < dim; ++d)
-          apply_1d(d, shared->shape_values, true);
+        for (int d = dim - 1; d >= 0; --d)
+          pass(d, shared->shape_values, true);
 #else
-      if (point != n_q_points - 1 || !(integrate_val || integrate_grad))
+      if (!host_collective_last() || !(integrate_val || integrate_grad))
         return;
-      for (unsigned int i = 0; i < n_q_points; ++i)
-        {
-          Number sum = 0;
-          for (unsigned int q = 0; q < n_q_points; ++q)
-            {
-              Number phi, grad_phi[dim];
-              host_basis(i, q, phi, grad_phi);
-              if (integrate_val)
-                sum += phi * shared->values[q];
-              if (integrate_grad)
-                for (unsigned int e = 0; e < dim; ++e)
-                  sum += grad_phi[e] * shared->gradients[e][q];
-            }
-          shared->dof_values[i] = sum;
-        }
+      for_each_dof([&](const unsigned int c, const unsigned int p) {
+        Number sum = 0;
+        for (unsigned int q = 0; q < n_q_points; ++q)
+          {
+            Number phi, grad_phi[dim];
+            host_basis(p, q, phi, grad_phi);
+            if (integrate_val)
+              sum += phi * shared->values[c * P + q];
+            if (integrate_grad)
+              for (unsigned int e = 0; e < dim; ++e)
+                sum += grad_phi[e] * shared->gradients[e][c * P + q];
+          }
+        shared->dof_values[c * P + p] = sum;
+      });
 #endif
     }
 
-    /// The value at this thread's quadrature point.
+    /// The value at quadrature point @p q (lexicographic index).
+    __host__ __device__ value_type
+    get_value(const unsigned int q) const
+    {
+      value_type value;
+      for (unsigned int c = 0; c < n_components; ++c)
+        component(value, c) = shared->values[c * P + q];
+      return value;
+    }
+
+    /// Submits the value at quadrature point @p q (multiplied by JxW).
+    __host__ __device__ void
+    submit_value(const value_type &val_in, const unsigned int q)
+    {
+      note_submission();
+      const Number JxW = data->JxW[cell * n_q_points + q];
+      for (unsigned int c = 0; c < n_components; ++c)
+        shared->values[c * P + q] = component(val_in, c) * JxW;
+    }
+
+    /// The gradient in real space at quadrature point @p q.
+    __host__ __device__ gradient_type
+    get_gradient(const unsigned int q) const
+    {
+      gradient_type gradient;
+      for (unsigned int c = 0; c < n_components; ++c)
+        for (unsigned int d = 0; d < dim; ++d)
+          component(gradient, c)[d] = shared->gradients[d][c * P + q];
+      return gradient;
+    }
+
+    /// Submits a real-space gradient at quadrature point @p q, tested by the shape gradients (times JxW).
+    __host__ __device__ void
+    submit_gradient(const gradient_type &grad_in, const unsigned int q)
+    {
+      note_submission();
+      const unsigned int k   = cell * n_q_points + q;
+      const Number       JxW = data->JxW[k];
+      for (unsigned int c = 0; c < n_components; ++c)
+        for (unsigned int e = 0; e < dim; ++e)
+          {
+            Number sum = 0;
+            for (unsigned int d = 0; d < dim; ++d)
+              sum += data->inv_jacobian[(e * dim + d) * data->jacobian_stride + k] * component(grad_in, c)[d];
+            shared->gradients[e][c * P + q] = sum * JxW;
+          }
+    }
+
+    /// The real-space position of quadrature point @p q.
+    __host__ __device__ typename MatrixFree<dim, Number>::point_type
+    quadrature_point(const unsigned int q) const
+    {
+      return data->q_points[cell * n_q_points + q];
+    }
+
+    /// @name deal.II 9.4's per-thread interface: the point the thread works on
+    /// (its only point up to degree 9 in 3D; the current one inside apply_for_each_quad_point()).
+    /// @{
     __host__ __device__ value_type
     get_value() const
     {
-      return shared->values[point];
+      return get_value(current_q);
     }
 
-    /// The DoF value this thread owns (before evaluate()).
-    __host__ __device__ value_type
-    get_dof_value() const
-    {
-      return dof_values()[point];
-    }
-
-    /// Submits the value at this thread's quadrature point (multiplied by JxW).
     __host__ __device__ void
     submit_value(const value_type &val_in)
     {
-      note_submission();
-      shared->values[point] = val_in * data->JxW[cell * n_q_points + point];
+      submit_value(val_in, current_q);
     }
 
-    /// Sets the DoF value this thread owns.
+    __host__ __device__ gradient_type
+    get_gradient() const
+    {
+      return get_gradient(current_q);
+    }
+
+    __host__ __device__ void
+    submit_gradient(const gradient_type &grad_in)
+    {
+      submit_gradient(grad_in, current_q);
+    }
+
+    /// The DoF value of the thread's point (before evaluate()).
+    __host__ __device__ value_type
+    get_dof_value() const
+    {
+      value_type value;
+      for (unsigned int c = 0; c < n_components; ++c)
+        component(value, c) = dof_values()[c * P + current_q];
+      return value;
+    }
+
     __host__ __device__ void
     submit_dof_value(const value_type &val_in)
     {
       note_submission();
-      dof_values()[point] = val_in;
+      for (unsigned int c = 0; c < n_components; ++c)
+        dof_values()[c * P + current_q] = component(val_in, c);
     }
+    /// @}
 
-    /// The gradient in real space at this thread's quadrature point.
-    __host__ __device__ gradient_type
-    get_gradient() const
-    {
-      gradient_type gradient;
-      for (unsigned int d = 0; d < dim; ++d)
-        gradient[d] = shared->gradients[d][point];
-      return gradient;
-    }
-
-    /// Submits a real-space gradient, tested by the shape gradients (multiplied by JxW).
-    __host__ __device__ void
-    submit_gradient(const gradient_type &grad_in)
-    {
-      note_submission();
-      const unsigned int q   = cell * n_q_points + point;
-      const Number       JxW = data->JxW[q];
-      for (unsigned int e = 0; e < dim; ++e)
-        {
-          Number sum = 0;
-          for (unsigned int d = 0; d < dim; ++d)
-            sum += data->inv_jacobian[(e * dim + d) * data->jacobian_stride + q] * grad_in[d];
-          shared->gradients[e][point] = sum * JxW;
-        }
-    }
-
-    /// Calls `func(this)` for this thread's quadrature point.
+    /**
+     * Calls @p func for each quadrature point of this thread: `func(this, q)` when the
+     * functor takes the point index, else `func(this)` with the per-thread interface
+     * pointing at q.
+     */
     template <typename Functor>
     __host__ __device__ void
     apply_for_each_quad_point(const Functor &func)
     {
-      func(this);
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          current_q = internal::owned_point(layout, thread, s);
+          if constexpr (std::is_invocable_v<const Functor &, FEEvaluation *, unsigned int>)
+            func(this, current_q);
+          else
+            func(this);
+        }
+      current_q = internal::owned_point(layout, thread, 0);
 #ifdef __CUDA_ARCH__
       __syncthreads();
 #endif
     }
 
   private:
-    const data_type *        data;
-    SharedData<dim, Number> *shared;
-    const unsigned int       cell;
-    const unsigned int       point;
+    const data_type *         data;
+    SharedData<dim, Number> * shared;
+    const unsigned int        cell;
+    const internal::ThreadIndex thread;
+    unsigned int              current_q;
+
+    /// Component @p c of a value or gradient (the object itself for a scalar element).
+    template <typename T>
+    __host__ __device__ static decltype(auto)
+    component(T &v, const unsigned int c)
+    {
+      if constexpr (n_components_ == 1)
+        return (v);
+      else
+        return (v[c]);
+    }
+
+    /// True when padded point @p p lies in the DoF grid (all coordinates < n_dofs_1d).
+    __host__ __device__ static bool
+    is_dof(const unsigned int p)
+    {
+      unsigned int rest = p;
+      for (int d = 0; d < dim; ++d, rest /= nq)
+        if (rest % nq >= nd)
+          return false;
+      return true;
+    }
+
+    /// Local DoF number (component-major, lexicographic) of component @p c at padded point @p p.
+    __host__ __device__ static unsigned int
+    local_dof(const unsigned int c, const unsigned int p)
+    {
+      unsigned int i = 0, factor = 1, rest = p;
+      for (int d = 0; d < dim; ++d, rest /= nq, factor *= nd)
+        i += (rest % nq) * factor;
+      return c * tensor_dofs_per_cell + i;
+    }
+
+    __host__ __device__ unsigned int
+    dof_index(const unsigned int c, const unsigned int p) const
+    {
+      return data->local_to_global[cell * dofs_per_cell + local_dof(c, p)];
+    }
+
+    __host__ __device__ void
+    add(Number *dst, const unsigned int index, const Number value) const
+    {
+      if (index == dealii::numbers::invalid_unsigned_int)
+        return;
+#ifdef __CUDA_ARCH__
+      if (!data->use_coloring)
+        {
+          atomicAdd(&dst[index], value);
+          return;
+        }
+#endif
+      dst[index] += value;
+    }
 
     __host__ __device__ Number *
     dof_values() const
@@ -278,9 +472,9 @@ namespace gpumf
 #endif
     }
 
-    /// gradients[d][q] = sum_e reference[e] * d xi_e / d x_d at point q of the cell
+    /// gradients[d][c, q] = sum_e reference[e] * d xi_e / d x_d at point q of the cell
     __host__ __device__ void
-    store_real_gradient(const unsigned int q, const Number (&reference)[dim])
+    store_real_gradient(const unsigned int c, const unsigned int q, const Number (&reference)[dim])
     {
       const unsigned int k = cell * n_q_points + q;
       for (unsigned int d = 0; d < dim; ++d)
@@ -288,23 +482,49 @@ namespace gpumf
           Number sum = 0;
           for (unsigned int e = 0; e < dim; ++e)
             sum += reference[e] * data->inv_jacobian[(e * dim + d) * data->jacobian_stride + k];
-          shared->gradients[d][q] = sum;
+          shared->gradients[d][c * P + q] = sum;
         }
     }
 
 #ifdef __CUDA_ARCH__
-    /// In place on shared->values: v(.., i_d, ..) = sum_l M(i_d, l) v(.., l, ..), M transposed if asked.
+    /**
+     * One direction of sum factorization, in place on shared->values (all components):
+     * along @p direction, n_dofs_1d -> n_q values with the n_q x n_dofs_1d matrix @p matrix,
+     * or n_q -> n_dofs_1d with its transpose. Directions before it hold n_q points, after it
+     * n_dofs_1d.
+     */
     __device__ void
-    apply_1d(const unsigned int direction, const Number *matrix, const bool transpose)
+    pass(const unsigned int direction, const Number *matrix, const bool transpose)
     {
-      const unsigned int stride = dealii::Utilities::pow(n_q_points_1d, direction);
-      const unsigned int i_d    = (point / stride) % n_q_points_1d;
-      const Number *     line   = shared->values + point - i_d * stride;
-      Number             sum    = 0;
-      for (unsigned int l = 0; l < n_q_points_1d; ++l)
-        sum += (transpose ? matrix[l * n_q_points_1d + i_d] : matrix[i_d * n_q_points_1d + l]) * line[l * stride];
+      const unsigned int stride = internal::ipow(nq, direction);
+      const unsigned int n_in = transpose ? nq : nd, n_out = transpose ? nd : nq;
+      Number             result[layout.points_per_thread()][n_components];
+      bool               active[layout.points_per_thread()];
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          unsigned int       rest = p;
+          active[s]               = true;
+          for (unsigned int e = 0; e < dim; ++e, rest /= nq)
+            if (e > direction && rest % nq >= nd)
+              active[s] = false;
+          const unsigned int i = (p / stride) % nq;
+          active[s]            = active[s] && i < n_out;
+          if (active[s])
+            for (unsigned int c = 0; c < n_components; ++c)
+              {
+                const Number *line = shared->values + c * P + p - i * stride;
+                Number        sum  = 0;
+                for (unsigned int l = 0; l < n_in; ++l)
+                  sum += (transpose ? matrix[l * nd + i] : matrix[i * nd + l]) * line[l * stride];
+                result[s][c] = sum;
+              }
+        }
       __syncthreads();
-      shared->values[point] = sum;
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        if (active[s])
+          for (unsigned int c = 0; c < n_components; ++c)
+            shared->values[c * P + internal::owned_point(layout, thread, s)] = result[s][c];
       __syncthreads();
     }
 
@@ -312,17 +532,36 @@ namespace gpumf
     note_submission() const
     {}
 #else
-    /// Tensor-product basis function @p i and its reference gradient at quadrature point @p q.
+    /// Calls f(c, p) for every DoF of the cell (padded point p in the DoF grid).
+    template <typename F>
     void
-    host_basis(const unsigned int i, const unsigned int q, Number &phi, Number (&grad_phi)[dim]) const
+    for_each_dof(const F &f) const
+    {
+      for (unsigned int c = 0; c < n_components; ++c)
+        for_each_dof_of_component([&](const unsigned int p) { f(c, p); });
+    }
+
+    template <typename F>
+    static void
+    for_each_dof_of_component(const F &f)
+    {
+      for (unsigned int p = 0; p < P; ++p)
+        if (is_dof(p))
+          f(p);
+    }
+
+    /// Tensor-product basis function at padded DoF point @p p and its reference gradient at
+    /// quadrature point @p q.
+    void
+    host_basis(const unsigned int p, const unsigned int q, Number &phi, Number (&grad_phi)[dim]) const
     {
       phi = 1;
       for (unsigned int e = 0; e < dim; ++e)
         grad_phi[e] = 1;
-      unsigned int ii = i, qq = q;
-      for (unsigned int d = 0; d < dim; ++d, ii /= n_q_points_1d, qq /= n_q_points_1d)
+      unsigned int pp = p, qq = q;
+      for (unsigned int d = 0; d < dim; ++d, pp /= nq, qq /= nq)
         {
-          const unsigned int entry = (qq % n_q_points_1d) * n_q_points_1d + ii % n_q_points_1d;
+          const unsigned int entry = (qq % nq) * nd + pp % nq;
           const Number       value = shared->shape_values[entry];
           phi *= value;
           for (unsigned int e = 0; e < dim; ++e)
@@ -330,12 +569,24 @@ namespace gpumf
         }
     }
 
+    bool
+    is_first_thread() const
+    {
+      return thread.x == 0 && thread.y == 0 && thread.z == 0;
+    }
+
     /// True on the emulated thread that runs read/evaluate for the whole cell.
     bool
     host_collective_first() const
     {
-      if (point != 0)
+      if (!is_first_thread())
         return false;
+      AssertThrow(data->n_q_points_1d == nq && data->n_dofs_1d == nd && data->n_components == n_components,
+                  ExcNotSupported("gpumf::FEEvaluation<dim, " + std::to_string(fe_degree) + ", " +
+                                  std::to_string(nq) + ", " + std::to_string(n_components) +
+                                  "> does not match its MatrixFree object (degree " +
+                                  std::to_string(data->n_dofs_1d - 1) + ", " + std::to_string(data->n_q_points_1d) +
+                                  " points per direction, " + std::to_string(data->n_components) + " components)."));
       AssertThrow(!shared->host_submitted,
                   ExcNotSupported("gpumf host backend: read_dof_values()/evaluate() after a submit_*() "
                                   "in the same cell functor. Use one FEEvaluation pass per functor: "
@@ -343,10 +594,17 @@ namespace gpumf
       return true;
     }
 
+    /// True on the emulated thread that runs last: integrate/distribute for the whole cell.
+    bool
+    host_collective_last() const
+    {
+      return thread.x == nq - 1 && thread.y == (dim > 1 ? nq - 1 : 0) && thread.z == layout.block_z() - 1;
+    }
+
     void
     note_submission() const
     {
-      if (point == 0)
+      if (is_first_thread())
         shared->host_submitted = true;
     }
 #endif

@@ -8,6 +8,7 @@
 #define gpumf_matrix_free_h
 
 #include <gpumf/backend.h>
+#include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
 
@@ -25,40 +26,8 @@
 
 namespace gpumf
 {
-  namespace internal
-  {
-    /// The host backend's stand-in for threadIdx: the point a "thread" works on.
-    inline unsigned int &
-    host_point_index()
-    {
-      static thread_local unsigned int index = 0;
-      return index;
-    }
-
-    /**
-     * Index, within its cell, of the point (degree of freedom or quadrature point) that
-     * the calling thread owns. One thread per point, x fastest:
-     * @verbatim
-     *   point = i + n*j + n*n*k,   (i, j, k) = (threadIdx.x % n, threadIdx.y, threadIdx.z)
-     * @endverbatim
-     * On the host backend, the value set by the cell loop for the emulated thread.
-     */
-    template <int dim>
-    __host__ __device__ inline unsigned int
-    point_index(const unsigned int n_points_1d)
-    {
-#ifdef __CUDA_ARCH__
-      return (threadIdx.x % n_points_1d) +
-             n_points_1d * (threadIdx.y + (dim == 3 ? n_points_1d * threadIdx.z : 0u));
-#else
-      (void)n_points_1d;
-      return host_point_index();
-#endif
-    }
-  } // namespace internal
-
   /**
-   * Matrix-free data for FE_Q elements on a mesh, on one Backend.
+   * Matrix-free data for FE_Q elements (or an FESystem of equal FE_Q) on a mesh, on one Backend.
    * Mirrors deal.II 9.4's CUDAWrappers::MatrixFree<dim, Number>, without its limits:
    * the 1D shape tables live in each object's own memory (no constant-memory slots,
    * any number of objects), and Dirichlet constraints are honoured by the loops.
@@ -74,8 +43,9 @@ namespace gpumf
    *   q_points        [c * n_q_points + q]                       Point<dim, Number>
    *   JxW             [c * n_q_points + q]                       Number
    *   inv_jacobian    [(e * dim + d) * N + c * n_q_points + q]   d xi_e / d x_d
-   *   local_to_global [c * dofs_per_cell + i]                    vector index, i lexicographic;
-   *                                                              invalid_unsigned_int if constrained
+   *   local_to_global [c * dofs_per_cell + k * n_dofs_1d^dim + i]  vector index of component k,
+   *                                                              i lexicographic; invalid_unsigned_int
+   *                                                              if constrained
    *   shape_values       [q * n_dofs_1d + i]   phi_i(x_q)          (1D)
    *   shape_gradients    [q * n_dofs_1d + i]   phi_i'(x_q)         (1D, host reference)
    *   co_shape_gradients [q * n_q_1d + r]      l_r'(x_q), l_r Lagrange on the quadrature points
@@ -146,15 +116,19 @@ namespace gpumf
       unsigned int row_start;
       /// Distance between the dim*dim components in inv_jacobian.
       unsigned int jacobian_stride;
+      unsigned int n_dofs_1d;
+      unsigned int n_q_points_1d;
+      unsigned int n_components;
       bool         use_coloring;
     };
 
     MatrixFree();
 
     /**
-     * Sets up the data for @p dof_handler (FE_Q of degree 1 to 9 in 3D and 1 to 31 in
-     * 2D, scalar), the locally owned cells, @p quad with fe_degree+1 points (Gauss or
-     * Gauss-Lobatto), and @p constraints (Dirichlet constraints without entries; their
+     * Sets up the data for @p dof_handler (FE_Q, or FESystem of one FE_Q with any
+     * multiplicity), the locally owned cells, a 1D quadrature @p quad with n_q >= fe_degree + 1
+     * points and n_q <= 32 (Gauss, or Gauss-Lobatto with fe_degree + 1 points for
+     * collocation), and @p constraints (Dirichlet constraints without entries; their
      * inhomogeneities are ignored by the operator, as in deal.II's CPU MatrixFree).
      */
     void
@@ -218,6 +192,10 @@ namespace gpumf
     void
     copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const;
 
+    /// dst[i] += src[i] for the locally owned constrained DoFs.
+    void
+    add_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const;
+
     /// dst[i] = val for the locally owned constrained DoFs.
     void
     set_constrained_values(const Number val, Vector<Number> &dst) const;
@@ -251,6 +229,32 @@ namespace gpumf
     unsigned int
     n_cells() const;
 
+    /// Number of vector components of the element.
+    unsigned int
+    n_components() const;
+
+    /// Quadrature points per cell (n_q_points_1d^dim).
+    unsigned int
+    n_q_points() const;
+
+    /// The quadrature points of all cells in the order of local_q_point_id(), on the host.
+    std::vector<point_type>
+    get_quadrature_points() const;
+
+    /// Bytes of shared memory a cell kernel with this element and quadrature needs.
+    std::size_t
+    shared_memory_per_cell() const;
+
+    /**
+     * Runs `func(cell, &data, &shared_data, i, diagonal)` for every local DoF i of every cell
+     * (one thread per point as in cell_loop()), then sends contributions to other ranks'
+     * entries. For diagonals: the functor applies the cell operator to the unit vector i
+     * (FEEvaluation::set_unit_dof_values) and adds entry i (distribute_local_diagonal).
+     */
+    template <typename Functor>
+    void
+    diagonal_loop(const Functor &func, Vector<Number> &diagonal) const;
+
   private:
     void
     internal_reinit(const dealii::Mapping<dim> &                      mapping,
@@ -262,7 +266,10 @@ namespace gpumf
 
     /// Throws unless a functor's declared sizes match this object.
     void
-    check_functor(const unsigned int n_dofs_1d, const unsigned int n_local_dofs, const unsigned int n_q_points) const;
+    check_functor(const unsigned int n_dofs_1d,
+                  const unsigned int n_local_dofs,
+                  const unsigned int n_q_points,
+                  const unsigned int n_components) const;
 
     /// Throws unless @p v has this object's backend and layout.
     void
@@ -275,6 +282,7 @@ namespace gpumf
     unsigned int                                              id           = 0;
     unsigned int                                              fe_degree    = 0;
     unsigned int                                              n_q_points_1d = 0;
+    unsigned int                                              n_components_ = 1;
     std::vector<std::vector<cell_iterator>>                   graph;
     std::vector<unsigned int>                                 color_start; // n_colors + 1
 
@@ -318,18 +326,22 @@ namespace gpumf
   };
 
   /**
-   * Position of the calling thread's quadrature point in an array with @p n_q_points
+   * Position of the calling thread's (first) quadrature point in an array with @p n_q_points
    * entries per cell over all cells of @p data's object (as deal.II's
-   * CUDAWrappers::local_q_point_id).
+   * CUDAWrappers::local_q_point_id). With @p q given, the position of point q of the cell.
    */
   template <int dim, typename Number>
   __host__ __device__ inline unsigned int
   local_q_point_id(const unsigned int                               cell,
                    const typename MatrixFree<dim, Number>::Data *data,
                    const unsigned int                               n_q_points_1d,
-                   const unsigned int                               n_q_points)
+                   const unsigned int                               n_q_points,
+                   const unsigned int q = dealii::numbers::invalid_unsigned_int)
   {
-    return (data->row_start + cell) * n_q_points + internal::point_index<dim>(n_q_points_1d);
+    return (data->row_start + cell) * n_q_points +
+           (q != dealii::numbers::invalid_unsigned_int ?
+              q :
+              internal::owned_point(internal::CellLayout<dim>{n_q_points_1d}, internal::thread_index(), 0));
   }
 
   /// The calling thread's quadrature point in real space (deal.II: CUDAWrappers::get_quadrature_point).
@@ -339,10 +351,8 @@ namespace gpumf
                        const typename MatrixFree<dim, Number>::Data *data,
                        const unsigned int                               n_q_points_1d)
   {
-    unsigned int n_q_points = n_q_points_1d;
-    for (int d = 1; d < dim; ++d)
-      n_q_points *= n_q_points_1d;
-    return data->q_points[local_q_point_id<dim, Number>(cell, data, n_q_points_1d, n_q_points)];
+    return data->q_points[local_q_point_id<dim, Number>(cell, data, n_q_points_1d,
+                                                        internal::ipow(n_q_points_1d, dim))];
   }
 
   /// @name Exceptions

@@ -1,17 +1,18 @@
 /**
  * @file gpumf/internal/cell_loop.h
- * The loops behind MatrixFree::cell_loop() and evaluate_coefficients(): CUDA kernels
- * (compiled where the user's functor is compiled by nvcc) and the host reference.
+ * The loops behind MatrixFree::cell_loop(), diagonal_loop() and evaluate_coefficients():
+ * CUDA kernels (compiled where the user's functor is compiled by nvcc) and the host reference.
  *
- * Host reference: the functor is written for one thread per point, so the host runs it
- * once per (cell, point), setting internal::host_point_index() in place of threadIdx.
- * FEEvaluation's collective steps run on one emulated thread: reading and evaluating on
- * point 0 (which runs first), integrating and writing on the last point (which runs after
- * every point has submitted its values).
+ * Host reference: the functor is written for the threads of a cell (internal::CellLayout),
+ * so the host runs it once per (cell, thread), in thread order, setting
+ * internal::host_thread_index() in place of threadIdx. FEEvaluation's collective steps run on
+ * one emulated thread: reading and evaluating on the first (which runs before any thread
+ * submits), integrating and writing on the last (which runs after all have submitted).
  */
 #ifndef gpumf_internal_cell_loop_h
 #define gpumf_internal_cell_loop_h
 
+#include <gpumf/internal/cell_layout.h>
 #include <gpumf/matrix_free.h>
 
 #ifdef __CUDACC__
@@ -22,137 +23,174 @@ namespace gpumf
 {
   namespace internal
   {
-    /// Shared-memory layout of one cell on the GPU, in Numbers:
-    /// [shape_values n*n | co_shape_gradients n*n | values n^dim | gradients dim*n^dim]
-    template <int dim>
-    constexpr unsigned int
-    shared_memory_entries(const unsigned int n_points_1d, const unsigned int n_points)
+    /// Functor::n_components where the functor declares it, else 1.
+    template <typename Functor, typename = void>
+    struct ComponentsOf
     {
-      return 2 * n_points_1d * n_points_1d + (dim + 1) * n_points;
+      static constexpr unsigned int value = 1;
+    };
+    template <typename Functor>
+    struct ComponentsOf<Functor, std::void_t<decltype(Functor::n_components)>>
+    {
+      static constexpr unsigned int value = Functor::n_components;
+    };
+
+    /// The thread layout a functor's FEEvaluation uses (from its n_q_points).
+    template <int dim, typename Functor>
+    constexpr CellLayout<dim>
+    layout_of()
+    {
+      return CellLayout<dim>{root(Functor::n_q_points, dim)};
     }
 
+    /**
+     * Per-cell scratch, in Numbers: [values | gradients (dim of them) | dof values (host)],
+     * n_components * n_q^dim each. On the GPU the 1D tables come first:
+     * [shape_values n_q*n_dofs_1d | co_shape_gradients n_q*n_q].
+     */
     template <int dim, typename Number, typename Functor>
-    void
-    host_cell_loop(const MatrixFree<dim, Number> &mf, const Functor &func, const Number *src, Number *dst)
+    struct Scratch
     {
-      constexpr unsigned int n_points = Functor::n_q_points;
-      std::vector<Number>    buffer((dim + 2) * n_points);
-      Number *               gradients[dim];
-      for (unsigned int d = 0; d < dim; ++d)
-        gradients[d] = buffer.data() + (d + 1) * n_points;
+      static constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
+      static constexpr unsigned int    size   = ComponentsOf<Functor>::value * layout.n_points();
+
+      static SharedData<dim, Number>
+      make(Number *values, const typename MatrixFree<dim, Number>::Data &data)
+      {
+        Number *gradients[dim];
+        for (unsigned int d = 0; d < dim; ++d)
+          gradients[d] = values + (d + 1) * size;
+        SharedData<dim, Number> shared(values, gradients);
+        shared.shape_values       = data.shape_values;
+        shared.shape_gradients    = data.shape_gradients;
+        shared.co_shape_gradients = data.co_shape_gradients;
+        shared.dof_values         = values + (dim + 1) * size;
+        return shared;
+      }
+    };
+
+    /// Runs body(cell, data, shared) for every (cell, emulated thread) on the host.
+    template <int dim, typename Number, typename Functor, typename Body>
+    void
+    host_loop(const MatrixFree<dim, Number> &mf, const Body &body)
+    {
+      using S = Scratch<dim, Number, Functor>;
+      std::vector<Number> buffer((dim + 2) * S::size);
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
           const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
           for (unsigned int cell = 0; cell < data.n_cells; ++cell)
             {
-              SharedData<dim, Number> shared(buffer.data(), gradients);
-              shared.shape_values       = data.shape_values;
-              shared.shape_gradients    = data.shape_gradients;
-              shared.co_shape_gradients = data.co_shape_gradients;
-              shared.dof_values         = buffer.data() + (dim + 1) * n_points;
-              for (unsigned int point = 0; point < n_points; ++point)
+              SharedData<dim, Number> shared = S::make(buffer.data(), data);
+              for (unsigned int t = 0; t < S::layout.n_threads(); ++t)
                 {
-                  host_point_index() = point;
-                  func(cell, &data, &shared, src, dst);
+                  host_thread_index() = ThreadIndex{t % S::layout.n_q, (t / S::layout.n_q) % S::layout.n_q,
+                                                    t / (S::layout.n_q * S::layout.n_q)};
+                  body(cell, data, shared);
                 }
             }
         }
     }
 
-    template <int dim, typename Number, typename Functor>
-    void
-    host_evaluate_coefficients(const MatrixFree<dim, Number> &mf, Functor &func)
-    {
-      for (unsigned int color = 0; color < mf.n_colors(); ++color)
-        {
-          const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
-          for (unsigned int cell = 0; cell < data.n_cells; ++cell)
-            for (unsigned int point = 0; point < Functor::n_q_points; ++point)
-              {
-                host_point_index() = point;
-                func(cell, &data);
-              }
-        }
-    }
-
 #ifdef __CUDACC__
-    /// One block per cell, one thread per point; the 1D tables are staged in shared memory.
-    /// The launch bound makes the compiler fit (fe_degree+1)^dim threads in a block's registers.
+    /// Stages the 1D tables in shared memory and points SharedData at the cell's scratch.
     template <int dim, typename Number, typename Functor>
-    __global__ void __launch_bounds__(Functor::n_q_points)
-    cell_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data, const Number *src, Number *dst)
+    __device__ SharedData<dim, Number>
+    device_shared_data(const typename MatrixFree<dim, Number>::Data &data)
     {
-      constexpr unsigned int n = Functor::n_dofs_1d;
-      constexpr unsigned int n_points = Functor::n_q_points;
+      using S = Scratch<dim, Number, Functor>;
       extern __shared__ __align__(16) unsigned char shared_memory[];
-      Number *     tables = reinterpret_cast<Number *>(shared_memory);
-      Number *     values = tables + 2 * n * n;
-      Number *     gradients[dim];
-      for (unsigned int d = 0; d < dim; ++d)
-        gradients[d] = values + (d + 1) * n_points;
-      const unsigned int thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-      for (unsigned int i = thread; i < n * n; i += blockDim.x * blockDim.y * blockDim.z)
-        {
-          tables[i]         = data.shape_values[i];
-          tables[n * n + i] = data.co_shape_gradients[i];
-        }
+      Number *           tables   = reinterpret_cast<Number *>(shared_memory);
+      const unsigned int n_values = data.n_q_points_1d * data.n_dofs_1d;
+      const unsigned int n_co     = data.n_q_points_1d * data.n_q_points_1d;
+      const unsigned int thread   = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+      for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
+        tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
       __syncthreads();
+      Number *values = tables + n_values + n_co;
+      Number *gradients[dim];
+      for (unsigned int d = 0; d < dim; ++d)
+        gradients[d] = values + (d + 1) * S::size;
       SharedData<dim, Number> shared(values, gradients);
       shared.shape_values       = tables;
       shared.shape_gradients    = data.shape_gradients;
-      shared.co_shape_gradients = tables + n * n;
-      func(blockIdx.x, &data, &shared, src, dst);
+      shared.co_shape_gradients = tables + n_values;
+      return shared;
     }
 
-    template <int dim, typename Number, typename Functor>
-    __global__ void __launch_bounds__(Functor::n_q_points)
-    coefficient_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data)
-    {
-      func(blockIdx.x, &data);
-    }
+    /// One block per cell; the launch bound makes the compiler fit the block's threads in the registers.
 
-    template <int dim, unsigned int n>
-    dim3
-    block_of_cell()
-    {
-      return dim3(n, n, dim == 3 ? n : 1);
-    }
 
-    template <int dim, typename Number, typename Functor>
+
+    /// Launches kernel(args...) per color with one block of the functor's layout per cell.
+    template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
     void
-    cuda_cell_loop(const MatrixFree<dim, Number> &mf, const Functor &func, const Number *src, Number *dst)
+    launch_per_color(const MatrixFree<dim, Number> &mf, Kernel kernel, const std::size_t shared_bytes,
+                     const Args &...args)
     {
-      constexpr unsigned int n = Functor::n_dofs_1d;
-      const std::size_t      shared_bytes =
-        shared_memory_entries<dim>(n, Functor::n_q_points) * sizeof(Number);
+      constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
       if (shared_bytes > 48 * 1024)
-        GPUMF_CHECK_CUDA(cudaFuncSetAttribute(cell_kernel<dim, Number, Functor>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+        GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared_bytes)));
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
           const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
           if (data.n_cells == 0)
             continue;
-          cell_kernel<dim, Number, Functor>
-            <<<data.n_cells, block_of_cell<dim, n>(), shared_bytes>>>(func, data, src, dst);
+          kernel<<<data.n_cells, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, layout.block_z()), shared_bytes>>>(
+            args..., data);
           GPUMF_CHECK_CUDA(cudaGetLastError());
         }
+    }
+
+    // One block per cell; the launch bounds make the compiler fit a block's threads in the registers.
+    template <int dim, typename Number, typename Functor>
+    __global__ void __launch_bounds__(layout_of<dim, Functor>().n_threads())
+    cell_kernel(Functor func, const Number *src, Number *dst, const typename MatrixFree<dim, Number>::Data data)
+    {
+      SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data);
+      func(blockIdx.x, &data, &shared, src, dst);
+    }
+
+    template <int dim, typename Number, typename Functor>
+    __global__ void __launch_bounds__(layout_of<dim, Functor>().n_threads())
+    diagonal_kernel(Functor func, Number *diagonal, const unsigned int dofs_per_cell,
+                         const typename MatrixFree<dim, Number>::Data data)
+    {
+      SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data);
+      for (unsigned int i = 0; i < dofs_per_cell; ++i)
+        func(blockIdx.x, &data, &shared, i, diagonal);
+    }
+
+    template <int dim, typename Number, typename Functor>
+    __global__ void __launch_bounds__(layout_of<dim, Functor>().n_threads())
+    coefficient_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data)
+    {
+      func(blockIdx.x, &data);
+    }
+
+    template <int dim, typename Number, typename Functor>
+    void
+    cuda_cell_loop(const MatrixFree<dim, Number> &mf, const Functor &func, const Number *src, Number *dst)
+    {
+      launch_per_color<dim, Number, Functor>(mf, cell_kernel<dim, Number, Functor>, mf.shared_memory_per_cell(),
+                                             func, src, dst);
+    }
+
+    template <int dim, typename Number, typename Functor>
+    void
+    cuda_diagonal_loop(const MatrixFree<dim, Number> &mf, const Functor &func, Number *diagonal,
+                       const unsigned int dofs_per_cell)
+    {
+      launch_per_color<dim, Number, Functor>(mf, diagonal_kernel<dim, Number, Functor>,
+                                             mf.shared_memory_per_cell(), func, diagonal, dofs_per_cell);
     }
 
     template <int dim, typename Number, typename Functor>
     void
     cuda_evaluate_coefficients(const MatrixFree<dim, Number> &mf, const Functor &func)
     {
-      for (unsigned int color = 0; color < mf.n_colors(); ++color)
-        {
-          const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
-          if (data.n_cells == 0)
-            continue;
-          coefficient_kernel<dim, Number, Functor>
-            <<<data.n_cells, block_of_cell<dim, Functor::n_dofs_1d>()>>>(func, data);
-          GPUMF_CHECK_CUDA(cudaGetLastError());
-        }
+      launch_per_color<dim, Number, Functor>(mf, coefficient_kernel<dim, Number, Functor>, 0, func);
     }
 #else
     [[noreturn]] inline void
@@ -174,6 +212,13 @@ namespace gpumf
 
     template <int dim, typename Number, typename Functor>
     void
+    cuda_diagonal_loop(const MatrixFree<dim, Number> &, const Functor &, Number *, const unsigned int)
+    {
+      throw_not_compiled_by_nvcc();
+    }
+
+    template <int dim, typename Number, typename Functor>
+    void
     cuda_evaluate_coefficients(const MatrixFree<dim, Number> &, const Functor &)
     {
       throw_not_compiled_by_nvcc();
@@ -188,17 +233,23 @@ namespace gpumf
   {
     static_assert(std::is_same<VectorType, Vector<Number>>::value,
                   "gpumf::MatrixFree<dim, Number>::cell_loop works on gpumf::Vector<Number>.");
-    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points);
+    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
+                  internal::ComponentsOf<Functor>::value);
     check_vector(src);
     check_vector(dst);
     const bool src_had_ghosts = src.has_ghost_elements();
     if (!src_had_ghosts)
       src.update_ghost_values();
     dst.zero_out_ghost_values();
+    const Number *in  = src.get_values();
+    Number *      out = dst.get_values();
     if (backend_ == Backend::host)
-      internal::host_cell_loop(*this, func, src.get_values(), dst.get_values());
+      internal::host_loop<dim, Number, Functor>(
+        *this, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
+          func(cell, &data, &shared, in, out);
+        });
     else
-      internal::cuda_cell_loop(*this, func, src.get_values(), dst.get_values());
+      internal::cuda_cell_loop(*this, func, in, out);
     dst.compress(dealii::VectorOperation::add);
     if (!src_had_ghosts)
       src.zero_out_ghost_values();
@@ -207,11 +258,35 @@ namespace gpumf
   template <int dim, typename Number>
   template <typename Functor>
   void
+  MatrixFree<dim, Number>::diagonal_loop(const Functor &func, Vector<Number> &diagonal) const
+  {
+    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
+                  internal::ComponentsOf<Functor>::value);
+    check_vector(diagonal);
+    diagonal.zero_out_ghost_values();
+    Number *           out           = diagonal.get_values();
+    const unsigned int dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
+    if (backend_ == Backend::host)
+      for (unsigned int i = 0; i < dofs_per_cell; ++i)
+        internal::host_loop<dim, Number, Functor>(
+          *this, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
+            func(cell, &data, &shared, i, out);
+          });
+    else
+      internal::cuda_diagonal_loop(*this, func, out, dofs_per_cell);
+    diagonal.compress(dealii::VectorOperation::add);
+  }
+
+  template <int dim, typename Number>
+  template <typename Functor>
+  void
   MatrixFree<dim, Number>::evaluate_coefficients(Functor func) const
   {
-    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points);
+    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
+                  internal::ComponentsOf<Functor>::value);
     if (backend_ == Backend::host)
-      internal::host_evaluate_coefficients(*this, func);
+      internal::host_loop<dim, Number, Functor>(
+        *this, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &) { func(cell, &data); });
     else
       internal::cuda_evaluate_coefficients(*this, func);
   }

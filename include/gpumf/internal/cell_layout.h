@@ -1,0 +1,103 @@
+/**
+ * @file gpumf/internal/cell_layout.h
+ * How the threads of one cell map to its points, on the GPU and in the host emulation.
+ */
+#ifndef gpumf_internal_cell_layout_h
+#define gpumf_internal_cell_layout_h
+
+#include <gpumf/config.h>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    constexpr unsigned int
+    ipow(const unsigned int base, const int exponent)
+    {
+      return exponent == 0 ? 1u : base * ipow(base, exponent - 1);
+    }
+
+    /// The m with m^dim == n_points (0 if there is none).
+    constexpr unsigned int
+    root(const unsigned int n_points, const int dim, const unsigned int guess = 1)
+    {
+      return ipow(guess, dim) == n_points ? guess : ipow(guess, dim) > n_points ? 0 : root(n_points, dim, guess + 1);
+    }
+
+    /**
+     * Thread layout of a cell with n_q = n_q_points_1d points per direction (n_q >= n_dofs_1d,
+     * so the quadrature grid is the larger one and holds the DoF grid in its corner).
+     *
+     * Per-point arrays of a cell are stored padded to n_q^dim, x fastest:
+     * @verbatim
+     *   p = i + n_q*j + n_q*n_q*k      DoF (i, j, k < n_dofs_1d) or quadrature point (i, j, k < n_q)
+     * @endverbatim
+     * Threads: (n_q, n_q, block_z). In 3D, block_z = n_q (one thread per point) when n_q^3 <=
+     * 1024, else 1: each thread owns a column of n_q points along z (degree 10 and higher).
+     * A thread (tx, ty, tz) owns the points (tx, ty, tz + s*block_z), s < points_per_thread.
+     */
+    template <int dim>
+    struct CellLayout
+    {
+      unsigned int n_q;
+
+      constexpr unsigned int
+      block_z() const
+      {
+        return dim == 3 ? (n_q * n_q * n_q <= 1024 ? n_q : 1) : 1;
+      }
+
+      constexpr unsigned int
+      points_per_thread() const
+      {
+        return dim == 3 ? n_q / block_z() : 1;
+      }
+
+      constexpr unsigned int
+      n_threads() const
+      {
+        return n_q * (dim > 1 ? n_q : 1) * block_z();
+      }
+
+      constexpr unsigned int
+      n_points() const
+      {
+        return ipow(n_q, dim);
+      }
+    };
+
+    /// The calling thread's index within its cell: threadIdx on the GPU, set by the loops on the host.
+    struct ThreadIndex
+    {
+      unsigned int x, y, z;
+    };
+
+    /// The host backend's stand-in for threadIdx.
+    inline ThreadIndex &
+    host_thread_index()
+    {
+      static thread_local ThreadIndex index{0, 0, 0};
+      return index;
+    }
+
+    __host__ __device__ inline ThreadIndex
+    thread_index()
+    {
+#ifdef __CUDA_ARCH__
+      return ThreadIndex{threadIdx.x, threadIdx.y, threadIdx.z};
+#else
+      return host_thread_index();
+#endif
+    }
+
+    /// Padded storage index of the point that thread @p t owns as its @p s-th.
+    template <int dim>
+    __host__ __device__ constexpr unsigned int
+    owned_point(const CellLayout<dim> layout, const ThreadIndex t, const unsigned int s)
+    {
+      return t.x + layout.n_q * (t.y + layout.n_q * (t.z + s * layout.block_z()));
+    }
+  } // namespace internal
+} // namespace gpumf
+
+#endif

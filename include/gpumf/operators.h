@@ -1,0 +1,329 @@
+/**
+ * @file gpumf/operators.h
+ * Ready-made matrix-free operators on gpumf::MatrixFree: mass, Laplace and Helmholtz
+ * (-div(kappa grad u) + a u), scalar or vector-valued, with their diagonal computed on the
+ * backend. deal.II equivalents: MatrixFreeOperators::MassOperator, LaplaceOperator
+ * (matrix_free/operators.h). Include from a .cu file (the kernels are instantiated there).
+ */
+#ifndef gpumf_operators_h
+#define gpumf_operators_h
+
+#include <gpumf/fe_evaluation.h>
+#include <gpumf/matrix_free.h>
+#include <gpumf/vector.h>
+
+#include <deal.II/base/function.h>
+#include <deal.II/lac/diagonal_matrix.h>
+
+#include <memory>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /**
+     * The cell operation of CoefficientOperator: a cell_loop() functor (apply) and a
+     * diagonal_loop() functor (one column of the cell matrix). Coefficients are arrays over
+     * all quadrature points (local_q_point_id order); nullptr stands for 1.
+     */
+    template <int dim, int fe_degree, int n_q_points_1d, int n_components_, typename Number, bool with_values,
+              bool with_gradients>
+    struct CoefficientCellOperator
+    {
+      using FEEval = FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number>;
+
+      static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
+      static constexpr unsigned int n_local_dofs = FEEval::tensor_dofs_per_cell;
+      static constexpr unsigned int n_q_points   = FEEval::n_q_points;
+      static constexpr unsigned int n_components = n_components_;
+
+      const Number *value_coefficient;
+      const Number *gradient_coefficient;
+
+      __host__ __device__ void
+      operator()(const unsigned int                                cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number> *                         shared,
+                 const Number *                                    src,
+                 Number *                                          dst) const
+      {
+        FEEval phi(cell, data, shared);
+        phi.read_dof_values(src);
+        apply(phi, cell, data);
+        phi.distribute_local_to_global(dst);
+      }
+
+      __host__ __device__ void
+      operator()(const unsigned int                                cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number> *                         shared,
+                 const unsigned int                                i,
+                 Number *                                          diagonal) const
+      {
+        FEEval phi(cell, data, shared);
+        phi.set_unit_dof_values(i);
+        apply(phi, cell, data);
+        phi.distribute_local_diagonal(i, diagonal);
+      }
+
+    private:
+      __host__ __device__ void
+      apply(FEEval &phi, const unsigned int cell, const typename MatrixFree<dim, Number>::Data *data) const
+      {
+        phi.evaluate(with_values, with_gradients);
+        const unsigned int first = (data->row_start + cell) * n_q_points;
+        phi.apply_for_each_quad_point([&](FEEval *p, const unsigned int q) {
+          if constexpr (with_values)
+            {
+              auto value = p->get_value(q);
+              if (value_coefficient != nullptr)
+                value *= value_coefficient[first + q];
+              p->submit_value(value, q);
+            }
+          if constexpr (with_gradients)
+            {
+              auto gradient = p->get_gradient(q);
+              if (gradient_coefficient != nullptr)
+                gradient *= gradient_coefficient[first + q];
+              p->submit_gradient(gradient, q);
+            }
+        });
+        phi.integrate(with_values, with_gradients);
+      }
+    };
+  } // namespace internal
+
+  /**
+   * The operator of the bilinear form (kappa grad u, grad v) + (a u, v) (terms selected by
+   * @p with_gradients, @p with_values) on a gpumf::MatrixFree, with Dirichlet rows as the
+   * identity (as deal.II's MatrixFreeOperators::Base). kappa and a are 1 unless set, per
+   * quadrature point or from a deal.II Function. Use through the aliases MassOperator,
+   * LaplaceOperator and HelmholtzOperator. With n_components > 1 it acts on each component
+   * (vector mass matrix, vector Laplacian).
+   *
+   * Works with deal.II's SolverCG/SolverGMRES, DiagonalMatrix and PreconditionChebyshev on
+   * gpumf::Vector: vmult(), Tvmult(), m(), n(), and the diagonal from compute_diagonal().
+   */
+  template <int dim, int fe_degree, int n_q_points_1d, int n_components, typename Number, bool with_values,
+            bool with_gradients>
+  class CoefficientOperator : public dealii::Subscriptor
+  {
+  public:
+    using value_type     = Number;
+    using VectorType     = Vector<Number>;
+    using size_type      = typename VectorType::size_type;
+    using AdditionalData = typename MatrixFree<dim, Number>::AdditionalData;
+    using CellOperator   = internal::CoefficientCellOperator<dim, fe_degree, n_q_points_1d, n_components, Number,
+                                                           with_values, with_gradients>;
+
+    /// Sets up its own MatrixFree object.
+    void
+    reinit(const dealii::Mapping<dim> &             mapping,
+           const dealii::DoFHandler<dim> &          dof_handler,
+           const dealii::AffineConstraints<Number> &constraints,
+           const dealii::Quadrature<1> &            quad,
+           const AdditionalData &                   additional_data = AdditionalData())
+    {
+      auto mf = std::make_shared<MatrixFree<dim, Number>>();
+      mf->reinit(mapping, dof_handler, constraints, quad, additional_data);
+      initialize(mf);
+    }
+
+    /// Works on a MatrixFree object shared with others (deal.II: MatrixFreeOperators::Base::initialize).
+    void
+    initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &matrix_free)
+    {
+      mf = matrix_free;
+      value_coefficient.clear();
+      gradient_coefficient.clear();
+      diagonal.reset();
+      inverse_diagonal.reset();
+    }
+
+    /// a at the quadrature points, in local_q_point_id() order.
+    void
+    set_value_coefficient(const std::vector<Number> &values)
+    {
+      static_assert(with_values, "this operator has no value term");
+      set(value_coefficient, values);
+    }
+
+    /// a(x) evaluated at the quadrature points now.
+    void
+    set_value_coefficient(const dealii::Function<dim> &a)
+    {
+      set_value_coefficient(evaluate(a));
+    }
+
+    /// kappa at the quadrature points, in local_q_point_id() order.
+    void
+    set_gradient_coefficient(const std::vector<Number> &values)
+    {
+      static_assert(with_gradients, "this operator has no gradient term");
+      set(gradient_coefficient, values);
+    }
+
+    /// kappa(x) evaluated at the quadrature points now.
+    void
+    set_gradient_coefficient(const dealii::Function<dim> &kappa)
+    {
+      set_gradient_coefficient(evaluate(kappa));
+    }
+
+    /// dst = A src (constrained rows: dst = src).
+    void
+    vmult(VectorType &dst, const VectorType &src) const
+    {
+      dst = Number();
+      vmult_add(dst, src);
+    }
+
+    /// dst += A src (constrained rows: dst += src).
+    void
+    vmult_add(VectorType &dst, const VectorType &src) const
+    {
+      matrix_free().cell_loop(cell_operator(), src, dst);
+      matrix_free().add_constrained_values(src, dst);
+    }
+
+    /// The operator is symmetric: as vmult().
+    void
+    Tvmult(VectorType &dst, const VectorType &src) const
+    {
+      vmult(dst, src);
+    }
+
+    void
+    Tvmult_add(VectorType &dst, const VectorType &src) const
+    {
+      vmult_add(dst, src);
+    }
+
+    size_type
+    m() const
+    {
+      return matrix_free().get_vector_partitioner()->size();
+    }
+
+    size_type
+    n() const
+    {
+      return m();
+    }
+
+    /// The diagonal entry (row == col only; needs compute_diagonal()).
+    Number
+    el(const size_type row, const size_type col) const
+    {
+      AssertThrow(row == col, ExcNotSupported("gpumf operators give diagonal entries only (el(i, i))."));
+      AssertThrow(diagonal != nullptr, ExcNotSupported("call compute_diagonal() before el()."));
+      return diagonal_entries(row);
+    }
+
+    void
+    initialize_dof_vector(VectorType &vec) const
+    {
+      matrix_free().initialize_dof_vector(vec);
+    }
+
+    /**
+     * Computes the exact diagonal of the operator on the backend (each cell's matrix column
+     * by column, summed over cells; constrained rows 1) and its inverse.
+     */
+    void
+    compute_diagonal()
+    {
+      diagonal         = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
+      inverse_diagonal = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
+      VectorType &d    = diagonal->get_vector();
+      initialize_dof_vector(d);
+      matrix_free().diagonal_loop(cell_operator(), d);
+      matrix_free().set_constrained_values(Number(1), d);
+      diagonal_entries = dealii::LinearAlgebra::ReadWriteVector<Number>(d.locally_owned_elements());
+      d.export_to(diagonal_entries, dealii::VectorOperation::insert);
+      dealii::LinearAlgebra::ReadWriteVector<Number> inverse(diagonal_entries);
+      for (const auto i : inverse.get_stored_elements())
+        inverse(i) = diagonal_entries(i) != Number() ? Number(1) / diagonal_entries(i) : Number(1);
+      initialize_dof_vector(inverse_diagonal->get_vector());
+      inverse_diagonal->get_vector().import(inverse, dealii::VectorOperation::insert);
+    }
+
+    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
+    get_matrix_diagonal() const
+    {
+      AssertThrow(diagonal != nullptr, ExcNotSupported("call compute_diagonal() first."));
+      return diagonal;
+    }
+
+    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
+    get_matrix_diagonal_inverse() const
+    {
+      AssertThrow(inverse_diagonal != nullptr, ExcNotSupported("call compute_diagonal() first."));
+      return inverse_diagonal;
+    }
+
+    const MatrixFree<dim, Number> &
+    matrix_free() const
+    {
+      AssertThrow(mf != nullptr, dealii::ExcNotInitialized());
+      return *mf;
+    }
+
+    std::shared_ptr<const MatrixFree<dim, Number>>
+    get_matrix_free() const
+    {
+      return mf;
+    }
+
+  private:
+    std::shared_ptr<const MatrixFree<dim, Number>>              mf;
+    internal::Array<Number>                                     value_coefficient, gradient_coefficient;
+    std::shared_ptr<dealii::DiagonalMatrix<VectorType>>         diagonal, inverse_diagonal;
+    dealii::LinearAlgebra::ReadWriteVector<Number>              diagonal_entries;
+
+    CellOperator
+    cell_operator() const
+    {
+      return CellOperator{value_coefficient.data(), gradient_coefficient.data()};
+    }
+
+    std::vector<Number>
+    evaluate(const dealii::Function<dim> &f) const
+    {
+      const auto          points = matrix_free().get_quadrature_points();
+      std::vector<Number> values(points.size());
+      for (std::size_t i = 0; i < points.size(); ++i)
+        {
+          dealii::Point<dim> p;
+          for (unsigned int d = 0; d < dim; ++d)
+            p[d] = points[i][d];
+          values[i] = f.value(p);
+        }
+      return values;
+    }
+
+    void
+    set(internal::Array<Number> &coefficient, const std::vector<Number> &values)
+    {
+      AssertThrow(values.size() == std::size_t(matrix_free().n_cells()) * matrix_free().n_q_points(),
+                  ExcNotSupported("a coefficient needs one value per quadrature point of the locally owned cells (" +
+                                  std::to_string(std::size_t(matrix_free().n_cells()) * matrix_free().n_q_points()) +
+                                  "), got " + std::to_string(values.size()) + "."));
+      coefficient.reinit(matrix_free().backend(), values);
+    }
+  };
+
+  /// The mass operator (a u, v), a = 1 unless set (deal.II: MatrixFreeOperators::MassOperator).
+  template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, int n_components = 1, typename Number = double>
+  using MassOperator = CoefficientOperator<dim, fe_degree, n_q_points_1d, n_components, Number, true, false>;
+
+  /// The Laplace operator (kappa grad u, grad v), kappa = 1 unless set (deal.II: MatrixFreeOperators::LaplaceOperator).
+  template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, int n_components = 1, typename Number = double>
+  using LaplaceOperator = CoefficientOperator<dim, fe_degree, n_q_points_1d, n_components, Number, false, true>;
+
+  /// The Helmholtz operator (kappa grad u, grad v) + (a u, v).
+  template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, int n_components = 1, typename Number = double>
+  using HelmholtzOperator = CoefficientOperator<dim, fe_degree, n_q_points_1d, n_components, Number, true, true>;
+} // namespace gpumf
+
+#endif

@@ -1,0 +1,253 @@
+// The ready-made operators (MassOperator, LaplaceOperator, HelmholtzOperator) against a
+// matrix assembled by deal.II's FEValues, and their diagonals (compute_diagonal) against the
+// assembled diagonal; high degrees in 3D against deal.II's CPU MatrixFree. Random inputs,
+// Dirichlet constraints, Cartesian and curved meshes, Gauss (p+1, p+2) and Gauss-Lobatto
+// (p+1, collocation) quadrature, scalar and vector-valued elements, dim 2 and 3.
+//
+//   operators_test host   host backend vs deal.II: relative max difference <= 1e-12
+//   operators_test cuda   CUDA (coloring, atomics) vs host, operator and diagonal; skipped without a GPU
+#include <gpumf/operators.h>
+
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+
+#include "coefficient.h"
+#include "dealii_reference.h"
+#include "test_utils.h"
+
+using namespace dealii;
+
+namespace
+{
+  enum class QuadKind
+  {
+    gauss,
+    gauss_lobatto
+  };
+
+  enum class Reference
+  {
+    assembled_matrix, // FEValues + SparseMatrix, kappa(x) and a(x), and the diagonal
+    dealii_matrix_free // deal.II's CPU MatrixFree Helmholtz operator (kappa = 1, a(x)), for high degrees
+  };
+
+  template <int dim>
+  class Kappa : public Function<dim>
+  {
+  public:
+    double
+    value(const Point<dim> &p, const unsigned int = 0) const override
+    {
+      return 1. + 0.5 * p[0] * p[0];
+    }
+  };
+
+  template <int dim>
+  class ValueCoefficient : public Function<dim>
+  {
+  public:
+    double
+    value(const Point<dim> &p, const unsigned int = 0) const override
+    {
+      return helmholtz_coefficient(p);
+    }
+  };
+
+  template <int dim, typename Number>
+  Vector<Number>
+  to_serial(const LinearAlgebra::ReadWriteVector<Number> &rw, const unsigned int size)
+  {
+    Vector<Number> v(size);
+    for (const auto i : rw.get_stored_elements())
+      v(i) = rw(i);
+    return v;
+  }
+
+  template <int dim, int degree, int n_q_1d, int n_components, bool with_values, bool with_gradients>
+  void
+  check(test::Checker &checker, const gpumf::Backend backend, const test::MeshKind mesh, const QuadKind quad_kind,
+        const Reference reference, const bool check_diagonal)
+  {
+    using Operator = gpumf::CoefficientOperator<dim, degree, n_q_1d, n_components, double, with_values, with_gradients>;
+    const MPI_Comm                            comm = MPI_COMM_WORLD;
+    parallel::distributed::Triangulation<dim> tria(comm);
+    if (mesh == test::MeshKind::cartesian)
+      {
+        GridGenerator::hyper_cube(tria, 0., 1.);
+        tria.refine_global(dim == 2 ? 2 : 1);
+      }
+    else
+      GridGenerator::hyper_shell(tria, Point<dim>(), 0.5, 1., dim == 2 ? 8 : 6);
+    const auto mapping = test::make_mapping<dim>(mesh);
+    std::unique_ptr<FiniteElement<dim>> fe;
+    if (n_components == 1)
+      fe = std::make_unique<FE_Q<dim>>(degree);
+    else
+      fe = std::make_unique<FESystem<dim>>(FE_Q<dim>(degree), n_components);
+    DoFHandler<dim> dof(tria);
+    dof.distribute_dofs(*fe);
+    AffineConstraints<double> constraints;
+    {
+      IndexSet relevant;
+      DoFTools::extract_locally_relevant_dofs(dof, relevant);
+      constraints.reinit(relevant);
+      VectorTools::interpolate_boundary_values(*mapping, dof, 0, Functions::ZeroFunction<dim>(n_components),
+                                               constraints);
+      constraints.close();
+    }
+    const Quadrature<1> quad =
+      quad_kind == QuadKind::gauss ? Quadrature<1>(QGauss<1>(n_q_1d)) : Quadrature<1>(QGaussLobatto<1>(n_q_1d));
+    const Kappa<dim>            kappa;
+    const ValueCoefficient<dim> a;
+
+    const std::string name =
+      std::string(with_values && with_gradients ? "helmholtz" : with_values ? "mass" : "laplace") + " " +
+      std::to_string(dim) + "d degree " + std::to_string(degree) + " " +
+      (quad_kind == QuadKind::gauss ? "gauss " : "gauss-lobatto ") + std::to_string(n_q_1d) +
+      (n_components > 1 ? " components " + std::to_string(n_components) : std::string()) + " " +
+      test::to_string(mesh) + " (" + std::to_string(dof.n_dofs()) + " DoFs)";
+
+    // y = A x and the diagonal, on a backend
+    const auto apply = [&](const gpumf::Backend b, const bool coloring) {
+      typename Operator::AdditionalData data;
+      data.backend      = b;
+      data.use_coloring = coloring;
+      Operator op;
+      op.reinit(*mapping, dof, constraints, quad, data);
+      if (reference == Reference::assembled_matrix)
+        {
+          if constexpr (with_values)
+            op.set_value_coefficient(a);
+          if constexpr (with_gradients)
+            op.set_gradient_coefficient(kappa);
+        }
+      else if constexpr (with_values)
+        op.set_value_coefficient(a);
+      gpumf::Vector<double> x, y;
+      op.initialize_dof_vector(x);
+      op.initialize_dof_vector(y);
+      test::fill_random(x);
+      op.vmult(y, x);
+      LinearAlgebra::ReadWriteVector<double> diagonal;
+      if (check_diagonal)
+        {
+          op.compute_diagonal();
+          diagonal = test::to_rw(op.get_matrix_diagonal()->get_vector());
+        }
+      return std::make_pair(test::to_rw(y), diagonal);
+    };
+
+    const auto host = apply(gpumf::Backend::host, false);
+    if (backend == gpumf::Backend::host)
+      {
+        LinearAlgebra::ReadWriteVector<double> expected(host.first.get_stored_elements());
+        if (reference == Reference::assembled_matrix)
+          {
+            AssertThrow(Utilities::MPI::n_mpi_processes(comm) == 1, ExcMessage("the assembled reference is serial"));
+            test::AssembledOperator<dim>      matrix;
+            const Functions::ConstantFunction<dim> one(1.);
+            matrix.assemble(*mapping, dof, constraints, quad, with_values ? &a : nullptr,
+                            with_gradients ? &kappa : nullptr);
+            Vector<double> x(dof.n_dofs()), y(dof.n_dofs());
+            for (unsigned int i = 0; i < dof.n_dofs(); ++i)
+              x(i) = test::random_value(i);
+            matrix.vmult(y, x);
+            for (const auto i : expected.get_stored_elements())
+              expected(i) = y(i);
+            checker.check_below(test::relative_difference(host.first, expected, comm), 1e-12,
+                                name + ": host vs assembled matrix");
+            if (check_diagonal)
+              {
+                for (const auto i : expected.get_stored_elements())
+                  expected(i) = matrix.diagonal(i);
+                checker.check_below(test::relative_difference(host.second, expected, comm), 1e-12,
+                                    name + ": host diagonal vs assembled diagonal");
+              }
+          }
+        else
+          {
+            test::DealiiHelmholtzOperator<dim> op;
+            op.reinit(*mapping, dof, constraints, n_q_1d);
+            LinearAlgebra::distributed::Vector<double> x, y;
+            op.initialize_dof_vector(x);
+            op.initialize_dof_vector(y);
+            test::fill_random(x);
+            op.vmult(y, x);
+            checker.check_below(test::relative_difference(host.first, test::to_rw(y), comm), 1e-12,
+                                name + ": host vs deal.II CPU MatrixFree");
+          }
+        return;
+      }
+
+    const double tolerance = 500 * std::numeric_limits<double>::epsilon();
+    for (const bool coloring : {true, false})
+      {
+        const auto        device  = apply(gpumf::Backend::cuda, coloring);
+        const std::string variant = coloring ? " cuda coloring" : " cuda atomics";
+        checker.check_below(test::relative_difference(device.first, host.first, comm), tolerance,
+                            name + variant + " vs host");
+        if (check_diagonal)
+          checker.check_below(test::relative_difference(device.second, host.second, comm), tolerance,
+                              name + variant + " diagonal vs host");
+      }
+  }
+
+  /// Every mesh and the given quadratures for one operator.
+  template <int dim, int degree, int n_q_1d, int n_components, bool with_values, bool with_gradients>
+  void
+  check_meshes(test::Checker &checker, const gpumf::Backend backend, const std::vector<QuadKind> &quads,
+               const Reference reference = Reference::assembled_matrix, const bool check_diagonal = true)
+  {
+    for (const auto mesh : {test::MeshKind::cartesian, test::MeshKind::curved})
+      for (const auto quad : quads)
+        check<dim, degree, n_q_1d, n_components, with_values, with_gradients>(checker, backend, mesh, quad,
+                                                                               reference, check_diagonal);
+  }
+
+  template <int dim, int degree>
+  void
+  check_helmholtz(test::Checker &checker, const gpumf::Backend backend)
+  {
+    // q = p+1 Gauss and Gauss-Lobatto (collocation), q = p+2 Gauss
+    check_meshes<dim, degree, degree + 1, 1, true, true>(checker, backend, {QuadKind::gauss, QuadKind::gauss_lobatto});
+    check_meshes<dim, degree, degree + 2, 1, true, true>(checker, backend, {QuadKind::gauss});
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  return test::run(argc, argv, [&](test::Checker &checker, const gpumf::Backend backend) {
+    const std::vector<QuadKind> gauss{QuadKind::gauss}, lobatto{QuadKind::gauss_lobatto};
+    // Helmholtz with kappa(x), a(x): degrees 1-4 and 6, 10, 15 in 2D; 1-3 in 3D
+    check_helmholtz<2, 1>(checker, backend);
+    check_helmholtz<2, 2>(checker, backend);
+    check_helmholtz<2, 3>(checker, backend);
+    check_helmholtz<2, 4>(checker, backend);
+    check_helmholtz<2, 6>(checker, backend);
+    check_meshes<2, 10, 12, 1, true, true>(checker, backend, gauss);
+    check_meshes<2, 15, 16, 1, true, true>(checker, backend, lobatto);
+    check_helmholtz<3, 1>(checker, backend);
+    check_helmholtz<3, 2>(checker, backend);
+    check_helmholtz<3, 3>(checker, backend);
+    // the benchmark problems: BP1 mass q = p+2, BP3 Laplace q = p+2, BP5 Laplace collocation
+    check_meshes<2, 4, 6, 1, true, false>(checker, backend, gauss);
+    check_meshes<2, 4, 6, 1, false, true>(checker, backend, gauss);
+    check_meshes<2, 4, 5, 1, false, true>(checker, backend, lobatto);
+    check_meshes<3, 4, 6, 1, true, false>(checker, backend, gauss);
+    check_meshes<3, 4, 6, 1, false, true>(checker, backend, gauss);
+    check_meshes<3, 4, 5, 1, false, true>(checker, backend, lobatto);
+    // vector-valued: mass and vector Laplacian, FESystem(FE_Q(p), dim)
+    check_meshes<2, 2, 4, 2, true, false>(checker, backend, gauss);
+    check_meshes<2, 3, 4, 2, false, true>(checker, backend, lobatto);
+    check_meshes<3, 2, 4, 3, true, false>(checker, backend, gauss);
+    check_meshes<3, 2, 3, 3, false, true>(checker, backend, gauss);
+    check_meshes<3, 1, 2, 3, true, true>(checker, backend, lobatto);
+    // high degrees in 3D (one thread per point up to n_q = 10, columns of points above)
+    const Reference cpu_mf = Reference::dealii_matrix_free;
+    check_meshes<3, 7, 9, 1, true, true>(checker, backend, gauss, cpu_mf, false);
+    check_meshes<3, 9, 11, 1, true, true>(checker, backend, gauss, cpu_mf, false);
+    check_meshes<3, 12, 14, 1, true, true>(checker, backend, gauss, cpu_mf, false);
+    check_meshes<3, 15, 16, 1, true, true>(checker, backend, gauss, cpu_mf, false);
+  });
+}
