@@ -2,6 +2,7 @@
 #include <gpumf/vector.h>
 
 #include <deal.II/base/mpi.h>
+#include <deal.II/lac/affine_constraints.templates.h>
 #include <deal.II/lac/vector_memory.templates.h>
 
 #include <cmath>
@@ -460,6 +461,24 @@ namespace gpumf
   }
 
   template <typename Number>
+  Number
+  Vector<Number>::get_entry(const unsigned int local_index) const
+  {
+    AssertIndexRange(local_index, values.size());
+    Number value;
+    internal::copy(Backend::host, &value, backend(), get_values() + local_index, sizeof(Number));
+    return value;
+  }
+
+  template <typename Number>
+  void
+  Vector<Number>::set_entry(const unsigned int local_index, const Number value)
+  {
+    AssertIndexRange(local_index, values.size());
+    internal::copy(backend(), get_values() + local_index, Backend::host, &value, sizeof(Number));
+  }
+
+  template <typename Number>
   typename Vector<Number>::size_type
   Vector<Number>::size() const
   {
@@ -532,3 +551,11 @@ template class dealii::VectorMemory<gpumf::Vector<float>>;
 template class dealii::VectorMemory<gpumf::Vector<double>>;
 template class dealii::GrowingVectorMemory<gpumf::Vector<float>>;
 template class dealii::GrowingVectorMemory<gpumf::Vector<double>>;
+
+// AffineConstraints::set_zero(), which deal.II's PreconditionChebyshev calls.
+template void
+dealii::internal::AffineConstraintsImplementation::set_zero_all(const std::vector<dealii::types::global_dof_index> &,
+                                                                 gpumf::Vector<float> &);
+template void
+dealii::internal::AffineConstraintsImplementation::set_zero_all(const std::vector<dealii::types::global_dof_index> &,
+                                                                 gpumf::Vector<double> &);

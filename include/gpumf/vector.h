@@ -191,6 +191,58 @@ namespace gpumf
               const dealii::VectorOperation::values operation) const;
     /// @}
 
+    /// @name Access to single entries (one host-device copy each: for setup, not for loops)
+    /// @{
+    /// Reads or writes the entry of a locally owned or ghost index.
+    class ElementReference
+    {
+    public:
+      operator Number() const
+      {
+        return vector.get_entry(local_index);
+      }
+      ElementReference &
+      operator=(const Number value)
+      {
+        vector.set_entry(local_index, value);
+        return *this;
+      }
+
+    private:
+      ElementReference(Vector &vector, const unsigned int local_index)
+        : vector(vector)
+        , local_index(local_index)
+      {}
+      Vector &           vector;
+      const unsigned int local_index;
+      friend class Vector;
+    };
+
+    ElementReference
+    operator()(const size_type global_index)
+    {
+      return ElementReference(*this, partitioner->global_to_local(global_index));
+    }
+
+    Number
+    operator()(const size_type global_index) const
+    {
+      return get_entry(partitioner->global_to_local(global_index));
+    }
+
+    ElementReference
+    operator[](const size_type global_index)
+    {
+      return operator()(global_index);
+    }
+
+    Number
+    operator[](const size_type global_index) const
+    {
+      return operator()(global_index);
+    }
+    /// @}
+
     /// @name Layout
     /// @{
     size_type
@@ -215,6 +267,12 @@ namespace gpumf
     /// @}
 
   private:
+    Number
+    get_entry(const unsigned int local_index) const;
+
+    void
+    set_entry(const unsigned int local_index, const Number value);
+
     /// Throws unless @p v has this vector's backend and number of owned entries.
     void
     check_compatible(const Vector &v) const;
