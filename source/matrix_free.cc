@@ -11,7 +11,10 @@
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q1.h>
 
+#include <array>
 #include <atomic>
+#include <map>
+#include <set>
 
 #include <gpumf/internal/cuda_check.h>
 
@@ -32,6 +35,79 @@ namespace gpumf
       if (const auto *parallel = dynamic_cast<const parallel::TriangulationBase<dim> *>(&tria))
         return parallel->get_communicator();
       return MPI_COMM_SELF;
+    }
+
+    /**
+     * Integer coordinates of the active cells of a logically Cartesian mesh: the coarse
+     * cells are placed by walking face neighbors (face 2d/2d+1 = -/+ direction d, standard
+     * orientation required), the active cells, all on one level, by their child path (children
+     * are numbered lexicographically). Empty when the mesh is not of that kind.
+     */
+    template <int dim, typename Iterator>
+    std::vector<std::array<long, dim>>
+    cartesian_coordinates(const Triangulation<dim> &tria, const std::vector<Iterator> &cells)
+    {
+      if (cells.empty() || tria.n_vertices() == 0)
+        return {};
+      const unsigned int level = cells.front()->level();
+      for (const auto &cell : cells)
+        if (cell->level() != int(level))
+          return {};
+      // coarse cells by a walk over face neighbors
+      std::map<unsigned int, std::array<long, dim>> coarse;
+      std::set<std::array<long, dim>>               used;
+      std::vector<typename Triangulation<dim>::cell_iterator> todo{tria.begin(0)};
+      coarse[tria.begin(0)->index()] = std::array<long, dim>{};
+      used.insert(std::array<long, dim>{});
+      while (!todo.empty())
+        {
+          const auto cell = todo.back();
+          todo.pop_back();
+          for (unsigned int f = 0; f < 2 * dim; ++f)
+            {
+              if (cell->at_boundary(f))
+                continue;
+              if (!cell->face_orientation(f) || cell->face_flip(f) || cell->face_rotation(f) ||
+                  cell->neighbor_of_neighbor(f) != (f ^ 1u))
+                return {};
+              const auto neighbor = cell->neighbor(f);
+              auto       position = coarse[cell->index()];
+              position[f / 2] += (f % 2 == 0 ? -1 : 1);
+              const auto known = coarse.find(neighbor->index());
+              if (known != coarse.end())
+                {
+                  if (known->second != position)
+                    return {};
+                  continue;
+                }
+              if (!used.insert(position).second)
+                return {};
+              coarse[neighbor->index()] = position;
+              todo.push_back(neighbor);
+            }
+        }
+      if (coarse.size() != tria.n_cells(0))
+        return {};
+      std::vector<std::array<long, dim>> result;
+      for (const auto &cell : cells)
+        {
+          std::array<long, dim>                       position{};
+          typename Triangulation<dim>::cell_iterator c = cell;
+          for (unsigned int l = level; l > 0; --l)
+            {
+              const auto   parent = c->parent();
+              unsigned int child  = 0;
+              while (parent->child(child) != c)
+                ++child;
+              for (unsigned int d = 0; d < dim; ++d)
+                position[d] += long((child >> d) & 1u) << (level - l);
+              c = parent;
+            }
+          for (unsigned int d = 0; d < dim; ++d)
+            position[d] += coarse[c->index()][d] << level;
+          result.push_back(position);
+        }
+      return result;
     }
   } // namespace
 
@@ -145,8 +221,27 @@ namespace gpumf
     for (const auto &cell : dof.active_cell_iterators())
       if (cell->is_locally_owned() && filter(cell))
         cells.push_back(cell);
-    if (use_coloring)
+    const auto coordinates = use_coloring ? cartesian_coordinates<dim>(dof.get_triangulation(), cells) :
+                                            std::vector<std::array<long, dim>>();
+    if (!coordinates.empty())
       {
+        // two cells of equal coordinate parities are two cells apart: no shared vertex
+        strategy = ConflictStrategy::cartesian_coloring;
+        std::vector<std::vector<cell_iterator>> parity(1u << dim);
+        for (unsigned int c = 0; c < cells.size(); ++c)
+          {
+            unsigned int color = 0;
+            for (unsigned int d = 0; d < dim; ++d)
+              color |= unsigned(coordinates[c][d] & 1) << d;
+            parity[color].push_back(cells[c]);
+          }
+        for (auto &color : parity)
+          if (!color.empty())
+            graph.push_back(std::move(color));
+      }
+    else if (use_coloring)
+      {
+        strategy = ConflictStrategy::graph_coloring;
         const auto conflicts = [](const cell_iterator &cell) {
           std::vector<types::global_dof_index> indices(cell->get_fe().n_dofs_per_cell());
           cell->get_dof_indices(indices);
@@ -168,7 +263,10 @@ namespace gpumf
           }
       }
     else
-      graph.push_back(cells);
+      {
+        strategy = ConflictStrategy::atomics;
+        graph.push_back(cells);
+      }
     color_start.assign(1, 0);
     for (const auto &color : graph)
       color_start.push_back(color_start.back() + color.size());
@@ -277,6 +375,13 @@ namespace gpumf
   MatrixFree<dim, Number>::n_colors() const
   {
     return graph.size();
+  }
+
+  template <int dim, typename Number>
+  typename MatrixFree<dim, Number>::ConflictStrategy
+  MatrixFree<dim, Number>::conflict_strategy() const
+  {
+    return strategy;
   }
 
   template <int dim, typename Number>

@@ -9,6 +9,8 @@
 //   operator_test <backend> <max degree>   only degrees up to <max degree> (for compute-sanitizer)
 #include <deal.II/fe/fe_q.h>
 
+#include <set>
+
 #include "dealii_reference.h"
 #include "helmholtz_operator.h"
 #include "test_utils.h"
@@ -46,6 +48,33 @@ namespace
 
     if (backend == gpumf::Backend::host)
       {
+        // coloring: Cartesian parity colors on the cube, graph coloring on the shell;
+        // no DoF shared by two cells of one color
+        using MF = gpumf::MatrixFree<dim, double>;
+        typename MF::AdditionalData data;
+        data.use_coloring = true;
+        data.backend      = gpumf::Backend::host;
+        MF colored;
+        colored.reinit(*mapping, dof, constraints, QGauss<1>(degree + 1), data);
+        bool                                 disjoint = true;
+        std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+        for (const auto &color : colored.get_colored_graph())
+          {
+            std::set<types::global_dof_index> seen;
+            for (const auto &cell : color)
+              {
+                cell->get_dof_indices(indices);
+                for (const auto i : indices)
+                  disjoint = seen.insert(i).second && disjoint;
+              }
+          }
+        const auto expected =
+          mesh == test::MeshKind::cartesian ? MF::ConflictStrategy::cartesian_coloring : MF::ConflictStrategy::graph_coloring;
+        checker.check(Utilities::MPI::min(int(disjoint), comm) == 1 && colored.conflict_strategy() == expected &&
+                        (mesh != test::MeshKind::cartesian || colored.n_colors() == (1u << dim)),
+                      name + ": " + gpumf::to_string<dim, double>(colored.conflict_strategy()) + ", " +
+                        std::to_string(colored.n_colors()) + " colors, no DoF shared within a color");
+
         test::DealiiHelmholtzOperator<dim> reference;
         reference.reinit(*mapping, dof, constraints, degree + 1);
         LinearAlgebra::distributed::Vector<double> ref_src, ref_dst;
@@ -69,8 +98,10 @@ namespace
         test::fill_random(d_src);
         op.vmult(d_dst, d_src);
         const auto result = test::to_rw(d_dst);
-        const std::string variant = coloring ? " cuda coloring (" + std::to_string(op.matrix_free().n_colors()) + " colors)" :
-                                               " cuda atomics";
+        const std::string variant =
+          coloring ? " cuda " + gpumf::to_string<dim, double>(op.matrix_free().conflict_strategy()) + " (" +
+                       std::to_string(op.matrix_free().n_colors()) + " colors)" :
+                     " cuda atomics";
         checker.check_below(test::relative_difference(result, host_result, comm), tolerance,
                             name + variant + " vs host");
         if (coloring)

@@ -55,15 +55,21 @@ namespace test
     return kind == MeshKind::cartesian ? "cartesian" : "curved";
   }
 
-  /// Cartesian: the unit cube, refined. Curved: a shell (spherical manifold), refined once.
+  /// Cartesian: a box of 3 x 2 (x 2) coarse cells, refined. Curved: a shell (spherical
+  /// manifold), refined once.
   template <int dim>
   void
   make_mesh(parallel::distributed::Triangulation<dim> &tria, const MeshKind kind)
   {
     if (kind == MeshKind::cartesian)
       {
-        GridGenerator::hyper_cube(tria, 0., 1.);
-        tria.refine_global(dim == 2 ? 3 : 2);
+        std::vector<unsigned int> subdivisions(dim, 2);
+        subdivisions[0] = 3;
+        Point<dim> corner;
+        for (unsigned int d = 0; d < dim; ++d)
+          corner[d] = d == 0 ? 1.5 : 1.;
+        GridGenerator::subdivided_hyper_rectangle(tria, subdivisions, Point<dim>(), corner);
+        tria.refine_global(dim == 2 ? 2 : 1);
       }
     else
       {
@@ -79,7 +85,7 @@ namespace test
     return std::make_unique<MappingQ<dim>>(kind == MeshKind::cartesian ? 1 : 3);
   }
 
-  /// Zero Dirichlet values on boundary id 0 (all of the cube, the inner sphere of the shell).
+  /// Zero Dirichlet values on boundary id 0 (all of the box, the inner sphere of the shell).
   template <int dim>
   void
   make_constraints(const Mapping<dim> &mapping, const DoFHandler<dim> &dof, AffineConstraints<double> &constraints)

@@ -58,6 +58,17 @@ namespace gpumf
     using point_type = dealii::Point<dim, Number>;
     using cell_iterator = typename dealii::DoFHandler<dim>::active_cell_iterator;
 
+    /// How additions of cells into shared DoFs are kept apart (see conflict_strategy()).
+    enum class ConflictStrategy
+    {
+      /// atomicAdd into the result; one launch for all cells
+      atomics,
+      /// 2^dim colors by the parity of each cell's integer coordinates (logically Cartesian meshes)
+      cartesian_coloring,
+      /// deal.II's GraphColoring on the cells' DoF indices (any mesh)
+      graph_coloring
+    };
+
     /// As in deal.II; only parallel_in_elem (one thread per point) is implemented.
     enum ParallelizationScheme
     {
@@ -87,7 +98,8 @@ namespace gpumf
       ParallelizationScheme parallelization_scheme;
       /// Accepted for compatibility: quadrature points, JxW and inverse Jacobians are always stored.
       dealii::UpdateFlags mapping_update_flags;
-      /// true: graph coloring, bitwise reproducible; false: atomic additions.
+      /// true: cell coloring, bitwise reproducible (Cartesian 2^dim colors where the mesh is
+      /// logically Cartesian, graph coloring otherwise); false: atomic additions.
       bool use_coloring;
       /// Not implemented in this version: must be false.
       bool overlap_communication_computation;
@@ -167,6 +179,10 @@ namespace gpumf
     /// Number of colors (1 with atomics).
     unsigned int
     n_colors() const;
+
+    /// The conflict strategy in use.
+    ConflictStrategy
+    conflict_strategy() const;
 
     /**
      * Runs @p func on every cell: `func(cell, &data, &shared_data, src, dst)` on one
@@ -279,6 +295,7 @@ namespace gpumf
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
     Backend                                                   backend_ = Backend::host;
     bool                                                      use_coloring = false;
+    ConflictStrategy                                          strategy     = ConflictStrategy::atomics;
     unsigned int                                              id           = 0;
     unsigned int                                              fe_degree    = 0;
     unsigned int                                              n_q_points_1d = 0;
@@ -353,6 +370,15 @@ namespace gpumf
   {
     return data->q_points[local_q_point_id<dim, Number>(cell, data, n_q_points_1d,
                                                         internal::ipow(n_q_points_1d, dim))];
+  }
+
+  /// "atomics", "cartesian coloring" or "graph coloring".
+  template <int dim, typename Number>
+  std::string
+  to_string(const typename MatrixFree<dim, Number>::ConflictStrategy strategy)
+  {
+    using S = typename MatrixFree<dim, Number>::ConflictStrategy;
+    return strategy == S::atomics ? "atomics" : strategy == S::cartesian_coloring ? "cartesian coloring" : "graph coloring";
   }
 
   /// @name Exceptions
