@@ -279,6 +279,11 @@ namespace gpumf
     const std::vector<unsigned int> &lexicographic = fe_q->get_poly_space_numbering_inverse();
     const unsigned int               n_tensor_dofs = lexicographic.size();
     const unsigned int               dofs_per_cell = n_components_ * n_tensor_dofs;
+    dof_numbering.resize(dofs_per_cell);
+    for (unsigned int k = 0; k < n_components_; ++k)
+      for (unsigned int i = 0; i < n_tensor_dofs; ++i)
+        dof_numbering[k * n_tensor_dofs + i] =
+          n_components_ > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
     FEValues<dim> fe_values(mapping, fe, quadrature,
                             update_quadrature_points | update_JxW_values | update_inverse_jacobians);
     AssertThrow(n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
@@ -304,15 +309,12 @@ namespace gpumf
                   host_inv_jacobian[(e * dim + d) * n_total + k] = inverse_jacobian[e][d];
             }
           cell->get_dof_indices(dof_indices);
-          for (unsigned int k = 0; k < n_components_; ++k)
-            for (unsigned int i = 0; i < n_tensor_dofs; ++i)
-              {
-                const unsigned int system_index =
-                  one_base && n_components_ > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
-                const types::global_dof_index g = dof_indices[system_index];
-                host_indices[std::size_t(c) * dofs_per_cell + k * n_tensor_dofs + i] =
-                  constraints.is_constrained(g) ? numbers::invalid_unsigned_int : partitioner->global_to_local(g);
-              }
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            {
+              const types::global_dof_index g = dof_indices[dof_numbering[i]];
+              host_indices[std::size_t(c) * dofs_per_cell + i] =
+                constraints.is_constrained(g) ? numbers::invalid_unsigned_int : partitioner->global_to_local(g);
+            }
           ++c;
         }
     q_points.reinit(backend_, host_points);
@@ -521,6 +523,13 @@ namespace gpumf
   MatrixFree<dim, Number>::n_cells() const
   {
     return color_start.back();
+  }
+
+  template <int dim, typename Number>
+  const std::vector<unsigned int> &
+  MatrixFree<dim, Number>::get_dof_numbering() const
+  {
+    return dof_numbering;
   }
 
   template <int dim, typename Number>

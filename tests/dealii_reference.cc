@@ -9,6 +9,8 @@
 #include <deal.II/matrix_free/fe_evaluation.h>
 #include <deal.II/matrix_free/matrix_free.h>
 
+#include <gpumf/local_matrix_operator.h>
+
 #include "coefficient.h"
 
 namespace test
@@ -136,29 +138,23 @@ namespace test
     impl->pattern.copy_from(dsp);
     impl->matrix.reinit(impl->pattern);
 
-    const FiniteElement<dim> &fe = dof_handler.get_fe();
-    const Quadrature<dim>     quadrature(quad);
-    FEValues<dim>             fe_values(mapping, fe, quadrature,
-                                        update_values | update_gradients | update_JxW_values | update_quadrature_points);
-    const unsigned int        n = fe.n_dofs_per_cell();
-    FullMatrix<double>        cell_matrix(n, n);
-    std::vector<types::global_dof_index> indices(n);
+    // the element matrices of gpumf's LocalMatrixOperator built-ins (FEValues, no sum factorization)
+    using LM = gpumf::LocalMatrixOperator<dim, double>;
+    const typename LM::CellMatrixFunction form =
+      value_coefficient && gradient_coefficient ? LM::helmholtz(gradient_coefficient, value_coefficient) :
+      value_coefficient                         ? LM::mass(value_coefficient) :
+                                                  LM::laplace(gradient_coefficient);
+    const FiniteElement<dim> &           fe = dof_handler.get_fe();
+    FEValues<dim>                        fe_values(mapping, fe, Quadrature<dim>(quad),
+                                                   update_values | update_gradients | update_JxW_values |
+                                                     update_quadrature_points);
+    FullMatrix<double>                   cell_matrix(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
+    std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
     for (const auto &cell : dof_handler.active_cell_iterators())
       {
         fe_values.reinit(cell);
         cell_matrix = 0;
-        for (unsigned int q = 0; q < quadrature.size(); ++q)
-          {
-            const Point<dim> &x     = fe_values.quadrature_point(q);
-            const double      a     = value_coefficient ? value_coefficient->value(x) : 0.;
-            const double      kappa = gradient_coefficient ? gradient_coefficient->value(x) : 0.;
-            for (unsigned int i = 0; i < n; ++i)
-              for (unsigned int j = 0; j < n; ++j)
-                if (fe.system_to_component_index(i).first == fe.system_to_component_index(j).first)
-                  cell_matrix(i, j) += (a * fe_values.shape_value(i, q) * fe_values.shape_value(j, q) +
-                                        kappa * (fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q))) *
-                                       fe_values.JxW(q);
-          }
+        form(cell, fe_values, cell_matrix);
         cell->get_dof_indices(indices);
         constraints.distribute_local_to_global(cell_matrix, indices, impl->matrix);
       }

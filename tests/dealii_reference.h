@@ -45,10 +45,11 @@ namespace test
   };
 
   /**
-   * The matrix of (kappa grad u, grad v) + (a u, v), component by component, assembled by
-   * deal.II's FEValues into a SparseMatrix on one rank, constrained rows and columns
-   * condensed and the constrained diagonal set to 1: the reference for the ready-made
-   * operators. A null coefficient leaves its term out.
+   * The matrix of (kappa grad u, grad v) + (a u, v), component by component, assembled from
+   * FEValues element matrices (those of gpumf::LocalMatrixOperator's built-in forms) into a
+   * deal.II SparseMatrix on one rank, constrained rows and columns condensed and the
+   * constrained diagonal set to 1: the reference for the tensor-product operators. A null
+   * coefficient leaves its term out.
    */
   template <int dim>
   class AssembledOperator

@@ -245,6 +245,15 @@ namespace gpumf
     unsigned int
     n_cells() const;
 
+    /// For each local DoF of gpumf's order (component-major, lexicographic within a component)
+    /// its index in deal.II's order of the cell's DoFs (cell->get_dof_indices()).
+    const std::vector<unsigned int> &
+    get_dof_numbering() const;
+
+    /// Throws unless @p v has this object's backend and layout (initialize_dof_vector()).
+    void
+    check_vector(const Vector<Number> &v) const;
+
     /// Number of vector components of the element.
     unsigned int
     n_components() const;
@@ -287,9 +296,6 @@ namespace gpumf
                   const unsigned int n_q_points,
                   const unsigned int n_components) const;
 
-    /// Throws unless @p v has this object's backend and layout.
-    void
-    check_vector(const Vector<Number> &v) const;
 
     dealii::SmartPointer<const dealii::DoFHandler<dim>> dof_handler;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
@@ -302,6 +308,7 @@ namespace gpumf
     unsigned int                                              n_components_ = 1;
     std::vector<std::vector<cell_iterator>>                   graph;
     std::vector<unsigned int>                                 color_start; // n_colors + 1
+    std::vector<unsigned int>                                 dof_numbering;
 
     internal::Array<point_type>   q_points;
     internal::Array<unsigned int> local_to_global;

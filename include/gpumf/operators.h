@@ -9,6 +9,7 @@
 #define gpumf_operators_h
 
 #include <gpumf/fe_evaluation.h>
+#include <gpumf/internal/diagonal.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/vector.h>
 
@@ -233,19 +234,14 @@ namespace gpumf
     void
     compute_diagonal()
     {
-      diagonal         = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
-      inverse_diagonal = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
-      VectorType &d    = diagonal->get_vector();
+      diagonal      = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
+      VectorType &d = diagonal->get_vector();
       initialize_dof_vector(d);
       matrix_free().diagonal_loop(cell_operator(), d);
       matrix_free().set_constrained_values(Number(1), d);
       diagonal_entries = dealii::LinearAlgebra::ReadWriteVector<Number>(d.locally_owned_elements());
       d.export_to(diagonal_entries, dealii::VectorOperation::insert);
-      dealii::LinearAlgebra::ReadWriteVector<Number> inverse(diagonal_entries);
-      for (const auto i : inverse.get_stored_elements())
-        inverse(i) = diagonal_entries(i) != Number() ? Number(1) / diagonal_entries(i) : Number(1);
-      initialize_dof_vector(inverse_diagonal->get_vector());
-      inverse_diagonal->get_vector().import(inverse, dealii::VectorOperation::insert);
+      inverse_diagonal = internal::inverse_diagonal(d);
     }
 
     const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &

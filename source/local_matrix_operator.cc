@@ -1,0 +1,288 @@
+// gpumf::LocalMatrixOperator: element matrices from deal.II's FEValues, the host reference
+// loop, and the dispatch to the CUDA kernels in local_matrix_kernels.cu.
+#include <gpumf/internal/diagonal.h>
+#include <gpumf/local_matrix_operator.h>
+
+#include <deal.II/base/quadrature.h>
+
+#include <cmath>
+
+#include "local_matrix_kernels.h"
+
+namespace gpumf
+{
+  using namespace dealii;
+
+  template <int dim, typename Number>
+  void
+  LocalMatrixOperator<dim, Number>::reinit(const Mapping<dim> &             mapping,
+                                           const DoFHandler<dim> &          dof_handler,
+                                           const AffineConstraints<Number> &constraints,
+                                           const Quadrature<1> &            quad,
+                                           const CellMatrixFunction &       cell_matrix,
+                                           const AdditionalData &           additional_data)
+  {
+    mf.reinit(mapping, dof_handler, constraints, quad, additional_data.matrix_free);
+    const std::vector<unsigned int> &numbering = mf.get_dof_numbering();
+    const unsigned int               n         = numbering.size();
+    dofs_per_cell                              = n;
+
+    kernel_ = additional_data.kernel == Kernel::automatic ?
+                (n <= 32 ? Kernel::thread_per_element : Kernel::block_per_element) :
+                additional_data.kernel;
+    AssertThrow(kernel_ != Kernel::thread_per_element || n <= 64,
+                ExcNotSupported("LocalMatrixOperator: the thread-per-element kernel supports at most 64 DoFs per "
+                                "cell, got " + std::to_string(n) + "; use the block-per-element kernel."));
+    AssertThrow(n <= 1024, ExcNotSupported("LocalMatrixOperator supports at most 1024 DoFs per cell, got " +
+                                           std::to_string(n) + "."));
+
+    // element matrices, permuted to gpumf's DoF order, cells in the order of the colors
+    const FiniteElement<dim> &fe = dof_handler.get_fe();
+    FEValues<dim>             fe_values(mapping, fe, Quadrature<dim>(quad),
+                                        update_values | update_gradients | update_JxW_values | update_quadrature_points);
+    FullMatrix<double>        local(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
+    std::vector<Number>       all(std::size_t(mf.n_cells()) * n * n);
+    std::size_t               c = 0;
+    for (const auto &color : mf.get_colored_graph())
+      for (const auto &cell : color)
+        {
+          fe_values.reinit(cell);
+          local = 0;
+          cell_matrix(cell, fe_values, local);
+          for (unsigned int i = 0; i < n; ++i)
+            for (unsigned int j = 0; j < n; ++j)
+              all[(c * n + i) * n + j] = local(numbering[i], numbering[j]);
+          ++c;
+        }
+
+    // one matrix for all cells when they agree (on every rank)
+    bool agree = true;
+    if (additional_data.storage != Storage::per_cell && !all.empty())
+      {
+        double scale = 0;
+        for (std::size_t k = 0; k < std::size_t(n) * n; ++k)
+          scale = std::max(scale, double(std::abs(all[k])));
+        for (std::size_t k = std::size_t(n) * n; k < all.size() && agree; ++k)
+          agree = std::abs(all[k] - all[k % (std::size_t(n) * n)]) <= 1e-12 * scale;
+      }
+    agree   = additional_data.storage != Storage::per_cell &&
+            Utilities::MPI::min(int(agree), mf.get_vector_partitioner()->get_mpi_communicator()) == 1;
+    storage_ = agree ? Storage::shared : Storage::per_cell;
+    AssertThrow(additional_data.storage != Storage::shared || agree,
+                ExcNotSupported("LocalMatrixOperator: Storage::shared was asked for, but the element matrices of "
+                                "the cells differ; use Storage::per_cell or automatic."));
+    if (agree)
+      all.resize(std::min<std::size_t>(all.size(), std::size_t(n) * n));
+    matrices.reinit(mf.backend(), all);
+    inverse_diagonal.reset();
+  }
+
+  template <int dim, typename Number>
+  void
+  LocalMatrixOperator<dim, Number>::apply(VectorType &dst, const VectorType &src, const bool transpose,
+                                          const bool diagonal_only) const
+  {
+    mf.check_vector(src);
+    mf.check_vector(dst);
+    const bool src_had_ghosts = src.has_ghost_elements();
+    if (!src_had_ghosts && !diagonal_only)
+      src.update_ghost_values();
+    dst.zero_out_ghost_values();
+    const unsigned int n = dofs_per_cell;
+    for (unsigned int color = 0; color < mf.n_colors(); ++color)
+      {
+        const auto                                    data = mf.get_data(color);
+        internal::cuda::LocalMatrixLaunch<Number> launch{data.local_to_global, matrices.data(),
+                                                         storage_ == Storage::shared, n, data.row_start,
+                                                         data.n_cells, !data.use_coloring, transpose,
+                                                         diagonal_only};
+        if (mf.backend() == Backend::cuda)
+          {
+#if GPUMF_WITH_CUDA
+            if (kernel_ == Kernel::thread_per_element)
+              internal::cuda::local_matrix_thread_per_element(launch, src.get_values(), dst.get_values());
+            else
+              internal::cuda::local_matrix_block_per_element(launch, src.get_values(), dst.get_values());
+#endif
+            continue;
+          }
+        // host reference: y_K = A_K v_K, cell by cell
+        std::vector<Number> v(n);
+        for (unsigned int cell = data.row_start; cell < data.row_start + data.n_cells; ++cell)
+          {
+            const unsigned int *indices = data.local_to_global + std::size_t(cell) * n;
+            const Number *A = matrices.data() + (storage_ == Storage::shared ? 0 : std::size_t(cell) * n * n);
+            for (unsigned int j = 0; j < n; ++j)
+              v[j] = indices[j] == numbers::invalid_unsigned_int || diagonal_only ? Number() :
+                                                                                     src.get_values()[indices[j]];
+            for (unsigned int i = 0; i < n; ++i)
+              {
+                Number sum = 0;
+                for (unsigned int j = 0; j < n; ++j)
+                  sum += (diagonal_only ? (i == j) * A[i * n + i] : (transpose ? A[j * n + i] : A[i * n + j]) * v[j]);
+                if (indices[i] != numbers::invalid_unsigned_int)
+                  dst.get_values()[indices[i]] += sum;
+              }
+          }
+      }
+    dst.compress(VectorOperation::add);
+    if (!src_had_ghosts && !diagonal_only)
+      src.zero_out_ghost_values();
+  }
+
+  template <int dim, typename Number>
+  void
+  LocalMatrixOperator<dim, Number>::vmult(VectorType &dst, const VectorType &src) const
+  {
+    dst = Number();
+    vmult_add(dst, src);
+  }
+
+  template <int dim, typename Number>
+  void
+  LocalMatrixOperator<dim, Number>::vmult_add(VectorType &dst, const VectorType &src) const
+  {
+    apply(dst, src, false, false);
+    mf.add_constrained_values(src, dst);
+  }
+
+  template <int dim, typename Number>
+  void
+  LocalMatrixOperator<dim, Number>::Tvmult(VectorType &dst, const VectorType &src) const
+  {
+    dst = Number();
+    Tvmult_add(dst, src);
+  }
+
+  template <int dim, typename Number>
+  void
+  LocalMatrixOperator<dim, Number>::Tvmult_add(VectorType &dst, const VectorType &src) const
+  {
+    apply(dst, src, true, false);
+    mf.add_constrained_values(src, dst);
+  }
+
+  template <int dim, typename Number>
+  typename LocalMatrixOperator<dim, Number>::size_type
+  LocalMatrixOperator<dim, Number>::m() const
+  {
+    return mf.get_vector_partitioner()->size();
+  }
+
+  template <int dim, typename Number>
+  typename LocalMatrixOperator<dim, Number>::size_type
+  LocalMatrixOperator<dim, Number>::n() const
+  {
+    return m();
+  }
+
+  template <int dim, typename Number>
+  void
+  LocalMatrixOperator<dim, Number>::initialize_dof_vector(VectorType &vec) const
+  {
+    mf.initialize_dof_vector(vec);
+  }
+
+  template <int dim, typename Number>
+  void
+  LocalMatrixOperator<dim, Number>::compute_diagonal()
+  {
+    VectorType diagonal;
+    initialize_dof_vector(diagonal);
+    apply(diagonal, diagonal, false, true);
+    mf.set_constrained_values(Number(1), diagonal);
+    inverse_diagonal = internal::inverse_diagonal(diagonal);
+  }
+
+  template <int dim, typename Number>
+  const std::shared_ptr<DiagonalMatrix<typename LocalMatrixOperator<dim, Number>::VectorType>> &
+  LocalMatrixOperator<dim, Number>::get_matrix_diagonal_inverse() const
+  {
+    AssertThrow(inverse_diagonal != nullptr, ExcNotSupported("call compute_diagonal() first."));
+    return inverse_diagonal;
+  }
+
+  template <int dim, typename Number>
+  typename LocalMatrixOperator<dim, Number>::Storage
+  LocalMatrixOperator<dim, Number>::storage() const
+  {
+    return storage_;
+  }
+
+  template <int dim, typename Number>
+  typename LocalMatrixOperator<dim, Number>::Kernel
+  LocalMatrixOperator<dim, Number>::kernel() const
+  {
+    return kernel_;
+  }
+
+  template <int dim, typename Number>
+  const MatrixFree<dim, Number> &
+  LocalMatrixOperator<dim, Number>::matrix_free() const
+  {
+    return mf;
+  }
+
+  template <int dim, typename Number>
+  std::size_t
+  LocalMatrixOperator<dim, Number>::memory_consumption() const
+  {
+    return mf.memory_consumption() + matrices.memory_consumption();
+  }
+
+  namespace
+  {
+    /// (kappa grad phi_i, grad phi_j) + (a phi_i, phi_j) between shape functions of one component.
+    template <int dim>
+    void
+    coefficient_form(const FEValues<dim> &fe_values, const Function<dim> *kappa, const Function<dim> *a,
+                     const bool with_gradients, const bool with_values, FullMatrix<double> &matrix)
+    {
+      const FiniteElement<dim> &fe = fe_values.get_fe();
+      for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+        {
+          const Point<dim> &x  = fe_values.quadrature_point(q);
+          const double      kq = with_gradients ? (kappa ? kappa->value(x) : 1.) : 0.;
+          const double      aq = with_values ? (a ? a->value(x) : 1.) : 0.;
+          for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+            for (unsigned int j = 0; j < fe.n_dofs_per_cell(); ++j)
+              if (fe.system_to_component_index(i).first == fe.system_to_component_index(j).first)
+                matrix(i, j) += (aq * fe_values.shape_value(i, q) * fe_values.shape_value(j, q) +
+                                 kq * (fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q))) *
+                                fe_values.JxW(q);
+        }
+    }
+  } // namespace
+
+  template <int dim, typename Number>
+  typename LocalMatrixOperator<dim, Number>::CellMatrixFunction
+  LocalMatrixOperator<dim, Number>::mass(const Function<dim> *a)
+  {
+    return [a](const cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
+      coefficient_form<dim>(fe_values, nullptr, a, false, true, matrix);
+    };
+  }
+
+  template <int dim, typename Number>
+  typename LocalMatrixOperator<dim, Number>::CellMatrixFunction
+  LocalMatrixOperator<dim, Number>::laplace(const Function<dim> *kappa)
+  {
+    return [kappa](const cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
+      coefficient_form<dim>(fe_values, kappa, nullptr, true, false, matrix);
+    };
+  }
+
+  template <int dim, typename Number>
+  typename LocalMatrixOperator<dim, Number>::CellMatrixFunction
+  LocalMatrixOperator<dim, Number>::helmholtz(const Function<dim> *kappa, const Function<dim> *a)
+  {
+    return [kappa, a](const cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
+      coefficient_form<dim>(fe_values, kappa, a, true, true, matrix);
+    };
+  }
+
+  template class LocalMatrixOperator<2, float>;
+  template class LocalMatrixOperator<2, double>;
+  template class LocalMatrixOperator<3, float>;
+  template class LocalMatrixOperator<3, double>;
+} // namespace gpumf

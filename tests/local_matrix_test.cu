@@ -1,0 +1,175 @@
+// gpumf::LocalMatrixOperator against the tensor-product operators: the same bilinear forms
+// applied through element matrices (shared or per cell, thread-per-element or
+// block-per-element kernel) and through sum factorization must agree, and so must their
+// diagonals. Storage is detected (shared on the uniform box without coefficients, per cell
+// on the curved shell); a user's non-symmetric form checks Tvmult: (A^T x, y) = (x, A y).
+//
+//   local_matrix_test host|cuda     (cuda: skipped without a GPU)
+#include <gpumf/local_matrix_operator.h>
+#include <gpumf/operators.h>
+
+#include <deal.II/fe/fe_q.h>
+
+#include "coefficient.h"
+#include "test_utils.h"
+
+using namespace dealii;
+
+namespace
+{
+  template <int dim>
+  class Kappa : public Function<dim>
+  {
+  public:
+    double
+    value(const Point<dim> &p, const unsigned int = 0) const override
+    {
+      return 1. + 0.5 * p[0] * p[0];
+    }
+  };
+
+  template <int dim, int degree>
+  void
+  check(test::Checker &checker, const gpumf::Backend backend, const test::MeshKind mesh)
+  {
+    using LM                               = gpumf::LocalMatrixOperator<dim, double>;
+    const MPI_Comm                            comm = MPI_COMM_WORLD;
+    parallel::distributed::Triangulation<dim> tria(comm);
+    test::make_mesh(tria, mesh);
+    const auto      mapping = test::make_mapping<dim>(mesh);
+    const FE_Q<dim> fe(degree);
+    DoFHandler<dim> dof(tria);
+    dof.distribute_dofs(fe);
+    AffineConstraints<double> constraints;
+    test::make_constraints(*mapping, dof, constraints);
+    const QGauss<1>     quad(degree + 2);
+    const Kappa<dim>    kappa;
+    const std::string   name = std::to_string(dim) + "d degree " + std::to_string(degree) + " " + test::to_string(mesh);
+    const double        tolerance = 1e-12;
+
+    gpumf::Vector<double> x, y, z;
+    // Laplace without coefficient: shared matrix on the box
+    {
+      typename gpumf::LaplaceOperator<dim, degree, degree + 2>::AdditionalData data;
+      data.backend = backend;
+      gpumf::LaplaceOperator<dim, degree, degree + 2> tp;
+      tp.reinit(*mapping, dof, constraints, quad, data);
+      tp.compute_diagonal();
+      tp.initialize_dof_vector(x);
+      tp.initialize_dof_vector(y);
+      tp.initialize_dof_vector(z);
+      test::fill_random(x);
+      tp.vmult(y, x);
+      for (const auto kernel : {LM::Kernel::thread_per_element, LM::Kernel::block_per_element})
+        for (const auto storage : {LM::Storage::automatic, LM::Storage::per_cell})
+          {
+            if (kernel == LM::Kernel::thread_per_element && fe.n_dofs_per_cell() > 64)
+              continue;
+            typename LM::AdditionalData lm_data;
+            lm_data.matrix_free         = data;
+            lm_data.matrix_free.use_coloring = storage == LM::Storage::per_cell;
+            lm_data.kernel              = kernel;
+            lm_data.storage             = storage;
+            LM lm;
+            lm.reinit(*mapping, dof, constraints, quad, LM::laplace(), lm_data);
+            const bool shared = lm.storage() == LM::Storage::shared;
+            const std::string variant = name + " laplace " + (shared ? "shared" : "per-cell") + " matrix, " +
+                                        (kernel == LM::Kernel::thread_per_element ? "thread" : "block") +
+                                        " per element, " + (lm_data.matrix_free.use_coloring ? "coloring" : "atomics");
+            if (storage == LM::Storage::automatic)
+              checker.check(shared == (mesh == test::MeshKind::cartesian),
+                            variant + ": storage detected (" + (shared ? "shared" : "per cell") + ")");
+            lm.vmult(z, x);
+            checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+                                variant + " vs tensor product");
+            lm.compute_diagonal();
+            checker.check_below(test::relative_difference(test::to_rw(lm.get_matrix_diagonal_inverse()->get_vector()),
+                                                          test::to_rw(tp.get_matrix_diagonal_inverse()->get_vector()),
+                                                          comm),
+                                tolerance, variant + ": diagonal vs tensor product");
+          }
+    }
+    // Helmholtz with kappa(x) and a(x): per cell
+    {
+      typename gpumf::HelmholtzOperator<dim, degree, degree + 2>::AdditionalData data;
+      data.backend = backend;
+      gpumf::HelmholtzOperator<dim, degree, degree + 2> tp;
+      tp.reinit(*mapping, dof, constraints, quad, data);
+      tp.set_gradient_coefficient(kappa);
+      class A : public Function<dim>
+      {
+      public:
+        double
+        value(const Point<dim> &p, const unsigned int = 0) const override
+        {
+          return helmholtz_coefficient(p);
+        }
+      } a;
+      tp.set_value_coefficient(a);
+      tp.vmult(y, x);
+      typename LM::AdditionalData lm_data;
+      lm_data.matrix_free = data;
+      LM lm;
+      lm.reinit(*mapping, dof, constraints, quad, LM::helmholtz(&kappa, &a), lm_data);
+      lm.vmult(z, x);
+      checker.check(lm.storage() == LM::Storage::per_cell, name + " helmholtz with coefficients: per-cell storage");
+      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+                          name + " helmholtz with coefficients: local matrix vs tensor product");
+      if (mesh == test::MeshKind::curved)
+        {
+          bool thrown = false;
+          try
+            {
+              lm_data.storage = LM::Storage::shared;
+              LM forced;
+              forced.reinit(*mapping, dof, constraints, quad, LM::helmholtz(&kappa, &a), lm_data);
+            }
+          catch (const gpumf::ExcNotSupported &)
+            {
+              thrown = true;
+            }
+          checker.check(thrown, name + ": Storage::shared with differing element matrices throws");
+        }
+    }
+    // a non-symmetric user form (b . grad u, v) + (u, v): Tvmult is the adjoint
+    {
+      typename LM::AdditionalData lm_data;
+      lm_data.matrix_free.backend = backend;
+      LM lm;
+      lm.reinit(*mapping, dof, constraints, quad,
+                [](const typename LM::cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
+                  Tensor<1, dim> b;
+                  for (unsigned int d = 0; d < dim; ++d)
+                    b[d] = 1. + d;
+                  for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+                    for (unsigned int i = 0; i < matrix.m(); ++i)
+                      for (unsigned int j = 0; j < matrix.n(); ++j)
+                        matrix(i, j) += (b * fe_values.shape_grad(j, q) + fe_values.shape_value(j, q)) *
+                                        fe_values.shape_value(i, q) * fe_values.JxW(q);
+                },
+                lm_data);
+      gpumf::Vector<double> w;
+      lm.initialize_dof_vector(w);
+      test::fill_random(w, 2);
+      lm.vmult(y, x);
+      lm.Tvmult(z, w);
+      const double wAx = w * y, ATwx = z * x;
+      checker.check_below(std::abs(wAx - ATwx) / std::abs(wAx), 1e-13, name + " advection form: (A^T w, x) = (w, A x)");
+    }
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  return test::run(argc, argv, [&](test::Checker &checker, const gpumf::Backend backend) {
+    for (const auto mesh : {test::MeshKind::cartesian, test::MeshKind::curved})
+      {
+        check<2, 1>(checker, backend, mesh);
+        check<2, 3>(checker, backend, mesh);
+        check<3, 1>(checker, backend, mesh);
+        check<3, 2>(checker, backend, mesh);
+        check<3, 3>(checker, backend, mesh);
+      }
+  });
+}
