@@ -74,6 +74,7 @@ namespace gpumf
     if (agree)
       all.resize(std::min<std::size_t>(all.size(), std::size_t(n) * n));
     matrices.reinit(mf.backend(), all);
+    diagonal.reset();
     inverse_diagonal.reset();
   }
 
@@ -192,6 +193,16 @@ namespace gpumf
     apply(diagonal, diagonal, false, true);
     mf.set_constrained_values(Number(1), diagonal);
     inverse_diagonal = internal::inverse_diagonal(diagonal);
+    this->diagonal   = std::make_shared<DiagonalMatrix<VectorType>>();
+    this->diagonal->get_vector().swap(diagonal);
+  }
+
+  template <int dim, typename Number>
+  const std::shared_ptr<DiagonalMatrix<typename LocalMatrixOperator<dim, Number>::VectorType>> &
+  LocalMatrixOperator<dim, Number>::get_matrix_diagonal() const
+  {
+    AssertThrow(diagonal != nullptr, ExcNotSupported("call compute_diagonal() first."));
+    return diagonal;
   }
 
   template <int dim, typename Number>
@@ -230,20 +241,17 @@ namespace gpumf
     return mf.memory_consumption() + matrices.memory_consumption();
   }
 
-  namespace
+  template <int dim, typename Number>
+  typename LocalMatrixOperator<dim, Number>::CellMatrixFunction
+  LocalMatrixOperator<dim, Number>::coefficient_form(const PointCoefficient &kappa, const PointCoefficient &a)
   {
-    /// (kappa grad phi_i, grad phi_j) + (a phi_i, phi_j) between shape functions of one component.
-    template <int dim>
-    void
-    coefficient_form(const FEValues<dim> &fe_values, const Function<dim> *kappa, const Function<dim> *a,
-                     const bool with_gradients, const bool with_values, FullMatrix<double> &matrix)
-    {
+    return [kappa, a](const cell_iterator &cell, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
       const FiniteElement<dim> &fe = fe_values.get_fe();
       for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
         {
           const Point<dim> &x  = fe_values.quadrature_point(q);
-          const double      kq = with_gradients ? (kappa ? kappa->value(x) : 1.) : 0.;
-          const double      aq = with_values ? (a ? a->value(x) : 1.) : 0.;
+          const double      kq = kappa ? kappa(cell, q, x) : 0.;
+          const double      aq = a ? a(cell, q, x) : 0.;
           for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
             for (unsigned int j = 0; j < fe.n_dofs_per_cell(); ++j)
               if (fe.system_to_component_index(i).first == fe.system_to_component_index(j).first)
@@ -251,6 +259,19 @@ namespace gpumf
                                  kq * (fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q))) *
                                 fe_values.JxW(q);
         }
+    };
+  }
+
+  namespace
+  {
+    /// f(x), or 1 for a null function.
+    template <int dim>
+    std::function<double(const typename DoFHandler<dim>::active_cell_iterator &, unsigned int, const Point<dim> &)>
+    at_points(const Function<dim> *f)
+    {
+      return [f](const typename DoFHandler<dim>::active_cell_iterator &, unsigned int, const Point<dim> &x) {
+        return f ? f->value(x) : 1.;
+      };
     }
   } // namespace
 
@@ -258,27 +279,21 @@ namespace gpumf
   typename LocalMatrixOperator<dim, Number>::CellMatrixFunction
   LocalMatrixOperator<dim, Number>::mass(const Function<dim> *a)
   {
-    return [a](const cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
-      coefficient_form<dim>(fe_values, nullptr, a, false, true, matrix);
-    };
+    return coefficient_form({}, at_points<dim>(a));
   }
 
   template <int dim, typename Number>
   typename LocalMatrixOperator<dim, Number>::CellMatrixFunction
   LocalMatrixOperator<dim, Number>::laplace(const Function<dim> *kappa)
   {
-    return [kappa](const cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
-      coefficient_form<dim>(fe_values, kappa, nullptr, true, false, matrix);
-    };
+    return coefficient_form(at_points<dim>(kappa), {});
   }
 
   template <int dim, typename Number>
   typename LocalMatrixOperator<dim, Number>::CellMatrixFunction
   LocalMatrixOperator<dim, Number>::helmholtz(const Function<dim> *kappa, const Function<dim> *a)
   {
-    return [kappa, a](const cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
-      coefficient_form<dim>(fe_values, kappa, a, true, true, matrix);
-    };
+    return coefficient_form(at_points<dim>(kappa), at_points<dim>(a));
   }
 
   template class LocalMatrixOperator<2, float>;

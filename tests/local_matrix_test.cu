@@ -51,7 +51,8 @@ namespace
     // Laplace without coefficient: shared matrix on the box
     {
       typename gpumf::LaplaceOperator<dim, degree, degree + 2>::AdditionalData data;
-      data.backend = backend;
+      data.backend        = backend;
+      data.implementation = gpumf::Implementation::tensor_product;
       gpumf::LaplaceOperator<dim, degree, degree + 2> tp;
       tp.reinit(*mapping, dof, constraints, quad, data);
       tp.compute_diagonal();
@@ -92,7 +93,8 @@ namespace
     // Helmholtz with kappa(x) and a(x): per cell
     {
       typename gpumf::HelmholtzOperator<dim, degree, degree + 2>::AdditionalData data;
-      data.backend = backend;
+      data.backend        = backend;
+      data.implementation = gpumf::Implementation::tensor_product;
       gpumf::HelmholtzOperator<dim, degree, degree + 2> tp;
       tp.reinit(*mapping, dof, constraints, quad, data);
       tp.set_gradient_coefficient(kappa);
@@ -107,6 +109,44 @@ namespace
       } a;
       tp.set_value_coefficient(a);
       tp.vmult(y, x);
+      tp.compute_diagonal();
+
+      // the ready-made operator on element matrices: the same results
+      data.implementation = gpumf::Implementation::local_matrix;
+      gpumf::HelmholtzOperator<dim, degree, degree + 2> on_matrices;
+      on_matrices.reinit(*mapping, dof, constraints, quad, data);
+      on_matrices.set_gradient_coefficient(kappa);
+      on_matrices.set_value_coefficient(a);
+      on_matrices.vmult(z, x);
+      on_matrices.compute_diagonal();
+      checker.check(on_matrices.implementation() == gpumf::Implementation::local_matrix,
+                    name + " HelmholtzOperator, implementation local_matrix: in use");
+      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+                          name + " HelmholtzOperator on element matrices vs sum factorization");
+      checker.check_below(
+        test::relative_difference(test::to_rw(on_matrices.get_matrix_diagonal()->get_vector()),
+                                  test::to_rw(tp.get_matrix_diagonal()->get_vector()), comm),
+        tolerance, name + " HelmholtzOperator on element matrices: diagonal vs sum factorization");
+
+      // automatic choice by the cost model: element matrices for trilinear elements,
+      // sum factorization for degree 3 with coefficients in 3D
+      data.implementation = gpumf::Implementation::automatic;
+      gpumf::HelmholtzOperator<dim, degree, degree + 2> automatic;
+      automatic.reinit(*mapping, dof, constraints, quad, data);
+      automatic.set_gradient_coefficient(kappa);
+      automatic.set_value_coefficient(a);
+      automatic.vmult(z, x);
+      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+                          name + " HelmholtzOperator, automatic implementation: same result");
+      if (degree == 1 || (dim == 3 && degree == 3))
+        {
+          const auto expected = degree == 1 ? gpumf::Implementation::local_matrix : gpumf::Implementation::tensor_product;
+          checker.check(automatic.implementation() == expected,
+                        name + " HelmholtzOperator with coefficients, automatic: " +
+                          (automatic.implementation() == gpumf::Implementation::local_matrix ? "local matrix" :
+                                                                                              "tensor product"));
+        }
+
       typename LM::AdditionalData lm_data;
       lm_data.matrix_free = data;
       LM lm;

@@ -110,8 +110,9 @@ namespace
     // y = A x and the diagonal, on a backend
     const auto apply = [&](const gpumf::Backend b, const bool coloring) {
       typename Operator::AdditionalData data;
-      data.backend      = b;
-      data.use_coloring = coloring;
+      data.backend        = b;
+      data.use_coloring   = coloring;
+      data.implementation = gpumf::Implementation::tensor_product; // local matrices: local_matrix_test
       Operator op;
       op.reinit(*mapping, dof, constraints, quad, data);
       if (reference == Reference::assembled_matrix)

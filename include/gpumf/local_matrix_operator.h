@@ -77,6 +77,16 @@ namespace gpumf
            const CellMatrixFunction &               cell_matrix,
            const AdditionalData &                   additional_data = AdditionalData());
 
+    /// A coefficient at quadrature point q of a cell (for coefficient_form()).
+    using PointCoefficient = std::function<double(const cell_iterator &, unsigned int q, const dealii::Point<dim> &)>;
+
+    /**
+     * (kappa grad u, grad v) + (a u, v) per component, each term only where its coefficient
+     * is given (non-empty).
+     */
+    static CellMatrixFunction
+    coefficient_form(const PointCoefficient &kappa, const PointCoefficient &a);
+
     /// (a u, v) per component; a = 1 when null. The function must outlive reinit() only.
     static CellMatrixFunction
     mass(const dealii::Function<dim> *a = nullptr);
@@ -112,6 +122,8 @@ namespace gpumf
     void
     compute_diagonal();
     const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
+    get_matrix_diagonal() const;
+    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
     get_matrix_diagonal_inverse() const;
 
     /// Shared or per cell, as chosen at reinit().
@@ -134,7 +146,7 @@ namespace gpumf
     unsigned int                                        dofs_per_cell = 0;
     Storage                                             storage_      = Storage::automatic;
     Kernel                                              kernel_       = Kernel::automatic;
-    std::shared_ptr<dealii::DiagonalMatrix<VectorType>> inverse_diagonal;
+    std::shared_ptr<dealii::DiagonalMatrix<VectorType>> diagonal, inverse_diagonal;
   };
 } // namespace gpumf
 

@@ -8,6 +8,7 @@
 #define gpumf_matrix_free_h
 
 #include <gpumf/backend.h>
+#include <gpumf/cost_model.h>
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
@@ -105,6 +106,9 @@ namespace gpumf
       bool overlap_communication_computation;
       /// Where data and loops live (default: default_backend()).
       Backend backend = default_backend();
+      /// For the ready-made operators (gpumf/operators.h): sum factorization, element
+      /// matrices, or the cheaper by gpumf::CostModel.
+      Implementation implementation = Implementation::automatic;
     };
 
     /**

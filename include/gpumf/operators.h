@@ -10,6 +10,7 @@
 
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/internal/diagonal.h>
+#include <gpumf/local_matrix_operator.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/vector.h>
 
@@ -104,6 +105,11 @@ namespace gpumf
    *
    * Works with deal.II's SolverCG/SolverGMRES, DiagonalMatrix and PreconditionChebyshev on
    * gpumf::Vector: vmult(), Tvmult(), m(), n(), and the diagonal from compute_diagonal().
+   *
+   * Implementation (AdditionalData::implementation): sum factorization on the MatrixFree
+   * object, or element matrices through a LocalMatrixOperator; `automatic` takes the one
+   * gpumf::CostModel predicts to be faster (element matrices where one matrix serves all
+   * cells or the degree is low). implementation() says which is in use.
    */
   template <int dim, int fe_degree, int n_q_points_1d, int n_components, typename Number, bool with_values,
             bool with_gradients>
@@ -128,6 +134,13 @@ namespace gpumf
       auto mf = std::make_shared<MatrixFree<dim, Number>>();
       mf->reinit(mapping, dof_handler, constraints, quad, additional_data);
       initialize(mf);
+      setup = std::make_unique<Setup>();
+      setup->mapping = mapping.clone();
+      setup->dof_handler = &dof_handler;
+      setup->constraints.copy_from(constraints);
+      setup->quad = quad;
+      setup->data = additional_data;
+      choose_implementation();
     }
 
     /// Works on a MatrixFree object shared with others (deal.II: MatrixFreeOperators::Base::initialize).
@@ -137,8 +150,26 @@ namespace gpumf
       mf = matrix_free;
       value_coefficient.clear();
       gradient_coefficient.clear();
+      value_host.clear();
+      gradient_host.clear();
       diagonal.reset();
       inverse_diagonal.reset();
+      setup.reset();
+      local_matrix.reset();
+    }
+
+    /// tensor_product or local_matrix: what vmult() uses.
+    Implementation
+    implementation() const
+    {
+      return local_matrix ? Implementation::local_matrix : Implementation::tensor_product;
+    }
+
+    /// The element-matrix operator in use, or null.
+    const LocalMatrixOperator<dim, Number> *
+    local_matrix_operator() const
+    {
+      return local_matrix.get();
     }
 
     /// a at the quadrature points, in local_q_point_id() order.
@@ -147,6 +178,8 @@ namespace gpumf
     {
       static_assert(with_values, "this operator has no value term");
       set(value_coefficient, values);
+      value_host = values;
+      choose_implementation();
     }
 
     /// a(x) evaluated at the quadrature points now.
@@ -162,6 +195,8 @@ namespace gpumf
     {
       static_assert(with_gradients, "this operator has no gradient term");
       set(gradient_coefficient, values);
+      gradient_host = values;
+      choose_implementation();
     }
 
     /// kappa(x) evaluated at the quadrature points now.
@@ -183,6 +218,8 @@ namespace gpumf
     void
     vmult_add(VectorType &dst, const VectorType &src) const
     {
+      if (local_matrix)
+        return local_matrix->vmult_add(dst, src);
       matrix_free().cell_loop(cell_operator(), src, dst);
       matrix_free().add_constrained_values(src, dst);
     }
@@ -234,14 +271,23 @@ namespace gpumf
     void
     compute_diagonal()
     {
-      diagonal      = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
-      VectorType &d = diagonal->get_vector();
-      initialize_dof_vector(d);
-      matrix_free().diagonal_loop(cell_operator(), d);
-      matrix_free().set_constrained_values(Number(1), d);
-      diagonal_entries = dealii::LinearAlgebra::ReadWriteVector<Number>(d.locally_owned_elements());
+      if (local_matrix)
+        {
+          local_matrix->compute_diagonal();
+          diagonal         = local_matrix->get_matrix_diagonal();
+          inverse_diagonal = local_matrix->get_matrix_diagonal_inverse();
+        }
+      else
+        {
+          diagonal = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
+          initialize_dof_vector(diagonal->get_vector());
+          matrix_free().diagonal_loop(cell_operator(), diagonal->get_vector());
+          matrix_free().set_constrained_values(Number(1), diagonal->get_vector());
+          inverse_diagonal = internal::inverse_diagonal(diagonal->get_vector());
+        }
+      const VectorType &d = diagonal->get_vector();
+      diagonal_entries    = dealii::LinearAlgebra::ReadWriteVector<Number>(d.locally_owned_elements());
       d.export_to(diagonal_entries, dealii::VectorOperation::insert);
-      inverse_diagonal = internal::inverse_diagonal(d);
     }
 
     const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
@@ -272,6 +318,65 @@ namespace gpumf
     }
 
   private:
+    /// What reinit() was given, for building element matrices.
+    struct Setup
+    {
+      std::unique_ptr<dealii::Mapping<dim>> mapping;
+      const dealii::DoFHandler<dim> *       dof_handler = nullptr;
+      dealii::AffineConstraints<Number>     constraints;
+      dealii::Quadrature<1>                 quad;
+      AdditionalData                        data;
+    };
+
+    std::unique_ptr<Setup>                            setup;
+    std::shared_ptr<LocalMatrixOperator<dim, Number>> local_matrix;
+    std::vector<Number>                               value_host, gradient_host;
+
+    /// Element matrices or sum factorization, as asked or as the cost model predicts.
+    void
+    choose_implementation()
+    {
+      local_matrix.reset();
+      diagonal.reset();
+      inverse_diagonal.reset();
+      const Implementation asked = setup ? setup->data.implementation : Implementation::tensor_product;
+      AssertThrow(setup || asked != Implementation::local_matrix,
+                  ExcNotSupported("local-matrix operators need reinit() with a mapping, not initialize()."));
+      if (asked == Implementation::tensor_product)
+        return;
+      const CostModel model;
+      const double    tensor_product = model.tensor_product(dim, fe_degree, n_q_points_1d, n_components,
+                                                         !value_host.empty() + !gradient_host.empty());
+      if (asked == Implementation::automatic && model.local_matrix(dim, fe_degree, n_components, true) >= tensor_product)
+        return;
+
+      // element matrices of the same form, coefficients at the same quadrature points
+      using LM = LocalMatrixOperator<dim, Number>;
+      std::vector<unsigned int> position(setup->dof_handler->get_triangulation().n_active_cells());
+      unsigned int              c = 0;
+      for (const auto &color : matrix_free().get_colored_graph())
+        for (const auto &cell : color)
+          position[cell->active_cell_index()] = c++;
+      const unsigned int n_q = matrix_free().n_q_points();
+      const auto at = [&position, n_q](const std::vector<Number> &values) -> typename LM::PointCoefficient {
+        return [&position, &values, n_q](const typename LM::cell_iterator &cell, const unsigned int q,
+                                        const dealii::Point<dim> &) {
+          return values.empty() ? 1. : double(values[position[cell->active_cell_index()] * n_q + q]);
+        };
+      };
+      typename LM::AdditionalData data;
+      data.matrix_free = setup->data;
+      local_matrix     = std::make_shared<LM>();
+      local_matrix->reinit(*setup->mapping, *setup->dof_handler, setup->constraints, setup->quad,
+                           LM::coefficient_form(with_gradients ? at(gradient_host) : typename LM::PointCoefficient(),
+                                                with_values ? at(value_host) : typename LM::PointCoefficient()),
+                           data);
+      if (asked == Implementation::automatic &&
+          model.local_matrix(dim, fe_degree, n_components, local_matrix->storage() == LM::Storage::shared) >=
+            tensor_product)
+        local_matrix.reset();
+    }
+
     std::shared_ptr<const MatrixFree<dim, Number>>              mf;
     internal::Array<Number>                                     value_coefficient, gradient_coefficient;
     std::shared_ptr<dealii::DiagonalMatrix<VectorType>>         diagonal, inverse_diagonal;
