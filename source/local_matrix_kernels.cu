@@ -39,6 +39,27 @@ namespace gpumf
             dst[index] += value;
         }
 
+        /// The cell's value at local DoF j (zero if constrained or for the diagonal).
+        template <typename Number>
+        __device__ Number
+        gather(const LocalMatrixLaunch<Number> &l, const unsigned int *indices, const unsigned int j, const Number *src)
+        {
+          return indices[j] == 0xffffffffu || l.diagonal_only ? Number() : src[indices[j]];
+        }
+
+        /// Row i of the element matrix times v (or the diagonal entry).
+        template <typename Number>
+        __device__ Number
+        row(const LocalMatrixLaunch<Number> &l, const Number *A, const unsigned int i, const Number *v)
+        {
+          if (l.diagonal_only)
+            return entry(l, A, i, i);
+          Number sum = 0;
+          for (unsigned int j = 0; j < l.n; ++j)
+            sum += entry(l, A, i, j) * v[j];
+          return sum;
+        }
+
         template <typename Number>
         __global__ void
         thread_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
@@ -50,17 +71,9 @@ namespace gpumf
           const Number *      A       = matrix_of(l, cell);
           Number              v[max_thread_per_element];
           for (unsigned int j = 0; j < l.n; ++j)
-            v[j] = indices[j] == 0xffffffffu || l.diagonal_only ? Number() : src[indices[j]];
+            v[j] = gather(l, indices, j, src);
           for (unsigned int i = 0; i < l.n; ++i)
-            {
-              Number sum = 0;
-              if (l.diagonal_only)
-                sum = entry(l, A, i, i);
-              else
-                for (unsigned int j = 0; j < l.n; ++j)
-                  sum += entry(l, A, i, j) * v[j];
-              add(l, dst, indices[i], sum);
-            }
+            add(l, dst, indices[i], row(l, A, i, v));
         }
 
         template <typename Number>
@@ -73,15 +86,9 @@ namespace gpumf
           const unsigned int *indices = l.local_to_global + std::size_t(cell) * l.n;
           const Number *      A       = matrix_of(l, cell);
           const unsigned int  i       = threadIdx.x;
-          v[i] = indices[i] == 0xffffffffu || l.diagonal_only ? Number() : src[indices[i]];
+          v[i] = gather(l, indices, i, src);
           __syncthreads();
-          Number sum = 0;
-          if (l.diagonal_only)
-            sum = entry(l, A, i, i);
-          else
-            for (unsigned int j = 0; j < l.n; ++j)
-              sum += entry(l, A, i, j) * v[j];
-          add(l, dst, indices[i], sum);
+          add(l, dst, indices[i], row(l, A, i, v));
         }
       } // namespace
 

@@ -17,17 +17,6 @@ using namespace dealii;
 
 namespace
 {
-  template <int dim>
-  class Kappa : public Function<dim>
-  {
-  public:
-    double
-    value(const Point<dim> &p, const unsigned int = 0) const override
-    {
-      return 1. + 0.5 * p[0] * p[0];
-    }
-  };
-
   template <int dim, int degree>
   void
   check(test::Checker &checker, const gpumf::Backend backend, const test::MeshKind mesh)
@@ -43,7 +32,7 @@ namespace
     AffineConstraints<double> constraints;
     test::make_constraints(*mapping, dof, constraints);
     const QGauss<1>     quad(degree + 2);
-    const Kappa<dim>    kappa;
+    const test::Kappa<dim> kappa;
     const std::string   name = std::to_string(dim) + "d degree " + std::to_string(degree) + " " + test::to_string(mesh);
     const double        tolerance = 1e-12;
 
@@ -98,15 +87,7 @@ namespace
       gpumf::HelmholtzOperator<dim, degree, degree + 2> tp;
       tp.reinit(*mapping, dof, constraints, quad, data);
       tp.set_gradient_coefficient(kappa);
-      class A : public Function<dim>
-      {
-      public:
-        double
-        value(const Point<dim> &p, const unsigned int = 0) const override
-        {
-          return helmholtz_coefficient(p);
-        }
-      } a;
+      const test::ValueCoefficient<dim> a;
       tp.set_value_coefficient(a);
       tp.vmult(y, x);
       tp.compute_diagonal();

@@ -31,38 +31,6 @@ namespace
     dealii_matrix_free // deal.II's CPU MatrixFree Helmholtz operator (kappa = 1, a(x)), for high degrees
   };
 
-  template <int dim>
-  class Kappa : public Function<dim>
-  {
-  public:
-    double
-    value(const Point<dim> &p, const unsigned int = 0) const override
-    {
-      return 1. + 0.5 * p[0] * p[0];
-    }
-  };
-
-  template <int dim>
-  class ValueCoefficient : public Function<dim>
-  {
-  public:
-    double
-    value(const Point<dim> &p, const unsigned int = 0) const override
-    {
-      return helmholtz_coefficient(p);
-    }
-  };
-
-  template <int dim, typename Number>
-  Vector<Number>
-  to_serial(const LinearAlgebra::ReadWriteVector<Number> &rw, const unsigned int size)
-  {
-    Vector<Number> v(size);
-    for (const auto i : rw.get_stored_elements())
-      v(i) = rw(i);
-    return v;
-  }
-
   template <int dim, int degree, int n_q_1d, int n_components, bool with_values, bool with_gradients>
   void
   check(test::Checker &checker, const gpumf::Backend backend, const test::MeshKind mesh, const QuadKind quad_kind,
@@ -97,8 +65,8 @@ namespace
     }
     const Quadrature<1> quad =
       quad_kind == QuadKind::gauss ? Quadrature<1>(QGauss<1>(n_q_1d)) : Quadrature<1>(QGaussLobatto<1>(n_q_1d));
-    const Kappa<dim>            kappa;
-    const ValueCoefficient<dim> a;
+    const test::Kappa<dim>            kappa;
+    const test::ValueCoefficient<dim> a;
 
     const std::string name =
       std::string(with_values && with_gradients ? "helmholtz" : with_values ? "mass" : "laplace") + " " +
@@ -146,7 +114,6 @@ namespace
           {
             AssertThrow(Utilities::MPI::n_mpi_processes(comm) == 1, ExcMessage("the assembled reference is serial"));
             test::AssembledOperator<dim>      matrix;
-            const Functions::ConstantFunction<dim> one(1.);
             matrix.assemble(*mapping, dof, constraints, quad, with_values ? &a : nullptr,
                             with_gradients ? &kappa : nullptr);
             Vector<double> x(dof.n_dofs()), y(dof.n_dofs());

@@ -16,6 +16,8 @@
 #include <deal.II/lac/read_write_vector.h>
 #include <deal.II/numerics/vector_tools.h>
 
+#include "coefficient.h"
+
 #include <cstdint>
 #include <cstring>
 #include <sstream>
@@ -42,6 +44,30 @@ namespace test
     const double u = double(x % 1000003) / 1000003.; // [0, 1)
     return (x & (1ull << 40) ? 1. : -1.) * (0.1 + 0.9 * u);
   }
+
+  /// A variable diffusion coefficient for the tests: kappa(x) = 1 + x_0^2 / 2.
+  template <int dim>
+  class Kappa : public Function<dim>
+  {
+  public:
+    double
+    value(const Point<dim> &p, const unsigned int = 0) const override
+    {
+      return 1. + 0.5 * p[0] * p[0];
+    }
+  };
+
+  /// The Helmholtz coefficient a(x) of coefficient.h as a deal.II Function.
+  template <int dim>
+  class ValueCoefficient : public Function<dim>
+  {
+  public:
+    double
+    value(const Point<dim> &p, const unsigned int = 0) const override
+    {
+      return helmholtz_coefficient(p);
+    }
+  };
 
   enum class MeshKind
   {
