@@ -96,6 +96,11 @@ main(int argc, char **argv)
                                        [&] { setup<2>(FE_Q<2>(2), QGauss<1>(33), host); });
   checker.check((setup<3>(FESystem<3>(FE_Q<3>(2), 3), QGauss<1>(4), host), true),
                 "FESystem(FE_Q(2), 3) with QGauss(4) is accepted");
+  expect_throw<gpumf::ExcNotSupported>(checker, "local_q_point_id() without a point is rejected where threads own columns",
+                                       "pass the point q", [&] {
+                                         gpumf::MatrixFree<3, double>::Data data{};
+                                         gpumf::local_q_point_id<3, double>(0, &data, 12, 12 * 12 * 12);
+                                       });
   expect_throw<gpumf::ExcNotSupported>(checker, "hanging-node constraints are rejected", "constraints without entries",
                                        [&] { setup<2>(FE_Q<2>(2), QGauss<1>(3), host, true); });
   checker.check((setup<2>(FE_Q<2>(2), QGaussLobatto<1>(3), host), true), "Gauss-Lobatto with degree+1 points is accepted");

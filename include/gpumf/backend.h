@@ -76,6 +76,8 @@ namespace gpumf
                  std::string,
                  << "The CUDA backend was requested but " << arg1
                  << ". Use the host backend (GPUMF_BACKEND=host or auto).");
+  /// An input outside what gpumf supports; the message says what is supported.
+  DeclException1(ExcNotSupported, std::string, << arg1);
   /// cudaMalloc failed.
   DeclException3(ExcDeviceOutOfMemory,
                  std::size_t,

@@ -388,6 +388,10 @@ namespace gpumf
     __host__ __device__ void
     apply_for_each_quad_point(const Functor &func)
     {
+      static_assert(std::is_invocable_v<const Functor &, FEEvaluation *, unsigned int> ||
+                      layout.points_per_thread() == 1,
+                    "gpumf::FEEvaluation: with n_q_points_1d^3 > 1024 each thread owns several points; write the "
+                    "quadrature functor as operator()(FEEvaluation *phi, unsigned int q) and use get_value(q) etc.");
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         {
           current_q = internal::owned_point(layout, thread, s);

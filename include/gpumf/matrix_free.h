@@ -366,6 +366,12 @@ namespace gpumf
                    const unsigned int                               n_q_points,
                    const unsigned int q = dealii::numbers::invalid_unsigned_int)
   {
+#ifndef __CUDA_ARCH__
+    AssertThrow(q != dealii::numbers::invalid_unsigned_int ||
+                  internal::CellLayout<dim>{n_q_points_1d}.points_per_thread() == 1,
+                ExcNotSupported("local_q_point_id() without a point: each thread owns several points when "
+                                "n_q_points_1d^3 > 1024; pass the point q of the quadrature functor."));
+#endif
     return (data->row_start + cell) * n_q_points +
            (q != dealii::numbers::invalid_unsigned_int ?
               q :
@@ -392,12 +398,6 @@ namespace gpumf
     return strategy == S::atomics ? "atomics" : strategy == S::cartesian_coloring ? "cartesian coloring" : "graph coloring";
   }
 
-  /// @name Exceptions
-  /// @{
-  DeclException1(ExcNotSupported,
-                 std::string,
-                 << arg1);
-  /// @}
 } // namespace gpumf
 
 #include <gpumf/internal/cell_loop.h>
