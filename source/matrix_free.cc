@@ -175,7 +175,6 @@ namespace gpumf
     free();
     dof_handler   = &dof;
     backend_      = additional_data.backend;
-    use_coloring  = additional_data.use_coloring;
     fe_degree     = degree;
     n_q_points_1d = n_q;
     n_components_ = fe.n_components();
@@ -221,7 +220,8 @@ namespace gpumf
     for (const auto &cell : dof.active_cell_iterators())
       if (cell->is_locally_owned() && filter(cell))
         cells.push_back(cell);
-    const auto coordinates = use_coloring ? cartesian_coordinates<dim>(dof.get_triangulation(), cells) :
+    const bool use_coloring = additional_data.use_coloring;
+    const auto coordinates  = use_coloring ? cartesian_coordinates<dim>(dof.get_triangulation(), cells) :
                                             std::vector<std::array<long, dim>>();
     if (!coordinates.empty())
       {
@@ -368,7 +368,7 @@ namespace gpumf
     data.n_dofs_1d          = fe_degree + 1;
     data.n_q_points_1d      = n_q_points_1d;
     data.n_components       = n_components_;
-    data.use_coloring       = use_coloring;
+    data.use_coloring       = strategy != ConflictStrategy::atomics;
     return data;
   }
 

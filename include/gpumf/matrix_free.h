@@ -304,8 +304,7 @@ namespace gpumf
     dealii::SmartPointer<const dealii::DoFHandler<dim>> dof_handler;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
     Backend                                                   backend_ = Backend::host;
-    bool                                                      use_coloring = false;
-    ConflictStrategy                                          strategy     = ConflictStrategy::atomics;
+    ConflictStrategy                                          strategy = ConflictStrategy::atomics;
     unsigned int                                              id           = 0;
     unsigned int                                              fe_degree    = 0;
     unsigned int                                              n_q_points_1d = 0;

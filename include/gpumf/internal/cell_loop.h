@@ -54,17 +54,24 @@ namespace gpumf
       static constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
       static constexpr unsigned int    size   = ComponentsOf<Functor>::value * layout.n_points();
 
-      static SharedData<dim, Number>
-      make(Number *values, const typename MatrixFree<dim, Number>::Data &data)
+      /// SharedData over the scratch at @p values, with the 1D tables at @p shape_values and
+      /// @p co_shape_gradients (shape_gradients stay in the object's memory).
+      __host__ __device__ static SharedData<dim, Number>
+      make(Number *                                       values,
+           const Number *                                 shape_values,
+           const Number *                                 co_shape_gradients,
+           const typename MatrixFree<dim, Number>::Data &data)
       {
         Number *gradients[dim];
         for (unsigned int d = 0; d < dim; ++d)
           gradients[d] = values + (d + 1) * size;
         SharedData<dim, Number> shared(values, gradients);
-        shared.shape_values       = data.shape_values;
+        shared.shape_values       = shape_values;
         shared.shape_gradients    = data.shape_gradients;
-        shared.co_shape_gradients = data.co_shape_gradients;
-        shared.dof_values         = values + (dim + 1) * size;
+        shared.co_shape_gradients = co_shape_gradients;
+#ifndef __CUDA_ARCH__
+        shared.dof_values = values + (dim + 1) * size;
+#endif
         return shared;
       }
     };
@@ -81,7 +88,8 @@ namespace gpumf
           const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
           for (unsigned int cell = 0; cell < data.n_cells; ++cell)
             {
-              SharedData<dim, Number> shared = S::make(buffer.data(), data);
+              SharedData<dim, Number> shared =
+                S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data);
               for (unsigned int t = 0; t < S::layout.n_threads(); ++t)
                 {
                   host_thread_index() = ThreadIndex{t % S::layout.n_q, (t / S::layout.n_q) % S::layout.n_q,
@@ -107,20 +115,8 @@ namespace gpumf
       for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
         tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
       __syncthreads();
-      Number *values = tables + n_values + n_co;
-      Number *gradients[dim];
-      for (unsigned int d = 0; d < dim; ++d)
-        gradients[d] = values + (d + 1) * S::size;
-      SharedData<dim, Number> shared(values, gradients);
-      shared.shape_values       = tables;
-      shared.shape_gradients    = data.shape_gradients;
-      shared.co_shape_gradients = tables + n_values;
-      return shared;
+      return S::make(tables + n_values + n_co, tables, tables + n_values, data);
     }
-
-    /// One block per cell; the launch bound makes the compiler fit the block's threads in the registers.
-
-
 
     /// Launches kernel(args...) per color with one block of the functor's layout per cell.
     template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
@@ -155,7 +151,7 @@ namespace gpumf
     template <int dim, typename Number, typename Functor>
     __global__ void __launch_bounds__(layout_of<dim, Functor>().n_threads())
     diagonal_kernel(Functor func, Number *diagonal, const unsigned int dofs_per_cell,
-                         const typename MatrixFree<dim, Number>::Data data)
+                    const typename MatrixFree<dim, Number>::Data data)
     {
       SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data);
       for (unsigned int i = 0; i < dofs_per_cell; ++i)
