@@ -185,12 +185,20 @@ namespace gpumf
         int device = 0, max_shared = 0;
         GPUMF_CHECK_CUDA(cudaGetDevice(&device));
         GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        AssertThrow(shared_memory_per_cell() <= std::size_t(max_shared),
+        cells_per_block = 1;
+        AssertThrow(shared_memory_per_block() <= std::size_t(max_shared),
                     ExcNotSupported("gpumf::MatrixFree: a cell of FE_Q degree " + std::to_string(degree) + " with " +
                                     std::to_string(n_components_) + " components and " + std::to_string(n_q) +
-                                    " points per direction needs " + std::to_string(shared_memory_per_cell()) +
+                                    " points per direction needs " + std::to_string(shared_memory_per_block()) +
                                     " bytes of shared memory; the GPU offers " + std::to_string(max_shared) +
                                     " per block. Use fewer quadrature points, components or a lower degree."));
+        // several cells per block where they fit (threads and shared memory)
+        const unsigned int most = internal::CellLayout<dim>{n_q}.max_cells_per_block();
+        unsigned int       k    = additional_data.cells_per_block == 0 ? most :
+                                                                        std::min(additional_data.cells_per_block, most);
+        while (k > 1 && shared_memory_per_block_for(k) > std::size_t(max_shared))
+          --k;
+        cells_per_block = k;
 #endif
       }
 
@@ -318,9 +326,61 @@ namespace gpumf
           ++c;
         }
     q_points.reinit(backend_, host_points);
-    JxW.reinit(backend_, host_JxW);
-    inv_jacobian.reinit(backend_, host_inv_jacobian);
     local_to_global.reinit(backend_, host_indices);
+
+    // Geometry per point, or per cell where every cell is a parallelepiped (constant Jacobian).
+    std::vector<Number> weights(n_points);
+    for (unsigned int q = 0; q < n_points; ++q)
+      weights[q] = quadrature.weight(q);
+    const auto first_non_affine = [&]() -> int {
+      for (unsigned int c = 0; c < n_cells; ++c)
+        {
+          const std::size_t k0    = std::size_t(c) * n_points;
+          const double      det   = host_JxW[k0] / weights[0];
+          double            scale = 0;
+          for (unsigned int i = 0; i < dim * dim; ++i)
+            scale = std::max(scale, std::abs(double(host_inv_jacobian[i * n_total + k0])));
+          for (unsigned int q = 1; q < n_points; ++q)
+            {
+              if (std::abs(host_JxW[k0 + q] / weights[q] - det) > 1e-12 * std::abs(det))
+                return c;
+              for (unsigned int i = 0; i < dim * dim; ++i)
+                if (std::abs(host_inv_jacobian[i * n_total + k0 + q] - host_inv_jacobian[i * n_total + k0]) >
+                    1e-12 * scale)
+                  return c;
+            }
+        }
+      return -1;
+    };
+    using G = GeometryStorage;
+    if (additional_data.geometry != G::per_point)
+      {
+        const int bad = first_non_affine();
+        AssertThrow(bad < 0 || additional_data.geometry == G::automatic,
+                    ExcNotSupported("gpumf::MatrixFree: GeometryStorage::affine needs parallelepiped cells "
+                                    "(constant Jacobian), but the Jacobian varies within locally owned cell " +
+                                    std::to_string(bad) + " in color order. Use GeometryStorage::per_point "
+                                    "or automatic."));
+        affine = bad < 0;
+      }
+    if (affine)
+      {
+        std::vector<Number> cell_det(n_cells), cell_inverse(dim * dim * std::size_t(n_cells));
+        for (unsigned int c = 0; c < n_cells; ++c)
+          {
+            cell_det[c] = host_JxW[std::size_t(c) * n_points] / weights[0];
+            for (unsigned int i = 0; i < dim * dim; ++i)
+              cell_inverse[i * std::size_t(n_cells) + c] = host_inv_jacobian[i * n_total + std::size_t(c) * n_points];
+          }
+        JxW.reinit(backend_, cell_det);
+        inv_jacobian.reinit(backend_, cell_inverse);
+      }
+    else
+      {
+        JxW.reinit(backend_, host_JxW);
+        inv_jacobian.reinit(backend_, host_inv_jacobian);
+      }
+    quadrature_weights.reinit(backend_, weights);
 
     // 1D tables from the element itself: along the x axis the tensor-product basis
     // function with lexicographic index i is phi_i(x) * 1 * 1.
@@ -361,6 +421,7 @@ namespace gpumf
     data.shape_values       = shape_values.data();
     data.shape_gradients    = shape_gradients.data();
     data.co_shape_gradients = co_shape_gradients.data();
+    data.quadrature_weights = quadrature_weights.data();
     data.id                 = id;
     data.n_cells            = color_start[color + 1] - color_start[color];
     data.row_start          = color_start[color];
@@ -368,7 +429,9 @@ namespace gpumf
     data.n_dofs_1d          = fe_degree + 1;
     data.n_q_points_1d      = n_q_points_1d;
     data.n_components       = n_components_;
+    data.cells_per_block    = cells_per_block;
     data.use_coloring       = strategy != ConflictStrategy::atomics;
+    data.affine             = affine;
     return data;
   }
 
@@ -384,6 +447,13 @@ namespace gpumf
   MatrixFree<dim, Number>::conflict_strategy() const
   {
     return strategy;
+  }
+
+  template <int dim, typename Number>
+  bool
+  MatrixFree<dim, Number>::has_affine_geometry() const
+  {
+    return affine;
   }
 
   template <int dim, typename Number>
@@ -484,8 +554,11 @@ namespace gpumf
     shape_values.clear();
     shape_gradients.clear();
     co_shape_gradients.clear();
+    quadrature_weights.clear();
     constrained_dofs.clear();
-    dof_handler = nullptr;
+    dof_handler     = nullptr;
+    affine          = false;
+    cells_per_block = 1;
   }
 
   template <int dim, typename Number>
@@ -503,7 +576,8 @@ namespace gpumf
     std::size_t bytes = sizeof(*this) + q_points.memory_consumption() + local_to_global.memory_consumption() +
                         inv_jacobian.memory_consumption() + JxW.memory_consumption() +
                         shape_values.memory_consumption() + shape_gradients.memory_consumption() +
-                        co_shape_gradients.memory_consumption() + constrained_dofs.memory_consumption();
+                        co_shape_gradients.memory_consumption() + quadrature_weights.memory_consumption() +
+                        constrained_dofs.memory_consumption();
     for (const auto &color : graph)
       bytes += color.size() * sizeof(cell_iterator);
     if (partitioner)
@@ -557,9 +631,22 @@ namespace gpumf
   std::size_t
   MatrixFree<dim, Number>::shared_memory_per_cell() const
   {
-    return (n_q_points_1d * (fe_degree + 1) + n_q_points_1d * n_q_points_1d +
-            (dim + 1) * n_components_ * n_q_points()) *
-           sizeof(Number);
+    return (dim + 1) * n_components_ * n_q_points() * sizeof(Number);
+  }
+
+  template <int dim, typename Number>
+  std::size_t
+  MatrixFree<dim, Number>::shared_memory_per_block_for(const unsigned int cells) const
+  {
+    return (n_q_points_1d * (fe_degree + 1) + n_q_points_1d * n_q_points_1d) * sizeof(Number) +
+           cells * shared_memory_per_cell();
+  }
+
+  template <int dim, typename Number>
+  std::size_t
+  MatrixFree<dim, Number>::shared_memory_per_block() const
+  {
+    return shared_memory_per_block_for(cells_per_block);
   }
 
   template class MatrixFree<2, float>;

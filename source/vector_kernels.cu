@@ -118,6 +118,33 @@ namespace gpumf
         }
 
         template <typename Number>
+        __global__ void
+        cg_update_kernel(Number *x, Number *r, const Number *p, const Number *Ap, const Number *D, Number alpha,
+                         std::size_t n, Number *partial)
+        {
+          Number rr = 0, rDr = 0;
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            {
+              x[i]           = x[i] + alpha * p[i];
+              const Number ri = r[i] + alpha * Ap[i];
+              r[i]           = ri;
+              rr += ri * ri;
+              rDr += ri * (D != nullptr ? D[i] * ri : ri);
+            }
+          block_reduce(Reduction::sum, rr, partial);
+          __syncthreads();
+          block_reduce(Reduction::sum, rDr, partial + gridDim.x);
+        }
+
+        template <typename Number>
+        __global__ void
+        cg_direction_kernel(Number *p, const Number *r, const Number *D, Number beta, bool read_p, std::size_t n)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            p[i] = -(D != nullptr ? D[i] * r[i] : r[i]) + (read_p ? beta * p[i] : Number(0));
+        }
+
+        template <typename Number>
         Number
         finish_reduction(Reduction op, const Number *partial_device, unsigned int n_partial)
         {
@@ -137,7 +164,7 @@ namespace gpumf
         {
           static Number *buffer = nullptr;
           if (buffer == nullptr)
-            GPUMF_CHECK_CUDA(cudaMalloc(&buffer, max_blocks * sizeof(Number)));
+            GPUMF_CHECK_CUDA(cudaMalloc(&buffer, 2 * max_blocks * sizeof(Number)));
           return buffer;
         }
 
@@ -224,6 +251,37 @@ namespace gpumf
 
       template <typename Number>
       void
+      cg_update(Number *x, Number *r, const Number *p, const Number *Ap, const Number *D, Number alpha,
+                std::size_t n, Number (&sums)[2])
+      {
+        sums[0] = sums[1] = 0;
+        if (n == 0)
+          return;
+        const unsigned int blocks = n_blocks(n);
+        cg_update_kernel<<<blocks, block_size>>>(x, r, p, Ap, D, alpha, n, partial_buffer<Number>());
+        check_launch();
+        std::vector<Number> partial(2 * blocks);
+        GPUMF_CHECK_CUDA(cudaMemcpy(partial.data(), partial_buffer<Number>(), 2 * blocks * sizeof(Number),
+                                    cudaMemcpyDeviceToHost));
+        for (unsigned int b = 0; b < blocks; ++b)
+          {
+            sums[0] += partial[b];
+            sums[1] += partial[blocks + b];
+          }
+      }
+
+      template <typename Number>
+      void
+      cg_direction(Number *p, const Number *r, const Number *D, Number beta, bool read_p, std::size_t n)
+      {
+        if (n == 0)
+          return;
+        cg_direction_kernel<<<n_blocks(n), block_size>>>(p, r, D, beta, read_p, n);
+        check_launch();
+      }
+
+      template <typename Number>
+      void
       gather(Number *buffer, const Number *x, const unsigned int *indices, std::size_t n)
       {
         if (n == 0)
@@ -259,6 +317,9 @@ namespace gpumf
   template void   scale<Number>(Number *, std::size_t, const Number *);                              \
   template Number reduce<Number>(Reduction, const Number *, const Number *, std::size_t);            \
   template Number add_and_dot<Number>(Number *, std::size_t, Number, const Number *, const Number *); \
+  template void   cg_update<Number>(Number *, Number *, const Number *, const Number *, const Number *,  \
+                                  Number, std::size_t, Number(&)[2]);                                    \
+  template void   cg_direction<Number>(Number *, const Number *, const Number *, Number, bool, std::size_t); \
   template void   gather<Number>(Number *, const Number *, const unsigned int *, std::size_t);        \
   template void   scatter_add<Number>(Number *, const unsigned int *, const Number *, std::size_t);   \
   template void   set_indexed<Number>(Number *, const unsigned int *, const Number *, Number, bool, std::size_t);

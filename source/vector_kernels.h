@@ -52,6 +52,17 @@ namespace gpumf
       Number
       add_and_dot(Number *x, std::size_t n, Number a, const Number *v, const Number *w);
 
+      /// CG pass 2: x += alpha p, r += alpha Ap; sums[0] = r.r, sums[1] = r.(D r) (D null: identity)
+      template <typename Number>
+      void
+      cg_update(Number *x, Number *r, const Number *p, const Number *Ap, const Number *D, Number alpha,
+                std::size_t n, Number (&sums)[2]);
+
+      /// CG pass 3: p = -D r + (read_p ? beta p : 0) (D null: identity)
+      template <typename Number>
+      void
+      cg_direction(Number *p, const Number *r, const Number *D, Number beta, bool read_p, std::size_t n);
+
       /// buffer[i] = x[indices[i]]
       template <typename Number>
       void

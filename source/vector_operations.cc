@@ -95,6 +95,34 @@ namespace gpumf
 
     template <typename Number>
     void
+    cg_update(Backend backend, Number *x, Number *r, const Number *p, const Number *Ap, const Number *D,
+              Number alpha, std::size_t n, Number (&sums)[2])
+    {
+      if (backend == Backend::cuda)
+        GPUMF_DEVICE(cg_update(x, r, p, Ap, D, alpha, n, sums));
+      sums[0] = sums[1] = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        {
+          x[i] += alpha * p[i];
+          r[i] += alpha * Ap[i];
+          sums[0] += r[i] * r[i];
+          sums[1] += r[i] * (D != nullptr ? D[i] * r[i] : r[i]);
+        }
+    }
+
+    template <typename Number>
+    void
+    cg_direction(Backend backend, Number *p, const Number *r, const Number *D, Number beta, bool read_p,
+                 std::size_t n)
+    {
+      if (backend == Backend::cuda)
+        GPUMF_DEVICE(cg_direction(p, r, D, beta, read_p, n));
+      for (std::size_t i = 0; i < n; ++i)
+        p[i] = -(D != nullptr ? D[i] * r[i] : r[i]) + (read_p ? beta * p[i] : Number(0));
+    }
+
+    template <typename Number>
+    void
     gather(Backend backend, Number *buffer, const Number *x, const unsigned int *indices, std::size_t n)
     {
       if (backend == Backend::cuda)
@@ -131,6 +159,10 @@ namespace gpumf
   template void   scale<Number>(Backend, Number *, std::size_t, const Number *);                          \
   template Number reduce<Number>(Backend, Reduction, const Number *, const Number *, std::size_t);        \
   template Number add_and_dot<Number>(Backend, Number *, std::size_t, Number, const Number *, const Number *); \
+  template void   cg_update<Number>(Backend, Number *, Number *, const Number *, const Number *,          \
+                                  const Number *, Number, std::size_t, Number(&)[2]);                    \
+  template void   cg_direction<Number>(Backend, Number *, const Number *, const Number *, Number, bool,   \
+                                     std::size_t);                                                      \
   template void   gather<Number>(Backend, Number *, const Number *, const unsigned int *, std::size_t);    \
   template void   scatter_add<Number>(Backend, Number *, const unsigned int *, const Number *, std::size_t); \
   template void   set_indexed<Number>(Backend, Number *, const unsigned int *, const Number *, Number, bool, std::size_t);

@@ -47,6 +47,16 @@ namespace gpumf
 
     template <typename Number>
     void
+    cg_update(Backend backend, Number *x, Number *r, const Number *p, const Number *Ap, const Number *D,
+              Number alpha, std::size_t n, Number (&sums)[2]);
+
+    template <typename Number>
+    void
+    cg_direction(Backend backend, Number *p, const Number *r, const Number *D, Number beta, bool read_p,
+                 std::size_t n);
+
+    template <typename Number>
+    void
     gather(Backend backend, Number *buffer, const Number *x, const unsigned int *indices, std::size_t n);
 
     template <typename Number>

@@ -76,13 +76,20 @@ namespace
       test::to_string(mesh) + " (" + std::to_string(dof.n_dofs()) + " DoFs)";
 
     // y = A x and the diagonal, on a backend
-    const auto apply = [&](const gpumf::Backend b, const bool coloring) {
+    using Geometry = typename gpumf::MatrixFree<dim, double>::GeometryStorage;
+    const auto apply = [&](const gpumf::Backend b, const bool coloring, const Geometry geometry = Geometry::automatic,
+                           const unsigned int cells_per_block = 0) {
       typename Operator::AdditionalData data;
-      data.backend        = b;
-      data.use_coloring   = coloring;
+      data.backend         = b;
+      data.use_coloring    = coloring;
+      data.geometry        = geometry;
+      data.cells_per_block = cells_per_block;
       data.implementation = gpumf::Implementation::tensor_product; // local matrices: local_matrix_test
       Operator op;
       op.reinit(*mapping, dof, constraints, quad, data);
+      AssertThrow(op.matrix_free().has_affine_geometry() ==
+                    (mesh == test::MeshKind::cartesian && geometry != Geometry::per_point),
+                  ExcMessage("affine geometry detected on a non-affine mesh or missed on an affine one"));
       if (reference == Reference::assembled_matrix)
         {
           if constexpr (with_values)
@@ -109,6 +116,13 @@ namespace
     const auto host = apply(gpumf::Backend::host, false);
     if (backend == gpumf::Backend::host)
       {
+        if (mesh == test::MeshKind::cartesian)
+          {
+            // geometry per point (as on curved meshes) vs per cell computed in the loop
+            const auto per_point = apply(gpumf::Backend::host, false, Geometry::per_point);
+            checker.check_below(test::relative_difference(per_point.first, host.first, comm), 1e-13,
+                                name + ": host geometry per point vs affine per cell");
+          }
         LinearAlgebra::ReadWriteVector<double> expected(host.first.get_stored_elements());
         if (reference == Reference::assembled_matrix)
           {
@@ -158,6 +172,10 @@ namespace
           checker.check_below(test::relative_difference(device.second, host.second, comm), tolerance,
                               name + variant + " diagonal vs host");
       }
+    // one cell per block and geometry per point (the benchmark's baseline variant)
+    const auto device = apply(gpumf::Backend::cuda, false, Geometry::per_point, 1);
+    checker.check_below(test::relative_difference(device.first, host.first, comm), tolerance,
+                        name + " cuda atomics, one cell per block, geometry per point vs host");
   }
 
   /// Every mesh and the given quadratures for one operator.

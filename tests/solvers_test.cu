@@ -2,10 +2,13 @@
 // SolverCG with PreconditionIdentity, with the operator's inverse diagonal (Jacobi through
 // DiagonalMatrix) and with PreconditionChebyshev around it; SolverGMRES. All must reach the
 // same solution; Jacobi and Chebyshev must need fewer iterations. Also: twelve MatrixFree
-// objects alive at once (deal.II 9.4's CUDA version allowed five).
+// objects alive at once (deal.II 9.4's CUDA version allowed five). gpumf::SolverCG (fused
+// vector updates) against deal.II's SolverCG: same iteration counts (+-1), same solution,
+// NoConvergence when the steps run out.
 //
 //   solvers_test host|cuda      (cuda: skipped without a GPU)
 #include <gpumf/operators.h>
+#include <gpumf/solver_cg.h>
 
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/lac/precondition.h>
@@ -74,6 +77,33 @@ main(int argc, char **argv)
     same("CG + Jacobi (DiagonalMatrix of the inverse diagonal)");
     checker.check(n_jacobi < n_plain, "CG + Jacobi: " + std::to_string(n_jacobi) + " < " + std::to_string(n_plain) +
                                         " iterations of plain CG");
+
+    // gpumf's fused CG: the same algorithm as deal.II's SolverCG
+    const auto near = [](const unsigned int a, const unsigned int b) { return a + 1 >= b && b + 1 >= a; };
+    const unsigned int n_fused_plain = solve<gpumf::SolverCG<double>>(op, x, b, PreconditionIdentity());
+    same("gpumf::SolverCG");
+    checker.check(near(n_fused_plain, n_plain), "gpumf::SolverCG: " + std::to_string(n_fused_plain) +
+                                                  " iterations, deal.II SolverCG " + std::to_string(n_plain));
+    const unsigned int n_fused_jacobi = solve<gpumf::SolverCG<double>>(op, x, b, *op.get_matrix_diagonal_inverse());
+    same("gpumf::SolverCG + Jacobi");
+    checker.check(near(n_fused_jacobi, n_jacobi), "gpumf::SolverCG + Jacobi: " + std::to_string(n_fused_jacobi) +
+                                                    " iterations, deal.II SolverCG + Jacobi " +
+                                                    std::to_string(n_jacobi));
+    {
+      SolverControl           control(n_fused_jacobi / 2, 1e-10 * b.l2_norm());
+      gpumf::SolverCG<double> solver(control);
+      bool                    thrown = false;
+      try
+        {
+          x = 0.;
+          solver.solve(op, x, b, *op.get_matrix_diagonal_inverse());
+        }
+      catch (const SolverControl::NoConvergence &e)
+        {
+          thrown = e.last_step == n_fused_jacobi / 2;
+        }
+      checker.check(thrown, "gpumf::SolverCG: NoConvergence after the allowed steps");
+    }
 
     using Chebyshev = PreconditionChebyshev<Operator, VectorType, DiagonalMatrix<VectorType>>;
     Chebyshev::AdditionalData chebyshev_data;

@@ -6,9 +6,11 @@
  * Per cell, double precision, p = degree, n = n_components * (p+1)^dim DoFs, Q = n_q^dim points:
  * @verbatim
  *   tensor product  bytes: 16 n_c p^dim (src, dst; shared DoFs counted once) + 4 n (indices)
- *                          + 8 Q (dim^2 + 1 + coefficients) (inverse Jacobian, JxW, kappa/a)
- *                   flops: 4 n_c dim Q (p+1) (interpolation there and back)
- *                          + 4 n_c dim Q n_q (collocation gradients there and back) + 4 dim^2 Q
+ *                          + 8 G (geometry: Q (dim^2 + 1) with gradients, Q without; per point,
+ *                                 or dim^2 + 1 resp. 1 per cell for affine geometry)
+ *                          + 8 Q n_coefficients (kappa, a)
+ *                   flops: 2 n_c sum_d n_q^(d+1) (p+1)^(dim-d) there and back (interpolation)
+ *                          + 4 n_c dim Q n_q (collocation gradients there and back) + pointwise work
  *   local matrix    bytes: 16 n_c p^dim + 4 n + 8 n^2 (per-cell matrices; 0 when shared)
  *                   flops: 2 n^2
  *   time = max(bytes / bandwidth, flops / peak)
@@ -33,6 +35,77 @@ namespace gpumf
     local_matrix    ///< dense element matrices (LocalMatrixOperator)
   };
 
+  /**
+   * Bytes and flops of one application of a tensor-product (sum factorization) or
+   * local-matrix operator on one cell, in double precision unless @p number_bytes says
+   * otherwise. Used to pick an implementation (CostModel) and by the benchmark for its
+   * roofline (doc/performance.md gives the derivation).
+   */
+  struct CellTraffic
+  {
+    int          dim;
+    unsigned int degree;
+    unsigned int n_q_1d;
+    unsigned int n_components = 1;
+    bool         with_values  = true;
+    bool         with_gradients = true;
+    /// coefficient arrays read per quadrature point (0, 1 or 2)
+    unsigned int n_coefficients = 0;
+    /// geometry per cell (one inverse Jacobian and determinant) instead of per point
+    bool         affine_geometry = false;
+    unsigned int number_bytes    = 8;
+
+    double
+    dofs() const
+    {
+      return n_components * std::pow(degree + 1., dim);
+    }
+
+    /// Numbers of geometry read per cell: JxW (mass), plus the inverse Jacobian (gradients).
+    double
+    geometry_numbers() const
+    {
+      const double per_point = with_gradients ? dim * dim + 1. : 1.;
+      return affine_geometry ? per_point : per_point * std::pow(double(n_q_1d), dim);
+    }
+
+    /// Bytes the tensor-product operator must move per cell beyond the vectors: DoF
+    /// indices (4 bytes each), geometry and coefficients.
+    double
+    tensor_product_cell_bytes() const
+    {
+      return 4 * dofs() + number_bytes * (geometry_numbers() + n_coefficients * std::pow(double(n_q_1d), dim));
+    }
+
+    /// Flops of sum factorization as gpumf runs it: interpolation to the points one
+    /// direction at a time and back, collocation derivatives there and back, geometry.
+    double
+    tensor_product_flops() const
+    {
+      const double nd = degree + 1, nq = n_q_1d, Q = std::pow(nq, dim);
+      double       interpolation = 0;
+      for (int d = 0; d < dim; ++d)
+        interpolation += std::pow(nq, d + 1) * std::pow(nd, dim - 1 - d) * 2 * nd;
+      const double derivatives = with_gradients ? dim * Q * 2 * nq : 0;
+      const double pointwise   = (with_gradients ? 4. * dim * dim + dim : 0) + (with_values ? 2 : 0);
+      return n_components * (2 * (interpolation + derivatives) + pointwise * Q);
+    }
+
+    /// Bytes of the local-matrix operator per cell beyond the vectors (indices and, unless
+    /// one matrix serves all cells, the cell's matrix).
+    double
+    local_matrix_cell_bytes(const bool shared_matrix) const
+    {
+      return 4 * dofs() + (shared_matrix ? 0 : number_bytes * dofs() * dofs());
+    }
+
+    double
+    local_matrix_flops() const
+    {
+      return 2 * dofs() * dofs();
+    }
+  };
+
   /// Modelled time in seconds of one application on one cell (see the file documentation).
   struct CostModel
   {
@@ -40,22 +113,17 @@ namespace gpumf
     double peak      = 3.4e13;
 
     double
-    tensor_product(const int dim, const unsigned int degree, const unsigned int n_q_1d, const unsigned int n_components,
-                   const unsigned int n_coefficients) const
+    tensor_product(const CellTraffic &cell) const
     {
-      const double p = degree, nq = n_q_1d, nc = n_components, Q = std::pow(nq, dim);
-      const double n = nc * std::pow(p + 1, dim);
-      const double bytes = 16 * nc * std::pow(p, dim) + 4 * n + 8 * Q * (dim * dim + 1 + n_coefficients);
-      const double flops = 4 * nc * dim * Q * (p + 1) + 4 * nc * dim * Q * nq + 4 * dim * dim * Q;
-      return std::max(bytes / bandwidth, flops / peak);
+      const double vectors = 2. * cell.number_bytes * cell.n_components * std::pow(double(cell.degree), cell.dim);
+      return std::max((vectors + cell.tensor_product_cell_bytes()) / bandwidth, cell.tensor_product_flops() / peak);
     }
 
     double
-    local_matrix(const int dim, const unsigned int degree, const unsigned int n_components, const bool shared) const
+    local_matrix(const CellTraffic &cell, const bool shared) const
     {
-      const double p = degree, nc = n_components, n = nc * std::pow(p + 1, dim);
-      const double bytes = 16 * nc * std::pow(p, dim) + 4 * n + (shared ? 0. : 8 * n * n);
-      return std::max(bytes / bandwidth, 2 * n * n / peak);
+      const double vectors = 2. * cell.number_bytes * cell.n_components * std::pow(double(cell.degree), cell.dim);
+      return std::max((vectors + cell.local_matrix_cell_bytes(shared)) / bandwidth, cell.local_matrix_flops() / peak);
     }
   };
 } // namespace gpumf

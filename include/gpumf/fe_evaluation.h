@@ -77,7 +77,7 @@ namespace gpumf
       : data(data)
       , shared(shdata)
       , cell(data->row_start + cell_id)
-      , thread(internal::thread_index())
+      , thread(internal::thread_index(layout))
       , current_q(internal::owned_point(layout, thread, 0))
     {}
 
@@ -93,7 +93,7 @@ namespace gpumf
             for (unsigned int c = 0; c < n_components; ++c)
               {
                 const unsigned int index = dof_index(c, p);
-                shared->values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : src[index];
+                shared->values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : internal::read_only(src + index);
               }
         }
       __syncthreads();
@@ -293,9 +293,9 @@ namespace gpumf
     submit_value(const value_type &val_in, const unsigned int q)
     {
       note_submission();
-      const Number JxW = data->JxW[cell * n_q_points + q];
+      const Number jxw = JxW(q);
       for (unsigned int c = 0; c < n_components; ++c)
-        shared->values[c * P + q] = component(val_in, c) * JxW;
+        shared->values[c * P + q] = component(val_in, c) * jxw;
     }
 
     /// The gradient in real space at quadrature point @p q.
@@ -314,15 +314,16 @@ namespace gpumf
     submit_gradient(const gradient_type &grad_in, const unsigned int q)
     {
       note_submission();
-      const unsigned int k   = cell * n_q_points + q;
-      const Number       JxW = data->JxW[k];
+      Number jinv[dim][dim];
+      inverse_jacobian(q, jinv);
+      const Number jxw = JxW(q);
       for (unsigned int c = 0; c < n_components; ++c)
         for (unsigned int e = 0; e < dim; ++e)
           {
             Number sum = 0;
             for (unsigned int d = 0; d < dim; ++d)
-              sum += data->inv_jacobian[(e * dim + d) * data->jacobian_stride + k] * component(grad_in, c)[d];
-            shared->gradients[e][c * P + q] = sum * JxW;
+              sum += jinv[e][d] * component(grad_in, c)[d];
+            shared->gradients[e][c * P + q] = sum * jxw;
           }
     }
 
@@ -448,13 +449,31 @@ namespace gpumf
     __host__ __device__ unsigned int
     dof_index(const unsigned int c, const unsigned int p) const
     {
-      return data->local_to_global[cell * dofs_per_cell + local_dof(c, p)];
+      return internal::read_only(data->local_to_global + cell * dofs_per_cell + local_dof(c, p));
+    }
+
+    /// JxW at quadrature point @p q: stored, or det J times the weight (affine geometry).
+    __host__ __device__ Number
+    JxW(const unsigned int q) const
+    {
+      return data->affine ? internal::read_only(data->JxW + cell) * internal::read_only(data->quadrature_weights + q) :
+                            internal::read_only(data->JxW + cell * n_q_points + q);
+    }
+
+    /// The inverse Jacobian d xi_e / d x_d at quadrature point @p q (per point or per cell).
+    __host__ __device__ void
+    inverse_jacobian(const unsigned int q, Number (&jinv)[dim][dim]) const
+    {
+      const unsigned int k = data->affine ? cell : cell * n_q_points + q;
+      for (unsigned int e = 0; e < dim; ++e)
+        for (unsigned int d = 0; d < dim; ++d)
+          jinv[e][d] = internal::read_only(data->inv_jacobian + (e * dim + d) * data->jacobian_stride + k);
     }
 
     __host__ __device__ void
     add(Number *dst, const unsigned int index, const Number value) const
     {
-      if (index == dealii::numbers::invalid_unsigned_int)
+      if (index == dealii::numbers::invalid_unsigned_int || !shared->writes)
         return;
 #ifdef __CUDA_ARCH__
       if (!data->use_coloring)
@@ -480,12 +499,13 @@ namespace gpumf
     __host__ __device__ void
     store_real_gradient(const unsigned int c, const unsigned int q, const Number (&reference)[dim])
     {
-      const unsigned int k = cell * n_q_points + q;
+      Number jinv[dim][dim];
+      inverse_jacobian(q, jinv);
       for (unsigned int d = 0; d < dim; ++d)
         {
           Number sum = 0;
           for (unsigned int e = 0; e < dim; ++e)
-            sum += reference[e] * data->inv_jacobian[(e * dim + d) * data->jacobian_stride + k];
+            sum += reference[e] * jinv[e][d];
           shared->gradients[d][c * P + q] = sum;
         }
     }

@@ -44,6 +44,10 @@ namespace gpumf
    *   q_points        [c * n_q_points + q]                       Point<dim, Number>
    *   JxW             [c * n_q_points + q]                       Number
    *   inv_jacobian    [(e * dim + d) * N + c * n_q_points + q]   d xi_e / d x_d
+   * with Data::affine (GeometryStorage::affine: every cell a parallelepiped), per cell only:
+   *   JxW             [c]                                        det J (JxW = det J * weights[q])
+   *   inv_jacobian    [(e * dim + d) * n_cells + c]              d xi_e / d x_d
+   *   quadrature_weights [q]                                     tensor-product weight
    *   local_to_global [c * dofs_per_cell + k * n_dofs_1d^dim + i]  vector index of component k,
    *                                                              i lexicographic; invalid_unsigned_int
    *                                                              if constrained
@@ -68,6 +72,21 @@ namespace gpumf
       cartesian_coloring,
       /// deal.II's GraphColoring on the cells' DoF indices (any mesh)
       graph_coloring
+    };
+
+    /**
+     * Where the geometry of the quadrature points comes from. deal.II's CPU MatrixFree
+     * likewise compresses affine cells to one Jacobian per cell.
+     */
+    enum class GeometryStorage
+    {
+      /// affine when every cell is a parallelepiped (constant Jacobian), else per_point
+      automatic,
+      /// inverse Jacobian and JxW stored at every quadrature point (any mapping)
+      per_point,
+      /// one inverse Jacobian and determinant per cell, JxW computed in the kernel from the
+      /// quadrature weights; reinit() throws unless every cell is a parallelepiped
+      affine
     };
 
     /// As in deal.II; only parallel_in_elem (one thread per point) is implemented.
@@ -109,6 +128,14 @@ namespace gpumf
       /// For the ready-made operators (gpumf/operators.h): sum factorization, element
       /// matrices, or the cheaper by gpumf::CostModel.
       Implementation implementation = Implementation::automatic;
+      /// Per-point or per-cell (affine) geometry; see GeometryStorage.
+      GeometryStorage geometry = GeometryStorage::automatic;
+      /**
+       * CUDA: cells processed by one thread block (several at low degree keep the blocks
+       * large enough for the GPU's schedulers); 0 = automatic (as many as fit in 256
+       * threads, see internal::CellLayout::max_cells_per_block()). Larger values are clamped.
+       */
+      unsigned int cells_per_block = 0;
     };
 
     /**
@@ -124,6 +151,8 @@ namespace gpumf
       const Number * shape_values;
       const Number * shape_gradients;
       const Number * co_shape_gradients;
+      /// Tensor-product quadrature weights [q] (used with affine geometry).
+      const Number * quadrature_weights;
       /// Identifies the MatrixFree object.
       unsigned int id;
       /// Cells in this color.
@@ -135,7 +164,11 @@ namespace gpumf
       unsigned int n_dofs_1d;
       unsigned int n_q_points_1d;
       unsigned int n_components;
+      /// CUDA: cells per thread block (the launch uses it; see AdditionalData::cells_per_block).
+      unsigned int cells_per_block;
       bool         use_coloring;
+      /// Geometry per cell (see the class documentation), else per point.
+      bool         affine;
     };
 
     MatrixFree();
@@ -187,6 +220,10 @@ namespace gpumf
     /// The conflict strategy in use.
     ConflictStrategy
     conflict_strategy() const;
+
+    /// True when the geometry is stored per cell (GeometryStorage::affine in effect).
+    bool
+    has_affine_geometry() const;
 
     /**
      * Runs @p func on every cell: `func(cell, &data, &shared_data, src, dst)` on one
@@ -270,9 +307,14 @@ namespace gpumf
     std::vector<point_type>
     get_quadrature_points() const;
 
-    /// Bytes of shared memory a cell kernel with this element and quadrature needs.
+    /// Bytes of shared memory a cell kernel with this element and quadrature needs per cell
+    /// (values and gradients at the points).
     std::size_t
     shared_memory_per_cell() const;
+
+    /// Bytes of shared memory of one CUDA block: the 1D tables plus cells_per_block cells.
+    std::size_t
+    shared_memory_per_block() const;
 
     /**
      * Runs `func(cell, &data, &shared_data, i, diagonal)` for every local DoF i of every cell
@@ -293,6 +335,9 @@ namespace gpumf
                     const std::function<bool(const cell_iterator &)> &filter,
                     const AdditionalData &                            additional_data);
 
+    std::size_t
+    shared_memory_per_block_for(const unsigned int cells) const;
+
     /// Throws unless a functor's declared sizes match this object.
     void
     check_functor(const unsigned int n_dofs_1d,
@@ -309,6 +354,8 @@ namespace gpumf
     unsigned int                                              fe_degree    = 0;
     unsigned int                                              n_q_points_1d = 0;
     unsigned int                                              n_components_ = 1;
+    unsigned int                                              cells_per_block = 1;
+    bool                                                      affine = false;
     std::vector<std::vector<cell_iterator>>                   graph;
     std::vector<unsigned int>                                 color_start; // n_colors + 1
     std::vector<unsigned int>                                 dof_numbering;
@@ -320,6 +367,7 @@ namespace gpumf
     internal::Array<Number>       shape_values;
     internal::Array<Number>       shape_gradients;
     internal::Array<Number>       co_shape_gradients;
+    internal::Array<Number>       quadrature_weights;
     internal::Array<unsigned int> constrained_dofs;
   };
 
@@ -350,6 +398,10 @@ namespace gpumf
     Number *dof_values = nullptr;
     /// Host backend only: set once the emulated thread 0 has submitted a value.
     bool host_submitted = false;
+    /// False for the padding cells of a CUDA block (see MatrixFree::AdditionalData::cells_per_block):
+    /// FEEvaluation's distribute functions then add nothing. A functor that writes into its
+    /// output without FEEvaluation checks it.
+    bool writes = true;
   };
 
   /**
@@ -374,7 +426,8 @@ namespace gpumf
     return (data->row_start + cell) * n_q_points +
            (q != dealii::numbers::invalid_unsigned_int ?
               q :
-              internal::owned_point(internal::CellLayout<dim>{n_q_points_1d}, internal::thread_index(), 0));
+              internal::owned_point(internal::CellLayout<dim>{n_q_points_1d},
+                                   internal::thread_index(internal::CellLayout<dim>{n_q_points_1d}), 0));
   }
 
   /// The calling thread's quadrature point in real space (deal.II: CUDAWrappers::get_quadrature_point).

@@ -345,9 +345,10 @@ namespace gpumf
       if (asked == Implementation::tensor_product)
         return;
       const CostModel model;
-      const double    tensor_product = model.tensor_product(dim, fe_degree, n_q_points_1d, n_components,
-                                                         !value_host.empty() + !gradient_host.empty());
-      if (asked == Implementation::automatic && model.local_matrix(dim, fe_degree, n_components, true) >= tensor_product)
+      CellTraffic     cell{dim, fe_degree, n_q_points_1d, n_components, with_values, with_gradients,
+                       unsigned(!value_host.empty() + !gradient_host.empty()), matrix_free().has_affine_geometry()};
+      const double tensor_product = model.tensor_product(cell);
+      if (asked == Implementation::automatic && model.local_matrix(cell, true) > tensor_product)
         return;
 
       // element matrices of the same form, coefficients at the same quadrature points
@@ -372,8 +373,7 @@ namespace gpumf
                                                 with_values ? at(value_host) : typename LM::PointCoefficient()),
                            data);
       if (asked == Implementation::automatic &&
-          model.local_matrix(dim, fe_degree, n_components, local_matrix->storage() == LM::Storage::shared) >=
-            tensor_product)
+          model.local_matrix(cell, local_matrix->storage() == LM::Storage::shared) > tensor_product)
         local_matrix.reset();
     }
 

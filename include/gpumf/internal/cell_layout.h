@@ -35,6 +35,11 @@ namespace gpumf
      * Threads: (n_q, n_q, block_z). In 3D, block_z = n_q (one thread per point) when n_q^3 <=
      * 1024, else 1: each thread owns a column of n_q points along z (degree 10 and higher).
      * A thread (tx, ty, tz) owns the points (tx, ty, tz + s*block_z), s < points_per_thread.
+     *
+     * A CUDA block may hold several cells (low degree), stacked along z:
+     * @verbatim
+     *   threadIdx = (tx, ty, local_cell * block_z + tz),  local_cell < cells_per_block
+     * @endverbatim
      */
     template <int dim>
     struct CellLayout
@@ -64,7 +69,39 @@ namespace gpumf
       {
         return ipow(n_q, dim);
       }
+
+      /// Threads a block may have: 256, or one cell's threads where that is more.
+      static constexpr unsigned int max_block_threads_for_many = 256;
+
+      /// Most cells one block takes: as many as fit in 256 threads and in blockDim.z <= 64.
+      constexpr unsigned int
+      max_cells_per_block() const
+      {
+        const unsigned int by_threads = max_block_threads_for_many / n_threads();
+        const unsigned int by_z       = 64 / block_z();
+        const unsigned int k          = by_threads < by_z ? by_threads : by_z;
+        return k > 1 ? k : 1;
+      }
+
+      /// The __launch_bounds__ of the cell kernels.
+      constexpr unsigned int
+      max_block_threads() const
+      {
+        return max_cells_per_block() * n_threads();
+      }
     };
+
+    /// *p through the read-only data cache on the GPU (the arrays are not written during a loop).
+    template <typename T>
+    __host__ __device__ inline T
+    read_only(const T *p)
+    {
+#ifdef __CUDA_ARCH__
+      return __ldg(p);
+#else
+      return *p;
+#endif
+    }
 
     /// The calling thread's index within its cell: threadIdx on the GPU, set by the loops on the host.
     struct ThreadIndex
@@ -80,13 +117,29 @@ namespace gpumf
       return index;
     }
 
+    /// The calling thread's index within its cell (threadIdx.z taken modulo the cell's block_z).
+    template <int dim>
     __host__ __device__ inline ThreadIndex
-    thread_index()
+    thread_index(const CellLayout<dim> layout)
     {
 #ifdef __CUDA_ARCH__
-      return ThreadIndex{threadIdx.x, threadIdx.y, threadIdx.z};
+      return ThreadIndex{threadIdx.x, threadIdx.y, threadIdx.z % layout.block_z()};
 #else
+      (void)layout;
       return host_thread_index();
+#endif
+    }
+
+    /// CUDA: position of the calling thread's cell within its block.
+    template <int dim>
+    __host__ __device__ inline unsigned int
+    local_cell(const CellLayout<dim> layout)
+    {
+#ifdef __CUDA_ARCH__
+      return threadIdx.z / layout.block_z();
+#else
+      (void)layout;
+      return 0;
 #endif
     }
 

@@ -101,10 +101,19 @@ namespace gpumf
     }
 
 #ifdef __CUDACC__
-    /// Stages the 1D tables in shared memory and points SharedData at the cell's scratch.
+    /**
+     * Stages the 1D tables in shared memory (once per block) and points SharedData at the
+     * scratch of the calling thread's cell. Shared memory of a block:
+     * @verbatim
+     *   [shape_values | co_shape_gradients | cell 0: values, gradients | cell 1: ... ]
+     * @endverbatim
+     * @p cell becomes the cell's number in the color; the padding cells of the last block
+     * repeat the color's last cell with SharedData::writes false, so that they pass the
+     * block's barriers without adding anything.
+     */
     template <int dim, typename Number, typename Functor>
     __device__ SharedData<dim, Number>
-    device_shared_data(const typename MatrixFree<dim, Number>::Data &data)
+    device_shared_data(const typename MatrixFree<dim, Number>::Data &data, unsigned int &cell)
     {
       using S = Scratch<dim, Number, Functor>;
       extern __shared__ __align__(16) unsigned char shared_memory[];
@@ -115,10 +124,19 @@ namespace gpumf
       for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
         tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
       __syncthreads();
-      return S::make(tables + n_values + n_co, tables, tables + n_values, data);
+      const unsigned int local = local_cell(S::layout);
+      SharedData<dim, Number> shared =
+        S::make(tables + n_values + n_co + local * (dim + 1) * S::size, tables, tables + n_values, data);
+      cell = blockIdx.x * data.cells_per_block + local;
+      if (cell >= data.n_cells)
+        {
+          cell          = data.n_cells - 1;
+          shared.writes = false;
+        }
+      return shared;
     }
 
-    /// Launches kernel(args...) per color with one block of the functor's layout per cell.
+    /// Launches kernel(args...) per color, data.cells_per_block cells of the functor's layout per block.
     template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
     void
     launch_per_color(const MatrixFree<dim, Number> &mf, Kernel kernel, const std::size_t shared_bytes,
@@ -133,43 +151,48 @@ namespace gpumf
           const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
           if (data.n_cells == 0)
             continue;
-          kernel<<<data.n_cells, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, layout.block_z()), shared_bytes>>>(
-            args..., data);
+          const unsigned int k = data.cells_per_block;
+          kernel<<<(data.n_cells + k - 1) / k, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, k * layout.block_z()),
+                   shared_bytes>>>(args..., data);
           GPUMF_CHECK_CUDA(cudaGetLastError());
         }
     }
 
-    // One block per cell; the launch bounds make the compiler fit a block's threads in the registers.
+    // The launch bounds make the compiler fit a block's threads in the registers.
     template <int dim, typename Number, typename Functor>
-    __global__ void __launch_bounds__(layout_of<dim, Functor>().n_threads())
+    __global__ void __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
     cell_kernel(Functor func, const Number *src, Number *dst, const typename MatrixFree<dim, Number>::Data data)
     {
-      SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data);
-      func(blockIdx.x, &data, &shared, src, dst);
+      unsigned int            cell;
+      SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
+      func(cell, &data, &shared, src, dst);
     }
 
     template <int dim, typename Number, typename Functor>
-    __global__ void __launch_bounds__(layout_of<dim, Functor>().n_threads())
+    __global__ void __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
     diagonal_kernel(Functor func, Number *diagonal, const unsigned int dofs_per_cell,
                     const typename MatrixFree<dim, Number>::Data data)
     {
-      SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data);
+      unsigned int            cell;
+      SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
       for (unsigned int i = 0; i < dofs_per_cell; ++i)
-        func(blockIdx.x, &data, &shared, i, diagonal);
+        func(cell, &data, &shared, i, diagonal);
     }
 
     template <int dim, typename Number, typename Functor>
-    __global__ void __launch_bounds__(layout_of<dim, Functor>().n_threads())
+    __global__ void __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
     coefficient_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data)
     {
-      func(blockIdx.x, &data);
+      // padding cells write the same values as the last cell: no harm
+      const unsigned int cell = blockIdx.x * data.cells_per_block + local_cell(layout_of<dim, Functor>());
+      func(cell < data.n_cells ? cell : data.n_cells - 1, &data);
     }
 
     template <int dim, typename Number, typename Functor>
     void
     cuda_cell_loop(const MatrixFree<dim, Number> &mf, const Functor &func, const Number *src, Number *dst)
     {
-      launch_per_color<dim, Number, Functor>(mf, cell_kernel<dim, Number, Functor>, mf.shared_memory_per_cell(),
+      launch_per_color<dim, Number, Functor>(mf, cell_kernel<dim, Number, Functor>, mf.shared_memory_per_block(),
                                              func, src, dst);
     }
 
@@ -179,7 +202,7 @@ namespace gpumf
                        const unsigned int dofs_per_cell)
     {
       launch_per_color<dim, Number, Functor>(mf, diagonal_kernel<dim, Number, Functor>,
-                                             mf.shared_memory_per_cell(), func, diagonal, dofs_per_cell);
+                                             mf.shared_memory_per_block(), func, diagonal, dofs_per_cell);
     }
 
     template <int dim, typename Number, typename Functor>

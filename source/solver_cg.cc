@@ -1,0 +1,64 @@
+// The fused vector passes of gpumf::SolverCG on one rank's entries (host loops or CUDA
+// kernels, vector_operations.h), with the MPI sums.
+#include <gpumf/solver_cg.h>
+
+#include "vector_operations.h"
+
+namespace gpumf
+{
+  namespace
+  {
+    template <typename Number>
+    const Number *
+    values_or_null(const Vector<Number> *D)
+    {
+      return D != nullptr ? D->get_values() : nullptr;
+    }
+
+    template <typename Number>
+    void
+    check_compatible(const Vector<Number> &a, const Vector<Number> *D)
+    {
+      AssertThrow(D == nullptr || (D->backend() == a.backend() && D->locally_owned_size() == a.locally_owned_size()),
+                  ExcVectorMismatch("the preconditioner's diagonal (backend " + to_string(D->backend()) + ", " +
+                                      std::to_string(D->locally_owned_size()) + " local entries)",
+                                    "the solution vector (backend " + to_string(a.backend()) + ", " +
+                                      std::to_string(a.locally_owned_size()) + " local entries)"));
+    }
+  } // namespace
+
+  template <typename Number>
+  Number
+  SolverCG<Number>::initial_direction(const VectorType &r, VectorType &p, const VectorType *D, const Number rr)
+  {
+    check_compatible(r, D);
+    internal::cg_direction(r.backend(), p.get_values(), r.get_values(), values_or_null(D), Number(), false,
+                           r.locally_owned_size());
+    return D != nullptr ? -(r * p) : rr;
+  }
+
+  template <typename Number>
+  std::pair<Number, Number>
+  SolverCG<Number>::update(VectorType &x, VectorType &r, const VectorType &p, const VectorType &Ap,
+                           const VectorType *D, const Number alpha)
+  {
+    Number sums[2];
+    internal::cg_update(x.backend(), x.get_values(), r.get_values(), p.get_values(), Ap.get_values(),
+                        values_or_null(D), alpha, x.locally_owned_size(), sums);
+    Number global[2];
+    dealii::Utilities::MPI::sum(dealii::ArrayView<const Number>(sums, 2), x.get_mpi_communicator(),
+                                dealii::ArrayView<Number>(global, 2));
+    return {global[0], global[1]};
+  }
+
+  template <typename Number>
+  void
+  SolverCG<Number>::direction(VectorType &p, const VectorType &r, const VectorType *D, const Number beta)
+  {
+    internal::cg_direction(r.backend(), p.get_values(), r.get_values(), values_or_null(D), beta, true,
+                           r.locally_owned_size());
+  }
+
+  template class SolverCG<float>;
+  template class SolverCG<double>;
+} // namespace gpumf
