@@ -1,0 +1,391 @@
+// gpumf_benchmark: throughput of gpumf's operators against the empirical roofline (a copy of
+// the same byte count, measured in the same run) and against deal.II's CPU MatrixFree.
+// Run with --help. doc/performance.md describes the model and the results.
+#include <deal.II/base/mpi.h>
+#include <deal.II/base/utilities.h>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "benchmark.h"
+
+namespace bench
+{
+  namespace
+  {
+    const char *usage = R"(gpumf_benchmark [options]: gpumf operators vs the copy roofline and deal.II's CPU MatrixFree
+
+Every combination of the list options is run (cases that do not apply are reported skipped).
+  --backend B            cuda or host (default: cuda when a GPU is usable, else host)
+  --dim D                2 or 3 (default 3)
+  --forms LIST           bp1,bp3,bp5,helmholtz (default bp5)
+                         bp1: mass q=p+2, bp3: Laplace q=p+2, bp5: Laplace Gauss-Lobatto collocation,
+                         helmholtz: mass + Laplace q=p+2
+  --degrees LIST         e.g. 1-8 or 2,4,6 (default 4)
+  --dofs LIST            approximate DoF counts, e.g. 1e4,1e6,2e7 (default 1e6)
+  --mesh LIST            cartesian,deformed (default cartesian); deformed: MappingQCache(3) of a
+                         smooth displacement, curved non-affine cells
+  --implementations LIST tp,lm: sum factorization, element matrices (default tp)
+  --conflicts LIST       atomics,coloring,none (default atomics); none: no protection (wrong
+                         results), the upper bound of the other two
+  --geometry LIST        stored,affine (default stored): per quadrature point, or one Jacobian
+                         per cell with JxW computed in the kernel (cartesian mesh only)
+  --cells-per-block LIST 0 (automatic) or fixed counts, e.g. 0,1 (default 0)
+  --what LIST            vmult,cg,cg-fused (default vmult): the operator alone, deal.II's SolverCG
+                         with Jacobi on gpumf vectors, gpumf::SolverCG (fused vector updates)
+  --repeat N             timed runs per case after one warm-up, median reported (default 20;
+                         CG: N/10 solves)
+  --cg-iterations N      CG iterations per solve (default 50)
+  --cpu-threads N        threads of deal.II's CPU MatrixFree (default: all hardware threads;
+                         0: no CPU comparison)
+  --csv FILE             write the results as CSV (one row per case, written as they come)
+  --json FILE            write the results as JSON at the end
+  --help                 this text
+)";
+
+    std::vector<std::string>
+    split(const std::string &s)
+    {
+      std::vector<std::string> parts;
+      std::stringstream        stream(s);
+      std::string              part;
+      while (std::getline(stream, part, ','))
+        if (!part.empty())
+          parts.push_back(part);
+      return parts;
+    }
+
+    std::vector<unsigned int>
+    parse_degrees(const std::string &s)
+    {
+      std::vector<unsigned int> degrees;
+      for (const auto &part : split(s))
+        {
+          const auto dash = part.find('-');
+          if (dash == std::string::npos)
+            degrees.push_back(std::stoul(part));
+          else
+            for (unsigned int p = std::stoul(part.substr(0, dash)); p <= std::stoul(part.substr(dash + 1)); ++p)
+              degrees.push_back(p);
+        }
+      return degrees;
+    }
+
+    Form
+    parse_form(const std::string &s)
+    {
+      for (const Form f : {Form::bp1, Form::bp3, Form::bp5, Form::helmholtz})
+        if (to_string(f) == s)
+          return f;
+      throw std::invalid_argument("unknown form '" + s + "' (bp1, bp3, bp5, helmholtz)");
+    }
+
+    void
+    check_choice(const std::string &option, const std::string &value, const std::vector<std::string> &allowed)
+    {
+      if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+        {
+          std::string list;
+          for (const auto &a : allowed)
+            list += (list.empty() ? "" : ", ") + a;
+          throw std::invalid_argument(option + " takes " + list + "; got '" + value + "'");
+        }
+    }
+
+    template <int dim, int degree = 1>
+    Result
+    dispatch_gpumf(const unsigned int p, const Problem<dim> &problem, const Case &c, const Options &options)
+    {
+      if constexpr (degree > GPUMF_BENCH_MAX_DEGREE)
+        throw std::invalid_argument("degree " + std::to_string(p) + " is not compiled into the benchmark (1 to " +
+                                    std::to_string(GPUMF_BENCH_MAX_DEGREE) + ")");
+      else
+        return p == degree ? run_gpumf<dim, degree>(problem, c, options) :
+                             dispatch_gpumf<dim, degree + 1>(p, problem, c, options);
+    }
+
+    template <int dim, int degree = 1>
+    double
+    dispatch_dealii(const unsigned int p, const Problem<dim> &problem, const Case &c, const Options &options)
+    {
+      if constexpr (degree > GPUMF_BENCH_MAX_CPU_DEGREE)
+        return 0;
+      else
+        return p == degree ? run_dealii<dim, degree>(problem, c, options) :
+                             dispatch_dealii<dim, degree + 1>(p, problem, c, options);
+    }
+
+    std::string
+    cpu_name()
+    {
+      std::ifstream info("/proc/cpuinfo");
+      std::string   line;
+      while (std::getline(info, line))
+        if (line.rfind("model name", 0) == 0)
+          return line.substr(line.find(':') + 2);
+      return "unknown CPU";
+    }
+
+    /// The columns of the output, in order.
+    const std::vector<std::string> columns{
+      "device", "backend", "dim", "form", "degree", "n_q_1d", "mesh", "implementation", "conflict", "geometry",
+      "cells_per_block", "what", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
+      "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_threads", "cpu_seconds",
+      "cpu_gdofs_per_s", "speedup_vs_cpu", "setup_seconds", "note"};
+
+    struct Output
+    {
+      std::ofstream                                   csv;
+      std::string                                     json_file;
+      std::vector<std::map<std::string, std::string>> rows;
+
+      void
+      add(std::map<std::string, std::string> row)
+      {
+        static bool header = false;
+        const auto  line   = [&](const auto &value_of) {
+          std::string s;
+          for (const auto &c : columns)
+            s += (s.empty() ? "" : ",") + value_of(c);
+          return s;
+        };
+        if (csv.is_open())
+          {
+            if (!header)
+              csv << line([](const std::string &c) { return c; }) << std::endl;
+            header = true;
+            csv << line([&](const std::string &c) { return row[c]; }) << std::endl;
+          }
+        rows.push_back(std::move(row));
+      }
+
+      void
+      write_json() const
+      {
+        if (json_file.empty())
+          return;
+        std::ofstream json(json_file);
+        json << "[\n";
+        for (std::size_t r = 0; r < rows.size(); ++r)
+          {
+            json << "  {";
+            bool first = true;
+            for (const auto &c : columns)
+              {
+                const std::string &v      = rows[r].at(c);
+                char *             end    = nullptr;
+                const bool         number = !v.empty() && (std::strtod(v.c_str(), &end), *end == '\0');
+                json << (first ? "" : ", ") << '"' << c << "\": " << (number ? v : '"' + v + '"');
+                first = false;
+              }
+            json << (r + 1 < rows.size() ? "},\n" : "}\n");
+          }
+        json << "]\n";
+      }
+    };
+
+    std::string
+    fmt(const double v, const int precision = 4)
+    {
+      std::ostringstream s;
+      s << std::setprecision(precision) << v;
+      return s.str();
+    }
+
+    template <int dim>
+    void
+    run_all(const std::map<std::string, std::string> &args, const Options &options, Output &output)
+    {
+      const auto get = [&](const std::string &key, const std::string &fallback) {
+        const auto it = args.find(key);
+        return it == args.end() ? fallback : it->second;
+      };
+      std::vector<Form> forms;
+      for (const auto &f : split(get("forms", "bp5")))
+        forms.push_back(parse_form(f));
+      const auto degrees = parse_degrees(get("degrees", "4"));
+      std::vector<double> sizes;
+      for (const auto &s : split(get("dofs", "1e6")))
+        sizes.push_back(std::stod(s));
+      const auto meshes = split(get("mesh", "cartesian"));
+      const auto impls = split(get("implementations", "tp")), conflicts = split(get("conflicts", "atomics")),
+                 geometries = split(get("geometry", "stored")), whats = split(get("what", "vmult"));
+      std::vector<unsigned int> cells_per_block;
+      for (const auto &k : split(get("cells-per-block", "0")))
+        cells_per_block.push_back(std::stoul(k));
+      for (const auto &m : meshes)
+        check_choice("--mesh", m, {"cartesian", "deformed"});
+      for (const auto &i : impls)
+        check_choice("--implementations", i, {"tp", "lm"});
+      for (const auto &c : conflicts)
+        check_choice("--conflicts", c, {"atomics", "coloring", "none"});
+      for (const auto &g : geometries)
+        check_choice("--geometry", g, {"stored", "affine"});
+      for (const auto &w : whats)
+        check_choice("--what", w, {"vmult", "cg", "cg-fused"});
+
+      const std::string device = options.backend == gpumf::Backend::cuda ? gpumf::device_name() :
+                                                                           "host backend (1 thread): " + cpu_name();
+      std::map<std::string, double> cpu_cache;
+      std::cout << std::left << std::setw(10) << "form" << std::setw(4) << "p" << std::setw(10) << "mesh"
+                << std::setw(12) << "impl" << std::setw(9) << "conflict" << std::setw(7) << "geom" << std::setw(4)
+                << "cpb" << std::setw(9) << "what" << std::setw(11) << "DoFs" << std::setw(11) << "time[s]"
+                << std::setw(9) << "GDoF/s" << std::setw(9) << "GB/s" << std::setw(8) << "roof" << std::setw(9)
+                << "GFlop/s" << std::setw(9) << "CPU" << "note" << std::endl;
+      for (const double size : sizes)
+        for (const unsigned int degree : degrees)
+          for (const auto &mesh : meshes)
+            {
+              Problem<dim> problem;
+              problem.reinit(mesh, degree, size);
+              const double n_dofs = problem.dof_handler.n_dofs();
+              for (const Form form : forms)
+                for (const auto &impl : impls)
+                  for (const auto &conflict : conflicts)
+                    for (const auto &geometry : geometries)
+                      for (const unsigned int k : cells_per_block)
+                        for (const auto &what : whats)
+                          {
+                            Case c;
+                            c.form = form, c.degree = degree, c.implementation = impl, c.conflict = conflict;
+                            c.geometry = geometry, c.cells_per_block = k, c.what = what;
+                            Result r;
+                            try
+                              {
+                                r = dispatch_gpumf<dim>(degree, problem, c, options);
+                              }
+                            catch (const std::exception &e)
+                              {
+                                r.skipped = true;
+                                r.note    = e.what();
+                              }
+                            // a deal.II exception text has several lines: keep the one that says what
+                            std::string note = r.note;
+                            for (auto &ch : note)
+                              if (ch == '\n' || ch == ',' || ch == '"')
+                                ch = ' ';
+                            std::map<std::string, std::string> row;
+                            row["device"] = device, row["backend"] = gpumf::to_string(options.backend);
+                            row["dim"] = std::to_string(dim), row["form"] = to_string(form);
+                            row["degree"] = std::to_string(degree);
+                            row["n_q_1d"] = std::to_string(n_q_points_1d(form, degree));
+                            row["mesh"] = mesh, row["implementation"] = r.skipped ? impl : r.implementation;
+                            row["conflict"] = conflict, row["geometry"] = r.skipped ? geometry : r.geometry;
+                            row["cells_per_block"] = std::to_string(r.skipped ? k : r.cells_per_block);
+                            row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
+                            row["setup_seconds"] = fmt(problem.setup_seconds);
+                            for (const auto &key : {"cells", "colors", "seconds", "gdofs_per_s", "model_bytes",
+                                                    "gb_per_s", "copy_gb_per_s", "roofline_fraction", "gflop_per_s",
+                                                    "cg_iterations", "cpu_threads", "cpu_seconds", "cpu_gdofs_per_s",
+                                                    "speedup_vs_cpu"})
+                              row[key] = "";
+                            if (!r.skipped)
+                              {
+                                const double copy = copy_bandwidth(options.backend, r.bytes, options.repeat);
+                                row["cells"] = std::to_string(r.n_cells), row["colors"] = std::to_string(r.n_colors);
+                                row["seconds"]      = fmt(r.seconds, 6);
+                                row["gdofs_per_s"]  = fmt(n_dofs / r.seconds * 1e-9);
+                                row["model_bytes"]  = fmt(r.bytes, 8);
+                                row["gb_per_s"]     = fmt(r.bytes / r.seconds * 1e-9);
+                                row["copy_gb_per_s"] = fmt(copy * 1e-9);
+                                row["roofline_fraction"] = fmt(r.bytes / r.seconds / copy, 3);
+                                row["gflop_per_s"]  = fmt(r.flops / r.seconds * 1e-9);
+                                row["cg_iterations"] = r.iterations ? std::to_string(r.iterations) : "";
+                                if (what == "cg" || what == "cg-fused")
+                                  row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
+                                if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE)
+                                  {
+                                    const std::string key = std::to_string(dim) + to_string(form) +
+                                                            std::to_string(degree) + mesh + fmt(size) +
+                                                            (what == "vmult" ? "vmult" : "cg");
+                                    if (cpu_cache.count(key) == 0)
+                                      cpu_cache[key] = dispatch_dealii<dim>(degree, problem, c, options);
+                                    const double cpu         = cpu_cache[key];
+                                    row["cpu_threads"]       = std::to_string(options.cpu_threads);
+                                    row["cpu_seconds"]       = fmt(cpu, 6);
+                                    row["cpu_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
+                                    row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
+                                  }
+                              }
+                            std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
+                                      << mesh << std::setw(12) << row["implementation"] << std::setw(9) << conflict
+                                      << std::setw(7) << row["geometry"] << std::setw(4) << row["cells_per_block"]
+                                      << std::setw(9) << what << std::setw(11) << row["dofs"] << std::setw(11)
+                                      << row["seconds"] << std::setw(9) << row["gdofs_per_s"] << std::setw(9)
+                                      << row["gb_per_s"] << std::setw(8) << row["roofline_fraction"] << std::setw(9)
+                                      << row["gflop_per_s"] << std::setw(9) << row["speedup_vs_cpu"]
+                                      << note.substr(0, 160) << std::endl;
+                            output.add(std::move(row));
+                          }
+            }
+    }
+  } // namespace
+} // namespace bench
+
+int
+main(int argc, char **argv)
+{
+  dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  std::map<std::string, std::string>       args;
+  for (int i = 1; i < argc; ++i)
+    {
+      const std::string a = argv[i];
+      if (a == "--help" || a == "-h")
+        {
+          std::cout << bench::usage;
+          return 0;
+        }
+      if (a.rfind("--", 0) != 0 || i + 1 >= argc)
+        {
+          std::cerr << "gpumf_benchmark: unexpected argument '" << a << "' (options take a value; see --help)\n";
+          return 2;
+        }
+      args[a.substr(2)] = argv[++i];
+    }
+  const std::vector<std::string> known{"backend", "dim", "forms", "degrees", "dofs", "mesh", "implementations",
+                                       "conflicts", "geometry", "cells-per-block", "what", "repeat",
+                                       "cg-iterations", "cpu-threads", "csv", "json"};
+  try
+    {
+      for (const auto &[key, value] : args)
+        bench::check_choice("options:", key, known);
+      bench::Options options;
+      const std::string backend = args.count("backend") ? args["backend"] : gpumf::to_string(gpumf::default_backend());
+      bench::check_choice("--backend", backend, {"host", "cuda"});
+      options.backend = backend == "cuda" ? gpumf::Backend::cuda : gpumf::Backend::host;
+      if (options.backend == gpumf::Backend::cuda && !gpumf::cuda_available())
+        throw std::invalid_argument("--backend cuda: no usable CUDA device (" + gpumf::device_name() + ")");
+      options.repeat        = args.count("repeat") ? std::stoul(args["repeat"]) : 20;
+      options.cg_iterations = args.count("cg-iterations") ? std::stoul(args["cg-iterations"]) : 50;
+      options.cpu_threads   = args.count("cpu-threads") ? std::stoul(args["cpu-threads"]) :
+                                                          std::max(1u, std::thread::hardware_concurrency());
+      bench::Output output;
+      if (args.count("csv"))
+        output.csv.open(args["csv"]);
+      if (args.count("json"))
+        output.json_file = args["json"];
+      std::cout << "gpumf benchmark on " << (options.backend == gpumf::Backend::cuda ? gpumf::device_name() : "the host backend")
+                << "; deal.II CPU MatrixFree: "
+                << (options.cpu_threads ? std::to_string(options.cpu_threads) + " threads of " + bench::cpu_name() +
+                                            " (no SIMD: Debian's deal.II has VectorizedArray width 1)" :
+                                          std::string("off"))
+                << std::endl;
+      const std::string dim = args.count("dim") ? args["dim"] : "3";
+      bench::check_choice("--dim", dim, {"2", "3"});
+      if (dim == "2")
+        bench::run_all<2>(args, options, output);
+      else
+        bench::run_all<3>(args, options, output);
+      output.write_json();
+    }
+  catch (const std::exception &e)
+    {
+      std::cerr << "gpumf_benchmark: " << e.what() << "\n(see --help)\n";
+      return 2;
+    }
+  return 0;
+}

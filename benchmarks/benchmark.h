@@ -1,0 +1,125 @@
+// The gpumf benchmark: shared declarations of the driver (benchmark.cc), the mesh setup
+// (problem.cc), the gpumf cases (gpumf_cases.cu, one object per dim and degree) and deal.II's
+// CPU MatrixFree (dealii_cases.cc, one object per dim and degree). doc/performance.md
+// explains the figures.
+#ifndef gpumf_benchmarks_benchmark_h
+#define gpumf_benchmarks_benchmark_h
+
+#include <gpumf/backend.h>
+
+#include <deal.II/base/quadrature.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/mapping.h>
+#include <deal.II/grid/tria.h>
+#include <deal.II/lac/affine_constraints.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace bench
+{
+  /// The CEED bake-off problems (BP1 mass, BP3 Laplace with q = p+2, BP5 Laplace with
+  /// Gauss-Lobatto collocation) and Helmholtz (mass + Laplace, q = p+2).
+  enum class Form
+  {
+    bp1,
+    bp3,
+    bp5,
+    helmholtz
+  };
+
+  std::string
+  to_string(Form form);
+
+  /// n_q_points_1d of a form at degree p.
+  unsigned int
+  n_q_points_1d(Form form, unsigned int degree);
+
+  /// The 1D quadrature of a form (Gauss p+2, or Gauss-Lobatto p+1 for BP5).
+  dealii::Quadrature<1>
+  quadrature(Form form, unsigned int degree);
+
+  /// One measured configuration.
+  struct Case
+  {
+    Form         form   = Form::bp5;
+    unsigned int degree = 4;
+    /// "tp" (sum factorization) or "lm" (element matrices)
+    std::string implementation = "tp";
+    /// "atomics", "coloring", or "none" (no protection: wrong results, the upper bound of both)
+    std::string conflict = "atomics";
+    /// "stored" (per quadrature point) or "affine" (one Jacobian per cell, computed in the kernel)
+    std::string geometry = "stored";
+    /// cells per CUDA block, 0 = automatic
+    unsigned int cells_per_block = 0;
+    /// "vmult", "cg" (deal.II's SolverCG + Jacobi on gpumf vectors) or "cg-fused" (gpumf::SolverCG + Jacobi)
+    std::string what = "vmult";
+  };
+
+  /// The mesh, element, mapping and constraints of one size.
+  template <int dim>
+  struct Problem
+  {
+    /// "cartesian" (a box of cubes) or "deformed" (a smooth non-affine deformation of it,
+    /// represented by a MappingQCache of degree 3)
+    std::string                               mesh;
+    dealii::Triangulation<dim>                tria;
+    std::unique_ptr<dealii::Mapping<dim>>     mapping;
+    dealii::DoFHandler<dim>                   dof_handler;
+    dealii::AffineConstraints<double>         constraints;
+    double                                    setup_seconds = 0;
+
+    Problem();
+    /// A box of n_1 x ... cells chosen so that FE_Q(degree) has about target_dofs DoFs,
+    /// homogeneous Dirichlet conditions on its boundary.
+    void
+    reinit(const std::string &mesh, unsigned int degree, double target_dofs);
+  };
+
+  struct Options
+  {
+    gpumf::Backend backend     = gpumf::Backend::cuda;
+    unsigned int   repeat      = 20;
+    unsigned int   cg_iterations = 50;
+    /// threads of deal.II's CPU MatrixFree; 0: no CPU comparison
+    unsigned int   cpu_threads = 0;
+  };
+
+  /// What one case measured (times in seconds, medians over Options::repeat runs after a warm-up).
+  struct Result
+  {
+    bool         skipped = false;
+    std::string  note;
+    unsigned int n_cells = 0, n_colors = 0, cells_per_block = 0;
+    double       seconds = 0;       // per operator application (vmult) or per CG iteration
+    double       bytes   = 0;       // model: what the operator must move per application
+    double       flops   = 0;       // model, per application
+    unsigned int iterations = 0;    // CG iterations timed
+    std::string  implementation;    // what ran ("tp", "lm shared", "lm per-cell")
+    std::string  geometry;          // what ran ("stored", "affine")
+  };
+
+  /// gpumf on Options::backend (gpumf_cases.cu).
+  template <int dim, int degree>
+  Result
+  run_gpumf(const Problem<dim> &problem, const Case &c, const Options &options);
+
+  /// deal.II's CPU MatrixFree, Options::cpu_threads threads (dealii_cases.cc): seconds per
+  /// vmult (what = vmult) or per iteration of deal.II's SolverCG with Jacobi (cg, cg-fused).
+  template <int dim, int degree>
+  double
+  run_dealii(const Problem<dim> &problem, const Case &c, const Options &options);
+
+  /// Median of the times of @p repeat runs of f() after one warm-up, timed with CUDA events
+  /// on the GPU backend, with a steady clock on the host.
+  double
+  median_seconds(gpumf::Backend backend, unsigned int repeat, const std::function<void()> &f);
+
+  /// Measured bandwidth (bytes read + written per second) of copying bytes/2 bytes within
+  /// the backend's memory: the empirical roofline for an operator moving @p bytes.
+  double
+  copy_bandwidth(gpumf::Backend backend, double bytes, unsigned int repeat);
+} // namespace bench
+
+#endif

@@ -1,0 +1,161 @@
+// deal.II's own CPU MatrixFree on the benchmark's problems, for one (dim, degree) given by
+// BENCH_DIM and BENCH_DEGREE: the comparison the GPU figures are divided by. Debian's
+// deal.II 9.4 is built without SIMD (VectorizedArray<double> has width 1): each of the
+// Options::cpu_threads threads (TBB, MatrixFree's partition_partition scheme) processes one
+// cell at a time.
+#include <deal.II/base/multithread_info.h>
+#include <deal.II/lac/diagonal_matrix.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/solver_cg.h>
+#include <deal.II/matrix_free/fe_evaluation.h>
+#include <deal.II/matrix_free/matrix_free.h>
+#include <deal.II/matrix_free/tools.h>
+
+#include <random>
+
+#include "benchmark.h"
+
+namespace bench
+{
+  using namespace dealii;
+
+  namespace
+  {
+    using VectorType = LinearAlgebra::distributed::Vector<double>;
+
+    /// (grad u, grad v) and/or (u, v) on deal.II's MatrixFree; constrained rows are the identity.
+    template <int dim, int degree, int n_q, bool values, bool gradients>
+    class Operator
+    {
+    public:
+      using FEEval = FEEvaluation<dim, degree, n_q, 1, double>;
+
+      void
+      reinit(const Problem<dim> &problem, const Quadrature<1> &quad)
+      {
+        typename MatrixFree<dim, double>::AdditionalData data;
+        data.tasks_parallel_scheme = MatrixFree<dim, double>::AdditionalData::partition_partition;
+        data.mapping_update_flags  = update_gradients | update_JxW_values;
+        mf.reinit(*problem.mapping, problem.dof_handler, problem.constraints, quad, data);
+        constrained.clear();
+        for (const auto &line : problem.constraints.get_lines())
+          constrained.push_back(line.index);
+      }
+
+      void
+      vmult(VectorType &dst, const VectorType &src) const
+      {
+        mf.cell_loop(&Operator::local_apply, this, dst, src, true);
+        for (const auto i : constrained)
+          dst(i) = src(i);
+      }
+
+      void
+      compute_inverse_diagonal(DiagonalMatrix<VectorType> &inverse) const
+      {
+        VectorType &d = inverse.get_vector();
+        mf.initialize_dof_vector(d);
+        MatrixFreeTools::compute_diagonal<dim, degree, n_q, 1, double, VectorizedArray<double>>(
+          mf, d, [](FEEval &phi) { quadrature_work(phi); });
+        for (const auto i : constrained)
+          d(i) = 1.;
+        for (auto &x : d)
+          x = 1. / x;
+      }
+
+      void
+      initialize_dof_vector(VectorType &v) const
+      {
+        mf.initialize_dof_vector(v);
+      }
+
+    private:
+      MatrixFree<dim, double>       mf;
+      std::vector<types::global_dof_index> constrained;
+
+      static void
+      quadrature_work(FEEval &phi)
+      {
+        EvaluationFlags::EvaluationFlags flags =
+          (values ? EvaluationFlags::values : EvaluationFlags::nothing) |
+          (gradients ? EvaluationFlags::gradients : EvaluationFlags::nothing);
+        phi.evaluate(flags);
+        for (unsigned int q = 0; q < phi.n_q_points; ++q)
+          {
+            if (values)
+              phi.submit_value(phi.get_value(q), q);
+            if (gradients)
+              phi.submit_gradient(phi.get_gradient(q), q);
+          }
+        phi.integrate(flags);
+      }
+
+      void
+      local_apply(const MatrixFree<dim, double> &mf, VectorType &dst, const VectorType &src,
+                  const std::pair<unsigned int, unsigned int> &range) const
+      {
+        FEEval phi(mf);
+        for (unsigned int cell = range.first; cell < range.second; ++cell)
+          {
+            phi.reinit(cell);
+            phi.read_dof_values(src);
+            quadrature_work(phi);
+            phi.distribute_local_to_global(dst);
+          }
+      }
+    };
+
+    template <int dim, int degree, int n_q, bool values, bool gradients>
+    double
+    run(const Problem<dim> &problem, const Case &c, const Options &options)
+    {
+      MultithreadInfo::set_thread_limit(options.cpu_threads);
+      Operator<dim, degree, n_q, values, gradients> op;
+      op.reinit(problem, quadrature(c.form, degree));
+      VectorType x, y;
+      op.initialize_dof_vector(x);
+      op.initialize_dof_vector(y);
+      std::mt19937                           generator(42);
+      std::uniform_real_distribution<double> uniform(-1., 1.);
+      for (auto &v : x)
+        v = uniform(generator);
+      if (c.what == "vmult")
+        return median_seconds(gpumf::Backend::host, options.repeat, [&]() { op.vmult(y, x); });
+      DiagonalMatrix<VectorType> inverse_diagonal;
+      op.compute_inverse_diagonal(inverse_diagonal);
+      for (const auto &line : problem.constraints.get_lines())
+        x(line.index) = 0.;
+      const auto solve = [&]() {
+        SolverControl control(options.cg_iterations, 1e-300);
+        y = 0.;
+        try
+          {
+            SolverCG<VectorType>(control).solve(op, y, x, inverse_diagonal);
+          }
+        catch (const SolverControl::NoConvergence &)
+          {}
+      };
+      return median_seconds(gpumf::Backend::host, std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
+    }
+  } // namespace
+
+  template <int dim, int degree>
+  double
+  run_dealii(const Problem<dim> &problem, const Case &c, const Options &options)
+  {
+    switch (c.form)
+      {
+        case Form::bp1:
+          return run<dim, degree, degree + 2, true, false>(problem, c, options);
+        case Form::bp3:
+          return run<dim, degree, degree + 2, false, true>(problem, c, options);
+        case Form::bp5:
+          return run<dim, degree, degree + 1, false, true>(problem, c, options);
+        default:
+          return run<dim, degree, degree + 2, true, true>(problem, c, options);
+      }
+  }
+
+  template double
+  run_dealii<BENCH_DIM, BENCH_DEGREE>(const Problem<BENCH_DIM> &, const Case &, const Options &);
+} // namespace bench

@@ -1,0 +1,155 @@
+// The gpumf side of the benchmark for one (dim, degree), given by the compile definitions
+// BENCH_DIM and BENCH_DEGREE (benchmarks/CMakeLists.txt builds one object per pair).
+#include <gpumf/operators.h>
+#include <gpumf/solver_cg.h>
+
+#include <deal.II/lac/precondition.h>
+#include <deal.II/lac/solver_cg.h>
+
+#include <random>
+
+#include "benchmark.h"
+
+namespace bench
+{
+  namespace
+  {
+    /**
+     * The ready operator's cell functor with the conflict protection switched off: every
+     * cell adds without atomics in one launch. Races make the result wrong; its time is the
+     * upper bound that atomics and coloring are measured against.
+     */
+    template <typename CellOperator, int dim>
+    struct Unprotected : CellOperator
+    {
+      __host__ __device__ void
+      operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
+                 gpumf::SharedData<dim, double> *shared, const double *src, double *dst) const
+      {
+        typename gpumf::MatrixFree<dim, double>::Data unprotected = *data;
+        unprotected.use_coloring                                   = true;
+        CellOperator::operator()(cell, &unprotected, shared, src, dst);
+      }
+    };
+
+    void
+    fill_random(gpumf::Vector<double> &v)
+    {
+      dealii::LinearAlgebra::ReadWriteVector<double> rw(v.locally_owned_elements());
+      std::mt19937                                   generator(42);
+      std::uniform_real_distribution<double>         uniform(-1., 1.);
+      for (auto &x : rw)
+        x = uniform(generator);
+      v.import(rw, dealii::VectorOperation::insert);
+    }
+
+    template <int dim, int degree, int n_q, bool values, bool gradients>
+    Result
+    run(const Problem<dim> &problem, const Case &c, const Options &options)
+    {
+      using Operator = gpumf::CoefficientOperator<dim, degree, n_q, 1, double, values, gradients>;
+      using Geometry = typename gpumf::MatrixFree<dim, double>::GeometryStorage;
+      typename Operator::AdditionalData data;
+      data.backend         = options.backend;
+      data.use_coloring    = c.conflict == "coloring";
+      data.geometry        = c.geometry == "affine" ? Geometry::affine : Geometry::per_point;
+      data.cells_per_block = c.cells_per_block;
+      data.implementation  = c.implementation == "lm" ? gpumf::Implementation::local_matrix :
+                                                        gpumf::Implementation::tensor_product;
+      Result result;
+      if (c.geometry == "affine" && problem.mesh != "cartesian")
+        {
+          result.skipped = true;
+          result.note    = "affine geometry needs the cartesian mesh";
+          return result;
+        }
+      if (c.conflict == "none" && c.implementation == "lm")
+        {
+          result.skipped = true;
+          result.note    = "the unprotected variant is measured for sum factorization only";
+          return result;
+        }
+      Operator op;
+      op.reinit(*problem.mapping, problem.dof_handler, problem.constraints, quadrature(c.form, degree), data);
+      const auto &mf         = op.matrix_free();
+      result.n_cells         = mf.n_cells();
+      result.n_colors        = mf.n_colors();
+      result.cells_per_block = mf.get_data(0).cells_per_block;
+      result.geometry        = mf.has_affine_geometry() ? "affine" : "stored";
+
+      gpumf::CellTraffic traffic{dim, degree, n_q, 1, values, gradients, 0, mf.has_affine_geometry()};
+      const double       n_dofs = problem.dof_handler.n_dofs();
+      if (const auto *lm = op.local_matrix_operator())
+        {
+          const bool shared     = lm->storage() == gpumf::LocalMatrixOperator<dim, double>::Storage::shared;
+          result.implementation = shared ? "lm shared" : "lm per-cell";
+          result.bytes          = 16 * n_dofs + result.n_cells * traffic.local_matrix_cell_bytes(shared);
+          result.flops          = result.n_cells * traffic.local_matrix_flops();
+        }
+      else
+        {
+          result.implementation = "tp";
+          result.bytes          = 16 * n_dofs + result.n_cells * traffic.tensor_product_cell_bytes();
+          result.flops          = result.n_cells * traffic.tensor_product_flops();
+        }
+
+      gpumf::Vector<double> x, y;
+      op.initialize_dof_vector(x);
+      op.initialize_dof_vector(y);
+      fill_random(x);
+      if (c.what == "vmult")
+        {
+          std::function<void()> apply = [&]() { op.vmult(y, x); };
+          if (c.conflict == "none")
+            apply = [&]() {
+              y = 0.;
+              mf.cell_loop(Unprotected<typename Operator::CellOperator, dim>{{nullptr, nullptr}}, x, y);
+              mf.add_constrained_values(x, y);
+            };
+          result.seconds = median_seconds(options.backend, options.repeat, apply);
+          return result;
+        }
+
+      // CG with Jacobi, a fixed number of iterations (the tolerance is never met)
+      op.compute_diagonal();
+      mf.set_constrained_values(0., x);
+      const auto solve = [&]() {
+        dealii::SolverControl control(options.cg_iterations, 1e-300);
+        y = 0.;
+        try
+          {
+            if (c.what == "cg-fused")
+              gpumf::SolverCG<double>(control).solve(op, y, x, *op.get_matrix_diagonal_inverse());
+            else
+              dealii::SolverCG<gpumf::Vector<double>>(control).solve(op, y, x, *op.get_matrix_diagonal_inverse());
+          }
+        catch (const dealii::SolverControl::NoConvergence &)
+          {}
+      };
+      result.iterations = options.cg_iterations;
+      result.seconds    = median_seconds(options.backend, std::max(1u, options.repeat / 10), solve) /
+                       options.cg_iterations;
+      return result;
+    }
+  } // namespace
+
+  template <int dim, int degree>
+  Result
+  run_gpumf(const Problem<dim> &problem, const Case &c, const Options &options)
+  {
+    switch (c.form)
+      {
+        case Form::bp1:
+          return run<dim, degree, degree + 2, true, false>(problem, c, options);
+        case Form::bp3:
+          return run<dim, degree, degree + 2, false, true>(problem, c, options);
+        case Form::bp5:
+          return run<dim, degree, degree + 1, false, true>(problem, c, options);
+        default:
+          return run<dim, degree, degree + 2, true, true>(problem, c, options);
+      }
+  }
+
+  template Result
+  run_gpumf<BENCH_DIM, BENCH_DEGREE>(const Problem<BENCH_DIM> &, const Case &, const Options &);
+} // namespace bench

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Plots of a gpumf_benchmark CSV file (needs matplotlib: apt-get install python3-matplotlib).
+
+    plot.py results.csv [output-directory]
+
+Writes, for the rows with what == vmult:
+  throughput.png   GDoF/s against DoFs, one line per (form, degree, variant)
+  roofline.png     fraction of the copy roofline against the degree, per form and variant
+  gpu_vs_cpu.png   GDoF/s of gpumf and of deal.II's CPU MatrixFree against the degree
+and, where the file has CG rows, cg.png (GDoF x iterations / s against the degree).
+"""
+import csv
+import os
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def number(row, key):
+    try:
+        return float(row[key])
+    except (KeyError, ValueError):
+        return None
+
+
+def variant(row):
+    return f"{row['implementation']} {row['conflict']} {row['geometry']} {row['mesh']}"
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    rows = [r for r in csv.DictReader(open(sys.argv[1])) if number(r, "seconds")]
+    out = sys.argv[2] if len(sys.argv) > 2 else "."
+    os.makedirs(out, exist_ok=True)
+    if not rows:
+        sys.exit("no measured rows in " + sys.argv[1])
+    device = rows[0]["device"]
+    vmult = [r for r in rows if r["what"] == "vmult"]
+
+    # throughput against size, for every (form, degree, variant) measured at several sizes
+    lines = defaultdict(list)
+    for r in vmult:
+        lines[(r["form"], int(r["degree"]), variant(r))].append((number(r, "dofs"), number(r, "gdofs_per_s")))
+    fig, ax = plt.subplots(figsize=(9, 6))
+    for (form, degree, var), points in sorted(lines.items()):
+        if len(points) > 1:
+            points.sort()
+            ax.plot(*zip(*points), marker="o", label=f"{form} p={degree} {var}")
+    ax.set_xscale("log")
+    ax.set_xlabel("DoFs")
+    ax.set_ylabel("GDoF/s (operator application)")
+    ax.set_title(f"gpumf throughput, {device}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.savefig(os.path.join(out, "throughput.png"), dpi=120, bbox_inches="tight")
+
+    # roofline fraction and GPU vs CPU against degree, at the largest size of each line
+    largest = {}
+    for r in vmult:
+        key = (r["form"], int(r["degree"]), variant(r))
+        if key not in largest or number(r, "dofs") > number(largest[key], "dofs"):
+            largest[key] = r
+    by_variant = defaultdict(list)
+    for (form, degree, var), r in largest.items():
+        by_variant[(form, var)].append((degree, r))
+    fig, ax = plt.subplots(figsize=(9, 6))
+    for (form, var), points in sorted(by_variant.items()):
+        points.sort(key=lambda p: p[0])
+        ax.plot([p[0] for p in points], [number(p[1], "roofline_fraction") for p in points], marker="o",
+                label=f"{form} {var}")
+    ax.axhline(0.8, color="gray", linestyle="--", linewidth=1)
+    ax.set_xlabel("degree")
+    ax.set_ylabel("model bytes / time / copy bandwidth")
+    ax.set_title(f"fraction of the copy roofline (largest size), {device}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.savefig(os.path.join(out, "roofline.png"), dpi=120, bbox_inches="tight")
+
+    fig, ax = plt.subplots(figsize=(9, 6))
+    for (form, var), points in sorted(by_variant.items()):
+        points.sort(key=lambda p: p[0])
+        ax.plot([p[0] for p in points], [number(p[1], "gdofs_per_s") for p in points], marker="o",
+                label=f"gpumf {form} {var}")
+        cpu = [(p[0], number(p[1], "cpu_gdofs_per_s")) for p in points if number(p[1], "cpu_gdofs_per_s")]
+        if cpu:
+            ax.plot(*zip(*cpu), marker="x", linestyle=":", label=f"deal.II CPU {form} ({points[0][1]['cpu_threads']} threads, no SIMD)")
+    ax.set_yscale("log")
+    ax.set_xlabel("degree")
+    ax.set_ylabel("GDoF/s")
+    ax.set_title(f"GPU ({device}) vs deal.II CPU MatrixFree, largest size")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.savefig(os.path.join(out, "gpu_vs_cpu.png"), dpi=120, bbox_inches="tight")
+
+    cg = [r for r in rows if r["what"] in ("cg", "cg-fused")]
+    if cg:
+        series = defaultdict(list)
+        for r in cg:
+            series[(r["form"], r["what"], variant(r))].append((int(r["degree"]), number(r, "gdofs_per_s")))
+        fig, ax = plt.subplots(figsize=(9, 6))
+        for (form, what, var), points in sorted(series.items()):
+            points.sort()
+            ax.plot(*zip(*points), marker="o", label=f"{form} {what} {var}")
+        ax.set_xlabel("degree")
+        ax.set_ylabel("GDoF x iterations / s (CG with Jacobi)")
+        ax.set_title(f"CG throughput, {device}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        fig.savefig(os.path.join(out, "cg.png"), dpi=120, bbox_inches="tight")
+
+
+if __name__ == "__main__":
+    main()
