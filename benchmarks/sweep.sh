@@ -13,7 +13,7 @@ for part in $parts; do
     # every degree, stored and affine geometry, ~4M DoFs (no cliff from degree 1 to 15)
     degrees) run degrees --forms bp5,bp3 --degrees 1-15 --dofs 4e6 --geometry stored,affine --cpu-threads 0 ;;
     # the targets: >= 20M DoFs, degrees 4-8, stored and affine geometry, vs deal.II on all host cores
-    targets) run targets --forms bp1,bp3,bp5,helmholtz --degrees 4,6,8 --dofs 2e7 --geometry stored,affine ;;
+    targets) run targets --forms bp1,bp3,bp5 --degrees 4,6,8 --dofs 2e7 --geometry stored,affine --repeat 10 ;;
     # atomics vs coloring vs no protection
     conflicts) run conflicts --forms bp5,bp3 --degrees 2,4,7 --dofs 2e7 --geometry affine \
                  --conflicts atomics,coloring,none --cpu-threads 0 ;;

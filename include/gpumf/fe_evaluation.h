@@ -177,8 +177,13 @@ namespace gpumf
     {
 #ifdef __CUDA_ARCH__
       if (evaluate_val || evaluate_grad)
-        for (unsigned int d = 0; d < dim; ++d)
-          pass(d, shared->shape_values, false);
+        {
+          pass<0, false>(shared->shape_values);
+          if constexpr (dim > 1)
+            pass<1, false>(shared->shape_values);
+          if constexpr (dim > 2)
+            pass<2, false>(shared->shape_values);
+        }
       if (evaluate_grad)
         {
           for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
@@ -187,12 +192,14 @@ namespace gpumf
               for (unsigned int c = 0; c < n_components; ++c)
                 {
                   Number reference[dim];
+#pragma unroll
                   for (unsigned int e = 0; e < dim; ++e)
                     {
                       const unsigned int stride = internal::ipow(nq, e);
                       const unsigned int i_e    = (q / stride) % nq;
                       const Number *     line   = shared->values + c * P + q - i_e * stride;
                       Number             sum    = 0;
+#pragma unroll
                       for (unsigned int l = 0; l < nq; ++l)
                         sum += shared->co_shape_gradients[i_e * nq + l] * line[l * stride];
                       reference[e] = sum;
@@ -238,11 +245,13 @@ namespace gpumf
               for (unsigned int c = 0; c < n_components; ++c)
                 {
                   Number t = integrate_val ? shared->values[c * P + q] : Number();
+#pragma unroll
                   for (unsigned int e = 0; e < dim; ++e)
                     {
                       const unsigned int stride = internal::ipow(nq, e);
                       const unsigned int i_e    = (q / stride) % nq;
                       const Number *     line   = shared->gradients[e] + c * P + q - i_e * stride;
+#pragma unroll
                       for (unsigned int l = 0; l < nq; ++l)
                         t += shared->co_shape_gradients[l * nq + i_e] * line[l * stride];
                     }
@@ -256,8 +265,13 @@ namespace gpumf
           __syncthreads();
         }
       if (integrate_val || integrate_grad)
-        for (int d = dim - 1; d >= 0; --d)
-          pass(d, shared->shape_values, true);
+        {
+          if constexpr (dim > 2)
+            pass<2, true>(shared->shape_values);
+          if constexpr (dim > 1)
+            pass<1, true>(shared->shape_values);
+          pass<0, true>(shared->shape_values);
+        }
 #else
       if (!host_collective_last() || !(integrate_val || integrate_grad))
         return;
@@ -517,36 +531,43 @@ namespace gpumf
      * or n_q -> n_dofs_1d with its transpose. Directions before it hold n_q points, after it
      * n_dofs_1d.
      */
+    template <unsigned int direction, bool transpose>
     __device__ void
-    pass(const unsigned int direction, const Number *matrix, const bool transpose)
+    pass(const Number *matrix)
     {
-      const unsigned int stride = internal::ipow(nq, direction);
-      const unsigned int n_in = transpose ? nq : nd, n_out = transpose ? nd : nq;
-      Number             result[layout.points_per_thread()][n_components];
-      bool               active[layout.points_per_thread()];
+      constexpr unsigned int stride = internal::ipow(nq, direction);
+      constexpr unsigned int n_in = transpose ? nq : nd, n_out = transpose ? nd : nq;
+      Number                 result[layout.points_per_thread()][n_components];
+      bool                   active[layout.points_per_thread()];
+#pragma unroll
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         {
-          const unsigned int p = internal::owned_point(layout, thread, s);
+          const unsigned int p    = internal::owned_point(layout, thread, s);
           unsigned int       rest = p;
           active[s]               = true;
+#pragma unroll
           for (unsigned int e = 0; e < dim; ++e, rest /= nq)
             if (e > direction && rest % nq >= nd)
               active[s] = false;
           const unsigned int i = (p / stride) % nq;
           active[s]            = active[s] && i < n_out;
           if (active[s])
+#pragma unroll
             for (unsigned int c = 0; c < n_components; ++c)
               {
                 const Number *line = shared->values + c * P + p - i * stride;
                 Number        sum  = 0;
+#pragma unroll
                 for (unsigned int l = 0; l < n_in; ++l)
                   sum += (transpose ? matrix[l * nd + i] : matrix[i * nd + l]) * line[l * stride];
                 result[s][c] = sum;
               }
         }
       __syncthreads();
+#pragma unroll
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         if (active[s])
+#pragma unroll
           for (unsigned int c = 0; c < n_components; ++c)
             shared->values[c * P + internal::owned_point(layout, thread, s)] = result[s][c];
       __syncthreads();
