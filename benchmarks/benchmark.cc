@@ -35,6 +35,8 @@ Every combination of the list options is run (cases that do not apply are report
   --geometry LIST        stored,affine (default stored): per quadrature point, or one Jacobian
                          per cell with JxW computed in the kernel (cartesian mesh only)
   --cells-per-block LIST 0 (automatic) or fixed counts, e.g. 0,1 (default 0)
+  --layouts LIST         points,columns (default points): 3D sum factorization with a thread per
+                         point up to n_q = 10 (the ready operators) or a column of points per thread
   --what LIST            vmult,cg,cg-fused (default vmult): the operator alone, deal.II's SolverCG
                          with Jacobi on gpumf vectors, gpumf::SolverCG (fused vector updates)
   --repeat N             timed runs per case after one warm-up, median reported (default 20;
@@ -133,7 +135,7 @@ Every combination of the list options is run (cases that do not apply are report
     /// The columns of the output, in order.
     const std::vector<std::string> columns{
       "device", "backend", "dim", "form", "degree", "n_q_1d", "mesh", "implementation", "conflict", "geometry",
-      "cells_per_block", "what", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
+      "cells_per_block", "layout", "what", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
       "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_threads", "cpu_seconds",
       "cpu_gdofs_per_s", "speedup_vs_cpu", "setup_seconds", "note"};
 
@@ -213,7 +215,8 @@ Every combination of the list options is run (cases that do not apply are report
         sizes.push_back(std::stod(s));
       const auto meshes = split(get("mesh", "cartesian"));
       const auto impls = split(get("implementations", "tp")), conflicts = split(get("conflicts", "atomics")),
-                 geometries = split(get("geometry", "stored")), whats = split(get("what", "vmult"));
+                 geometries = split(get("geometry", "stored")), whats = split(get("what", "vmult")),
+                 layouts = split(get("layouts", "points"));
       std::vector<unsigned int> cells_per_block;
       for (const auto &k : split(get("cells-per-block", "0")))
         cells_per_block.push_back(std::stoul(k));
@@ -227,14 +230,16 @@ Every combination of the list options is run (cases that do not apply are report
         check_choice("--geometry", g, {"stored", "affine"});
       for (const auto &w : whats)
         check_choice("--what", w, {"vmult", "cg", "cg-fused"});
+      for (const auto &l : layouts)
+        check_choice("--layouts", l, {"columns", "points"});
 
       const std::string device = options.backend == gpumf::Backend::cuda ? gpumf::device_name() :
                                                                            "host backend (1 thread): " + cpu_name();
       std::map<std::string, double> cpu_cache;
       std::cout << std::left << std::setw(10) << "form" << std::setw(4) << "p" << std::setw(10) << "mesh"
                 << std::setw(12) << "impl" << std::setw(9) << "conflict" << std::setw(7) << "geom" << std::setw(4)
-                << "cpb" << std::setw(9) << "what" << std::setw(11) << "DoFs" << std::setw(11) << "time[s]"
-                << std::setw(9) << "GDoF/s" << std::setw(9) << "GB/s" << std::setw(8) << "roof" << std::setw(9)
+                << "cpb" << std::setw(8) << "layout" << std::setw(9) << "what" << std::setw(11) << "DoFs" << std::setw(11) << "time[s]"
+                << std::setw(9) << "GDoF/s" << std::setw(9) << "GB/s" << std::setw(8) << "roof" << std::setw(10)
                 << "GFlop/s" << std::setw(9) << "CPU" << "note" << std::endl;
       for (const double size : sizes)
         for (const unsigned int degree : degrees)
@@ -248,11 +253,12 @@ Every combination of the list options is run (cases that do not apply are report
                   for (const auto &conflict : conflicts)
                     for (const auto &geometry : geometries)
                       for (const unsigned int k : cells_per_block)
+                        for (const auto &layout : layouts)
                         for (const auto &what : whats)
                           {
                             Case c;
                             c.form = form, c.degree = degree, c.implementation = impl, c.conflict = conflict;
-                            c.geometry = geometry, c.cells_per_block = k, c.what = what;
+                            c.geometry = geometry, c.cells_per_block = k, c.what = what, c.layout = layout;
                             Result r;
                             try
                               {
@@ -277,6 +283,7 @@ Every combination of the list options is run (cases that do not apply are report
                             row["conflict"] = conflict, row["geometry"] = r.skipped ? geometry : r.geometry;
                             row["cells_per_block"] = std::to_string(r.skipped ? k : r.cells_per_block);
                             row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
+                            row["layout"] = layout;
                             row["setup_seconds"] = fmt(problem.setup_seconds);
                             for (const auto &key : {"cells", "colors", "seconds", "gdofs_per_s", "model_bytes",
                                                     "gb_per_s", "copy_gb_per_s", "roofline_fraction", "gflop_per_s",
@@ -314,9 +321,9 @@ Every combination of the list options is run (cases that do not apply are report
                             std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
                                       << mesh << std::setw(12) << row["implementation"] << std::setw(9) << conflict
                                       << std::setw(7) << row["geometry"] << std::setw(4) << row["cells_per_block"]
-                                      << std::setw(9) << what << std::setw(11) << row["dofs"] << std::setw(11)
+                                      << std::setw(8) << layout << std::setw(9) << what << std::setw(11) << row["dofs"] << std::setw(11)
                                       << row["seconds"] << std::setw(9) << row["gdofs_per_s"] << std::setw(9)
-                                      << row["gb_per_s"] << std::setw(8) << row["roofline_fraction"] << std::setw(9)
+                                      << row["gb_per_s"] << std::setw(8) << row["roofline_fraction"] << std::setw(10)
                                       << row["gflop_per_s"] << std::setw(9) << row["speedup_vs_cpu"]
                                       << note.substr(0, 160) << std::endl;
                             output.add(std::move(row));
@@ -347,7 +354,7 @@ main(int argc, char **argv)
       args[a.substr(2)] = argv[++i];
     }
   const std::vector<std::string> known{"backend", "dim", "forms", "degrees", "dofs", "mesh", "implementations",
-                                       "conflicts", "geometry", "cells-per-block", "what", "repeat",
+                                       "conflicts", "geometry", "cells-per-block", "layouts", "what", "repeat",
                                        "cg-iterations", "cpu-threads", "csv", "json"};
   try
     {

@@ -63,10 +63,10 @@ namespace bench
           result.note    = "affine geometry needs the cartesian mesh";
           return result;
         }
-      if (c.conflict == "none" && c.implementation == "lm")
+      if ((c.conflict == "none" || c.layout == "columns") && c.implementation == "lm")
         {
           result.skipped = true;
-          result.note    = "the unprotected variant is measured for sum factorization only";
+          result.note    = "the unprotected and thread-per-point variants are measured for sum factorization only";
           return result;
         }
       Operator op;
@@ -74,7 +74,12 @@ namespace bench
       const auto &mf         = op.matrix_free();
       result.n_cells         = mf.n_cells();
       result.n_colors        = mf.n_colors();
-      result.cells_per_block = mf.get_data(0).cells_per_block;
+      // the ready operator's cell functor (a thread per point) and the column-per-thread variant
+      using Points  = typename Operator::CellOperator;
+      using Columns = gpumf::internal::CoefficientCellOperator<dim, degree, n_q, 1, double, values, gradients, true>;
+      static_assert(!Points::thread_per_column, "the ready operators use a thread per point");
+      result.cells_per_block = c.layout == "points" ? mf.cells_per_block(gpumf::internal::layout_of<dim, Points>()) :
+                                                      mf.cells_per_block(gpumf::internal::layout_of<dim, Columns>());
       result.geometry        = mf.has_affine_geometry() ? "affine" : "stored";
 
       gpumf::CellTraffic traffic{dim, degree, n_q, 1, values, gradients, 0, mf.has_affine_geometry()};
@@ -100,10 +105,22 @@ namespace bench
       if (c.what == "vmult")
         {
           std::function<void()> apply = [&]() { op.vmult(y, x); };
-          if (c.conflict == "none")
+          if (c.conflict == "none" && c.layout == "points")
             apply = [&]() {
               y = 0.;
-              mf.cell_loop(Unprotected<typename Operator::CellOperator, dim>{{nullptr, nullptr}}, x, y);
+              mf.cell_loop(Unprotected<Points, dim>{{nullptr, nullptr}}, x, y);
+              mf.add_constrained_values(x, y);
+            };
+          else if (c.conflict == "none")
+            apply = [&]() {
+              y = 0.;
+              mf.cell_loop(Unprotected<Columns, dim>{{nullptr, nullptr}}, x, y);
+              mf.add_constrained_values(x, y);
+            };
+          else if (c.layout == "columns")
+            apply = [&]() {
+              y = 0.;
+              mf.cell_loop(Columns{nullptr, nullptr}, x, y);
               mf.add_constrained_values(x, y);
             };
           result.seconds = median_seconds(options.backend, options.repeat, apply);
@@ -111,6 +128,12 @@ namespace bench
         }
 
       // CG with Jacobi, a fixed number of iterations (the tolerance is never met)
+      if (c.layout == "columns")
+        {
+          result.skipped = true;
+          result.note    = "CG runs the ready operator (layout points)";
+          return result;
+        }
       op.compute_diagonal();
       mf.set_constrained_values(0., x);
       const auto solve = [&]() {

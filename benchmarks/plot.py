@@ -28,7 +28,7 @@ def number(row, key):
 
 
 def variant(row):
-    return f"{row['implementation']} {row['conflict']} {row['geometry']} {row['mesh']}"
+    return f"{row['implementation']} {row['conflict']} {row['geometry']} {row['mesh']} {row.get('layout', '')}"
 
 
 def main():

@@ -185,22 +185,16 @@ namespace gpumf
         int device = 0, max_shared = 0;
         GPUMF_CHECK_CUDA(cudaGetDevice(&device));
         GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        cells_per_block = 1;
-        AssertThrow(shared_memory_per_block() <= std::size_t(max_shared),
+        max_shared_memory = max_shared;
+        AssertThrow(shared_memory_per_block_for(1) <= std::size_t(max_shared),
                     ExcNotSupported("gpumf::MatrixFree: a cell of FE_Q degree " + std::to_string(degree) + " with " +
                                     std::to_string(n_components_) + " components and " + std::to_string(n_q) +
-                                    " points per direction needs " + std::to_string(shared_memory_per_block()) +
+                                    " points per direction needs " + std::to_string(shared_memory_per_block_for(1)) +
                                     " bytes of shared memory; the GPU offers " + std::to_string(max_shared) +
                                     " per block. Use fewer quadrature points, components or a lower degree."));
-        // several cells per block where they fit (threads and shared memory)
-        const unsigned int most = internal::CellLayout<dim>{n_q}.max_cells_per_block();
-        unsigned int       k    = additional_data.cells_per_block == 0 ? most :
-                                                                        std::min(additional_data.cells_per_block, most);
-        while (k > 1 && shared_memory_per_block_for(k) > std::size_t(max_shared))
-          --k;
-        cells_per_block = k;
 #endif
       }
+    requested_cells_per_block = additional_data.cells_per_block;
 
     const MPI_Comm comm = communicator_of(dof.get_triangulation());
     IndexSet       relevant;
@@ -384,7 +378,7 @@ namespace gpumf
 
     // 1D tables from the element itself: along the x axis the tensor-product basis
     // function with lexicographic index i is phi_i(x) * 1 * 1.
-    std::vector<Number> values_1d(n_q * n), gradients_1d(n_q * n), collocation(n_q * n_q);
+    std::vector<Number> values_1d(n_q * n), gradients_1d(n_q * n), derivatives_on_points(n_q * n_q);
     const std::vector<Polynomials::Polynomial<double>> lagrange_on_points =
       Polynomials::generate_complete_Lagrange_basis(quad.get_points());
     for (unsigned int q = 0; q < n_q; ++q)
@@ -400,12 +394,18 @@ namespace gpumf
           {
             std::vector<double> value_and_derivative(2);
             lagrange_on_points[r].value(quad.point(q)[0], value_and_derivative);
-            collocation[q * n_q + r] = value_and_derivative[1];
+            derivatives_on_points[q * n_q + r] = value_and_derivative[1];
           }
       }
+    // collocation: the element's nodes are the quadrature points, interpolation is the identity
+    collocation = n_q == n;
+    for (unsigned int q = 0; q < n_q && collocation; ++q)
+      for (unsigned int i = 0; i < n; ++i)
+        if (std::abs(values_1d[q * n + i] - Number(q == i ? 1 : 0)) > 1e-12)
+          collocation = false;
     shape_values.reinit(backend_, values_1d);
     shape_gradients.reinit(backend_, gradients_1d);
-    co_shape_gradients.reinit(backend_, collocation);
+    co_shape_gradients.reinit(backend_, derivatives_on_points);
   }
 
   template <int dim, typename Number>
@@ -429,9 +429,10 @@ namespace gpumf
     data.n_dofs_1d          = fe_degree + 1;
     data.n_q_points_1d      = n_q_points_1d;
     data.n_components       = n_components_;
-    data.cells_per_block    = cells_per_block;
+    data.cells_per_block    = 1; // set per launch (cells_per_block(layout))
     data.use_coloring       = strategy != ConflictStrategy::atomics;
     data.affine             = affine;
+    data.collocation        = collocation;
     return data;
   }
 
@@ -557,8 +558,9 @@ namespace gpumf
     quadrature_weights.clear();
     constrained_dofs.clear();
     dof_handler     = nullptr;
-    affine          = false;
-    cells_per_block = 1;
+    affine                    = false;
+    collocation               = false;
+    requested_cells_per_block = 0;
   }
 
   template <int dim, typename Number>
@@ -643,10 +645,16 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
-  std::size_t
-  MatrixFree<dim, Number>::shared_memory_per_block() const
+  unsigned int
+  MatrixFree<dim, Number>::cells_per_block(const internal::CellLayout<dim> layout) const
   {
-    return shared_memory_per_block_for(cells_per_block);
+    if (backend_ != Backend::cuda)
+      return 1;
+    const unsigned int most = layout.max_cells_per_block();
+    unsigned int k = requested_cells_per_block == 0 ? most : std::min(requested_cells_per_block, most);
+    while (k > 1 && shared_memory_per_block_for(k) > max_shared_memory)
+      --k;
+    return k;
   }
 
   template class MatrixFree<2, float>;

@@ -49,6 +49,23 @@ namespace
     checker.check(ok, what + (ok ? "" : "\n" + message));
   }
 
+  /// A functor whose FEEvaluation owns columns of points but that does not say so.
+  struct ColumnsWithoutTrait
+  {
+    static constexpr unsigned int n_dofs_1d = 3, n_local_dofs = 27, n_q_points = 27;
+
+    __host__ __device__ void
+    operator()(const unsigned int cell, const gpumf::MatrixFree<3, double>::Data *data,
+               gpumf::SharedData<3, double> *shared, const double *src, double *dst) const
+    {
+      gpumf::FEEvaluation<3, 2, 3, 1, double, true> phi(cell, data, shared);
+      phi.read_dof_values(src);
+      phi.evaluate(true, false);
+      phi.integrate(true, false);
+      phi.distribute_local_to_global(dst);
+    }
+  };
+
   template <int dim>
   void
   setup(const FiniteElement<dim> &fe, const Quadrature<1> &quad, const gpumf::Backend backend,
@@ -135,6 +152,31 @@ main(int argc, char **argv)
                                            gpumf::MatrixFree<2, double> mf;
                                            mf.reinit(MappingQ1<2>(), dof, constraints, QGauss<1>(3), data);
                                          });
+  }
+
+  // 3D: thread layout mismatch, affine geometry on a curved mesh
+  {
+    parallel::distributed::Triangulation<3> tria(MPI_COMM_WORLD);
+    GridGenerator::hyper_shell(tria, Point<3>(), 0.5, 1., 6);
+    DoFHandler<3> dof(tria);
+    dof.distribute_dofs(FE_Q<3>(2));
+    AffineConstraints<double> constraints;
+    constraints.close();
+    const MappingQ<3>                      mapping(2);
+    gpumf::MatrixFree<3, double>::AdditionalData data;
+    data.backend = host;
+    gpumf::MatrixFree<3, double> mf;
+    mf.reinit(mapping, dof, constraints, QGauss<1>(3), data);
+    gpumf::Vector<double> src, dst;
+    mf.initialize_dof_vector(src);
+    mf.initialize_dof_vector(dst);
+    expect_throw<gpumf::ExcNotSupported>(checker, "an FEEvaluation with thread_per_column in a functor without it is rejected",
+                                         "static constexpr bool thread_per_column = true;",
+                                         [&] { mf.cell_loop(ColumnsWithoutTrait{}, src, dst); });
+    data.geometry = gpumf::MatrixFree<3, double>::GeometryStorage::affine;
+    expect_throw<gpumf::ExcNotSupported>(checker, "affine geometry on a curved mesh is rejected",
+                                         "GeometryStorage::affine needs parallelepiped cells",
+                                         [&] { mf.reinit(mapping, dof, constraints, QGauss<1>(3), data); });
   }
 
   if (!gpumf::cuda_available())

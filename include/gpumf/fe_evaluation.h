@@ -29,7 +29,8 @@ namespace gpumf
    * (the interface of deal.II's later Portable::FEEvaluation), which works for every degree.
    *
    * GPU (sum factorization in shared memory): evaluate() interpolates the DoF values to the
-   * quadrature points one direction at a time (an n_q x n_dofs_1d matrix per direction), then
+   * quadrature points one direction at a time (an n_q x n_dofs_1d matrix per direction;
+   * skipped for collocation, where that matrix is the identity), then
    * takes reference gradients with the collocation derivative matrix on the quadrature points
    * and maps them with the stored inverse Jacobian; integrate() is the transpose.
    *
@@ -37,12 +38,18 @@ namespace gpumf
    * tensor-product basis, O(n^(2 dim)) per cell: deliberately naive and independent of the
    * GPU's factorization.
    *
+   * @p thread_per_column_ (gpumf's extension, 3D): each thread owns a column of points along z
+   * at every degree, the 2D thread blocks of high-order GPU kernels; the functor that creates
+   * the FEEvaluation declares `static constexpr bool thread_per_column = true;` so that the
+   * loops launch that layout, and uses the point-indexed interface. The ready-made operators
+   * do so (doc/performance.md has the measured difference).
+   *
    * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
    * quadrature-point work, integrate(), distribute_local_to_global() (or
    * distribute_local_diagonal()). The host backend checks it.
    */
   template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, int n_components_ = 1,
-            typename Number = double>
+            typename Number = double, bool thread_per_column_ = false>
   class FEEvaluation
   {
     static_assert(dim == 2 || dim == 3, "gpumf::FEEvaluation supports dim 2 and 3.");
@@ -54,7 +61,7 @@ namespace gpumf
 
     static constexpr unsigned int nd = fe_degree + 1;
     static constexpr unsigned int nq = n_q_points_1d;
-    static constexpr internal::CellLayout<dim> layout{nq};
+    static constexpr internal::CellLayout<dim> layout{nq, thread_per_column_};
     /// Padded points per component in shared memory.
     static constexpr unsigned int P = internal::ipow(nq, dim);
 
@@ -73,13 +80,20 @@ namespace gpumf
 
     /// For cell number @p cell_id of the color described by @p data.
     __host__ __device__
-    FEEvaluation(const unsigned int cell_id, const data_type *data, SharedData<dim, Number> *shdata)
-      : data(data)
-      , shared(shdata)
-      , cell(data->row_start + cell_id)
+    FEEvaluation(const unsigned int cell_id, const data_type *data_in, SharedData<dim, Number> *shdata)
+      : data(*data_in)
+      , shared(*shdata)
+      , host_shared(shdata)
+      , cell(data_in->row_start + cell_id)
       , thread(internal::thread_index(layout))
       , current_q(internal::owned_point(layout, thread, 0))
-    {}
+    {
+#ifdef __CUDA_ARCH__
+      // the launch follows the functor's thread_per_column; a mismatch would compute garbage
+      if (blockDim.z != data.cells_per_block * layout.block_z())
+        __trap();
+#endif
+    }
 
     /// Reads the cell's DoF values from @p src (constrained DoFs read as zero).
     __host__ __device__ void
@@ -93,7 +107,7 @@ namespace gpumf
             for (unsigned int c = 0; c < n_components; ++c)
               {
                 const unsigned int index = dof_index(c, p);
-                shared->values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : internal::read_only(src + index);
+                shared.values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : internal::read_only(src + index);
               }
         }
       __syncthreads();
@@ -101,7 +115,7 @@ namespace gpumf
       if (host_collective_first())
         for_each_dof([&](const unsigned int c, const unsigned int p) {
           const unsigned int index = dof_index(c, p);
-          shared->dof_values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : src[index];
+          shared.dof_values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : src[index];
         });
 #endif
     }
@@ -117,13 +131,13 @@ namespace gpumf
           const unsigned int p = internal::owned_point(layout, thread, s);
           if (is_dof(p))
             for (unsigned int c = 0; c < n_components; ++c)
-              shared->values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
+              shared.values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
         }
       __syncthreads();
 #else
       if (host_collective_first())
         for_each_dof([&](const unsigned int c, const unsigned int p) {
-          shared->dof_values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
+          shared.dof_values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
         });
 #endif
     }
@@ -138,12 +152,12 @@ namespace gpumf
           const unsigned int p = internal::owned_point(layout, thread, s);
           if (is_dof(p))
             for (unsigned int c = 0; c < n_components; ++c)
-              add(dst, dof_index(c, p), shared->values[c * P + p]);
+              add(dst, dof_index(c, p), shared.values[c * P + p]);
         }
 #else
       if (host_collective_last())
         for_each_dof([&](const unsigned int c, const unsigned int p) {
-          add(dst, dof_index(c, p), shared->dof_values[c * P + p]);
+          add(dst, dof_index(c, p), shared.dof_values[c * P + p]);
         });
 #endif
     }
@@ -159,14 +173,14 @@ namespace gpumf
           if (is_dof(p))
             for (unsigned int c = 0; c < n_components; ++c)
               if (local_dof(c, p) == i)
-                add(diagonal, dof_index(c, p), shared->values[c * P + p]);
+                add(diagonal, dof_index(c, p), shared.values[c * P + p]);
         }
       __syncthreads();
 #else
       if (host_collective_last())
         for_each_dof([&](const unsigned int c, const unsigned int p) {
           if (local_dof(c, p) == i)
-            add(diagonal, dof_index(c, p), shared->dof_values[c * P + p]);
+            add(diagonal, dof_index(c, p), shared.dof_values[c * P + p]);
         });
 #endif
     }
@@ -176,13 +190,13 @@ namespace gpumf
     evaluate(const bool evaluate_val, const bool evaluate_grad)
     {
 #ifdef __CUDA_ARCH__
-      if (evaluate_val || evaluate_grad)
+      if ((evaluate_val || evaluate_grad) && !data.collocation)
         {
-          pass<0, false>(shared->shape_values);
+          pass<0, false>(shared.shape_values);
           if constexpr (dim > 1)
-            pass<1, false>(shared->shape_values);
+            pass<1, false>(shared.shape_values);
           if constexpr (dim > 2)
-            pass<2, false>(shared->shape_values);
+            pass<2, false>(shared.shape_values);
         }
       if (evaluate_grad)
         {
@@ -197,11 +211,11 @@ namespace gpumf
                     {
                       const unsigned int stride = internal::ipow(nq, e);
                       const unsigned int i_e    = (q / stride) % nq;
-                      const Number *     line   = shared->values + c * P + q - i_e * stride;
+                      const Number *     line   = shared.values + c * P + q - i_e * stride;
                       Number             sum    = 0;
 #pragma unroll
                       for (unsigned int l = 0; l < nq; ++l)
-                        sum += shared->co_shape_gradients[i_e * nq + l] * line[l * stride];
+                        sum += shared.co_shape_gradients[i_e * nq + l] * line[l * stride];
                       reference[e] = sum;
                     }
                   store_real_gradient(c, q, reference);
@@ -219,12 +233,12 @@ namespace gpumf
             for_each_dof_of_component([&](const unsigned int p) {
               Number phi, grad_phi[dim];
               host_basis(p, q, phi, grad_phi);
-              const Number u = shared->dof_values[c * P + p];
+              const Number u = shared.dof_values[c * P + p];
               value += phi * u;
               for (unsigned int e = 0; e < dim; ++e)
                 reference[e] += grad_phi[e] * u;
             });
-            shared->values[c * P + q] = value;
+            shared.values[c * P + q] = value;
             store_real_gradient(c, q, reference);
           }
 #endif
@@ -244,16 +258,16 @@ namespace gpumf
               const unsigned int q = internal::owned_point(layout, thread, s);
               for (unsigned int c = 0; c < n_components; ++c)
                 {
-                  Number t = integrate_val ? shared->values[c * P + q] : Number();
+                  Number t = integrate_val ? shared.values[c * P + q] : Number();
 #pragma unroll
                   for (unsigned int e = 0; e < dim; ++e)
                     {
                       const unsigned int stride = internal::ipow(nq, e);
                       const unsigned int i_e    = (q / stride) % nq;
-                      const Number *     line   = shared->gradients[e] + c * P + q - i_e * stride;
+                      const Number *     line   = shared.gradients[e] + c * P + q - i_e * stride;
 #pragma unroll
                       for (unsigned int l = 0; l < nq; ++l)
-                        t += shared->co_shape_gradients[l * nq + i_e] * line[l * stride];
+                        t += shared.co_shape_gradients[l * nq + i_e] * line[l * stride];
                     }
                   sum[s][c] = t;
                 }
@@ -261,16 +275,16 @@ namespace gpumf
           __syncthreads();
           for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
             for (unsigned int c = 0; c < n_components; ++c)
-              shared->values[c * P + internal::owned_point(layout, thread, s)] = sum[s][c];
+              shared.values[c * P + internal::owned_point(layout, thread, s)] = sum[s][c];
           __syncthreads();
         }
-      if (integrate_val || integrate_grad)
+      if ((integrate_val || integrate_grad) && !data.collocation)
         {
           if constexpr (dim > 2)
-            pass<2, true>(shared->shape_values);
+            pass<2, true>(shared.shape_values);
           if constexpr (dim > 1)
-            pass<1, true>(shared->shape_values);
-          pass<0, true>(shared->shape_values);
+            pass<1, true>(shared.shape_values);
+          pass<0, true>(shared.shape_values);
         }
 #else
       if (!host_collective_last() || !(integrate_val || integrate_grad))
@@ -282,12 +296,12 @@ namespace gpumf
             Number phi, grad_phi[dim];
             host_basis(p, q, phi, grad_phi);
             if (integrate_val)
-              sum += phi * shared->values[c * P + q];
+              sum += phi * shared.values[c * P + q];
             if (integrate_grad)
               for (unsigned int e = 0; e < dim; ++e)
-                sum += grad_phi[e] * shared->gradients[e][c * P + q];
+                sum += grad_phi[e] * shared.gradients[e][c * P + q];
           }
-        shared->dof_values[c * P + p] = sum;
+        shared.dof_values[c * P + p] = sum;
       });
 #endif
     }
@@ -298,7 +312,7 @@ namespace gpumf
     {
       value_type value;
       for (unsigned int c = 0; c < n_components; ++c)
-        component(value, c) = shared->values[c * P + q];
+        component(value, c) = shared.values[c * P + q];
       return value;
     }
 
@@ -309,7 +323,7 @@ namespace gpumf
       note_submission();
       const Number jxw = JxW(q);
       for (unsigned int c = 0; c < n_components; ++c)
-        shared->values[c * P + q] = component(val_in, c) * jxw;
+        shared.values[c * P + q] = component(val_in, c) * jxw;
     }
 
     /// The gradient in real space at quadrature point @p q.
@@ -319,7 +333,7 @@ namespace gpumf
       gradient_type gradient;
       for (unsigned int c = 0; c < n_components; ++c)
         for (unsigned int d = 0; d < dim; ++d)
-          component(gradient, c)[d] = shared->gradients[d][c * P + q];
+          component(gradient, c)[d] = shared.gradients[d][c * P + q];
       return gradient;
     }
 
@@ -337,7 +351,7 @@ namespace gpumf
             Number sum = 0;
             for (unsigned int d = 0; d < dim; ++d)
               sum += jinv[e][d] * component(grad_in, c)[d];
-            shared->gradients[e][c * P + q] = sum * jxw;
+            shared.gradients[e][c * P + q] = sum * jxw;
           }
     }
 
@@ -345,7 +359,7 @@ namespace gpumf
     __host__ __device__ typename MatrixFree<dim, Number>::point_type
     quadrature_point(const unsigned int q) const
     {
-      return data->q_points[cell * n_q_points + q];
+      return data.q_points[cell * n_q_points + q];
     }
 
     /// @name deal.II 9.4's per-thread interface: the point the thread works on
@@ -422,8 +436,12 @@ namespace gpumf
     }
 
   private:
-    const data_type *         data;
-    SharedData<dim, Number> * shared;
+    // Copies (kept in registers on the GPU) of the object's data and the cell's scratch
+    // pointers: measured faster than reading them through pointers (doc/performance.md).
+    const data_type           data;
+    SharedData<dim, Number>   shared;
+    /// the cell's SharedData itself, for the host's bookkeeping shared by the emulated threads
+    SharedData<dim, Number> * host_shared;
     const unsigned int        cell;
     const internal::ThreadIndex thread;
     unsigned int              current_q;
@@ -463,34 +481,34 @@ namespace gpumf
     __host__ __device__ unsigned int
     dof_index(const unsigned int c, const unsigned int p) const
     {
-      return internal::read_only(data->local_to_global + cell * dofs_per_cell + local_dof(c, p));
+      return internal::read_only(data.local_to_global + cell * dofs_per_cell + local_dof(c, p));
     }
 
     /// JxW at quadrature point @p q: stored, or det J times the weight (affine geometry).
     __host__ __device__ Number
     JxW(const unsigned int q) const
     {
-      return data->affine ? internal::read_only(data->JxW + cell) * internal::read_only(data->quadrature_weights + q) :
-                            internal::read_only(data->JxW + cell * n_q_points + q);
+      return data.affine ? internal::read_only(data.JxW + cell) * internal::read_only(data.quadrature_weights + q) :
+                            internal::read_only(data.JxW + cell * n_q_points + q);
     }
 
     /// The inverse Jacobian d xi_e / d x_d at quadrature point @p q (per point or per cell).
     __host__ __device__ void
     inverse_jacobian(const unsigned int q, Number (&jinv)[dim][dim]) const
     {
-      const unsigned int k = data->affine ? cell : cell * n_q_points + q;
+      const unsigned int k = data.affine ? cell : cell * n_q_points + q;
       for (unsigned int e = 0; e < dim; ++e)
         for (unsigned int d = 0; d < dim; ++d)
-          jinv[e][d] = internal::read_only(data->inv_jacobian + (e * dim + d) * data->jacobian_stride + k);
+          jinv[e][d] = internal::read_only(data.inv_jacobian + (e * dim + d) * data.jacobian_stride + k);
     }
 
     __host__ __device__ void
     add(Number *dst, const unsigned int index, const Number value) const
     {
-      if (index == dealii::numbers::invalid_unsigned_int || !shared->writes)
+      if (index == dealii::numbers::invalid_unsigned_int || !shared.writes)
         return;
 #ifdef __CUDA_ARCH__
-      if (!data->use_coloring)
+      if (!data.use_coloring)
         {
           atomicAdd(&dst[index], value);
           return;
@@ -503,9 +521,9 @@ namespace gpumf
     dof_values() const
     {
 #ifdef __CUDA_ARCH__
-      return shared->values;
+      return shared.values;
 #else
-      return shared->dof_values;
+      return shared.dof_values;
 #endif
     }
 
@@ -520,13 +538,13 @@ namespace gpumf
           Number sum = 0;
           for (unsigned int e = 0; e < dim; ++e)
             sum += reference[e] * jinv[e][d];
-          shared->gradients[d][c * P + q] = sum;
+          shared.gradients[d][c * P + q] = sum;
         }
     }
 
 #ifdef __CUDA_ARCH__
     /**
-     * One direction of sum factorization, in place on shared->values (all components):
+     * One direction of sum factorization, in place on shared.values (all components):
      * along @p direction, n_dofs_1d -> n_q values with the n_q x n_dofs_1d matrix @p matrix,
      * or n_q -> n_dofs_1d with its transpose. Directions before it hold n_q points, after it
      * n_dofs_1d.
@@ -555,7 +573,7 @@ namespace gpumf
 #pragma unroll
             for (unsigned int c = 0; c < n_components; ++c)
               {
-                const Number *line = shared->values + c * P + p - i * stride;
+                const Number *line = shared.values + c * P + p - i * stride;
                 Number        sum  = 0;
 #pragma unroll
                 for (unsigned int l = 0; l < n_in; ++l)
@@ -569,7 +587,7 @@ namespace gpumf
         if (active[s])
 #pragma unroll
           for (unsigned int c = 0; c < n_components; ++c)
-            shared->values[c * P + internal::owned_point(layout, thread, s)] = result[s][c];
+            shared.values[c * P + internal::owned_point(layout, thread, s)] = result[s][c];
       __syncthreads();
     }
 
@@ -607,10 +625,10 @@ namespace gpumf
       for (unsigned int d = 0; d < dim; ++d, pp /= nq, qq /= nq)
         {
           const unsigned int entry = (qq % nq) * nd + pp % nq;
-          const Number       value = shared->shape_values[entry];
+          const Number       value = shared.shape_values[entry];
           phi *= value;
           for (unsigned int e = 0; e < dim; ++e)
-            grad_phi[e] *= (e == d ? shared->shape_gradients[entry] : value);
+            grad_phi[e] *= (e == d ? shared.shape_gradients[entry] : value);
         }
     }
 
@@ -626,13 +644,19 @@ namespace gpumf
     {
       if (!is_first_thread())
         return false;
-      AssertThrow(data->n_q_points_1d == nq && data->n_dofs_1d == nd && data->n_components == n_components,
+      AssertThrow(internal::host_block_z() == layout.block_z(),
+                  ExcNotSupported("gpumf::FEEvaluation with thread_per_column = " +
+                                  std::to_string(thread_per_column_) +
+                                  " inside a functor whose thread_per_column differs: declare "
+                                  "`static constexpr bool thread_per_column = " +
+                                  std::string(thread_per_column_ ? "true" : "false") + ";` in the functor."));
+      AssertThrow(data.n_q_points_1d == nq && data.n_dofs_1d == nd && data.n_components == n_components,
                   ExcNotSupported("gpumf::FEEvaluation<dim, " + std::to_string(fe_degree) + ", " +
                                   std::to_string(nq) + ", " + std::to_string(n_components) +
                                   "> does not match its MatrixFree object (degree " +
-                                  std::to_string(data->n_dofs_1d - 1) + ", " + std::to_string(data->n_q_points_1d) +
-                                  " points per direction, " + std::to_string(data->n_components) + " components)."));
-      AssertThrow(!shared->host_submitted,
+                                  std::to_string(data.n_dofs_1d - 1) + ", " + std::to_string(data.n_q_points_1d) +
+                                  " points per direction, " + std::to_string(data.n_components) + " components)."));
+      AssertThrow(!host_shared->host_submitted,
                   ExcNotSupported("gpumf host backend: read_dof_values()/evaluate() after a submit_*() "
                                   "in the same cell functor. Use one FEEvaluation pass per functor: "
                                   "read, evaluate, quadrature-point work, integrate, distribute."));
@@ -650,7 +674,7 @@ namespace gpumf
     note_submission() const
     {
       if (is_first_thread())
-        shared->host_submitted = true;
+        host_shared->host_submitted = true;
     }
 #endif
   };

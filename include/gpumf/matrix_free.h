@@ -164,11 +164,14 @@ namespace gpumf
       unsigned int n_dofs_1d;
       unsigned int n_q_points_1d;
       unsigned int n_components;
-      /// CUDA: cells per thread block (the launch uses it; see AdditionalData::cells_per_block).
+      /// CUDA: cells per thread block of the running kernel (see cells_per_block()).
       unsigned int cells_per_block;
       bool         use_coloring;
       /// Geometry per cell (see the class documentation), else per point.
       bool         affine;
+      /// The quadrature points are the element's nodes (Gauss-Lobatto with p+1 points):
+      /// shape_values is the identity and FEEvaluation skips the interpolation passes.
+      bool         collocation;
     };
 
     MatrixFree();
@@ -312,9 +315,17 @@ namespace gpumf
     std::size_t
     shared_memory_per_cell() const;
 
-    /// Bytes of shared memory of one CUDA block: the 1D tables plus cells_per_block cells.
+    /// Bytes of shared memory of a CUDA block of @p cells cells: the 1D tables plus the cells' scratch.
     std::size_t
-    shared_memory_per_block() const;
+    shared_memory_per_block_for(const unsigned int cells) const;
+
+    /**
+     * CUDA: cells per block for a functor of thread layout @p layout: AdditionalData::cells_per_block
+     * (0: as many as fit, CellLayout::max_cells_per_block()), reduced to what the shared
+     * memory holds. 1 on the host backend.
+     */
+    unsigned int
+    cells_per_block(const internal::CellLayout<dim> layout) const;
 
     /**
      * Runs `func(cell, &data, &shared_data, i, diagonal)` for every local DoF i of every cell
@@ -335,9 +346,6 @@ namespace gpumf
                     const std::function<bool(const cell_iterator &)> &filter,
                     const AdditionalData &                            additional_data);
 
-    std::size_t
-    shared_memory_per_block_for(const unsigned int cells) const;
-
     /// Throws unless a functor's declared sizes match this object.
     void
     check_functor(const unsigned int n_dofs_1d,
@@ -354,8 +362,10 @@ namespace gpumf
     unsigned int                                              fe_degree    = 0;
     unsigned int                                              n_q_points_1d = 0;
     unsigned int                                              n_components_ = 1;
-    unsigned int                                              cells_per_block = 1;
+    unsigned int                                              requested_cells_per_block = 0;
+    std::size_t                                               max_shared_memory = 0;
     bool                                                      affine = false;
+    bool                                                      collocation = false;
     std::vector<std::vector<cell_iterator>>                   graph;
     std::vector<unsigned int>                                 color_start; // n_colors + 1
     std::vector<unsigned int>                                 dof_numbering;
@@ -418,10 +428,11 @@ namespace gpumf
                    const unsigned int q = dealii::numbers::invalid_unsigned_int)
   {
 #ifndef __CUDA_ARCH__
-    AssertThrow(q != dealii::numbers::invalid_unsigned_int ||
-                  internal::CellLayout<dim>{n_q_points_1d}.points_per_thread() == 1,
+    AssertThrow(q != dealii::numbers::invalid_unsigned_int || dim == 2 ||
+                  internal::host_block_z() == n_q_points_1d,
                 ExcNotSupported("local_q_point_id() without a point: each thread owns several points when "
-                                "n_q_points_1d^3 > 1024; pass the point q of the quadrature functor."));
+                                "n_q_points_1d^3 > 1024 or with thread_per_column; pass the point q of "
+                                "the quadrature functor."));
 #endif
     return (data->row_start + cell) * n_q_points +
            (q != dealii::numbers::invalid_unsigned_int ?

@@ -29,10 +29,14 @@ namespace gpumf
      * all quadrature points (local_q_point_id order); nullptr stands for 1.
      */
     template <int dim, int fe_degree, int n_q_points_1d, int n_components_, typename Number, bool with_values,
-              bool with_gradients>
+              bool with_gradients, bool columns = false>
     struct CoefficientCellOperator
     {
-      using FEEval = FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number>;
+      using FEEval = FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number, columns>;
+
+      /// 3D: a column of points per thread at every degree, or (default) a thread per point up
+      /// to n_q = 10 (measured faster at most degrees, doc/performance.md)
+      static constexpr bool thread_per_column = columns;
 
       static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
       static constexpr unsigned int n_local_dofs = FEEval::tensor_dofs_per_cell;

@@ -33,7 +33,9 @@ namespace gpumf
      *   p = i + n_q*j + n_q*n_q*k      DoF (i, j, k < n_dofs_1d) or quadrature point (i, j, k < n_q)
      * @endverbatim
      * Threads: (n_q, n_q, block_z). In 3D, block_z = n_q (one thread per point) when n_q^3 <=
-     * 1024, else 1: each thread owns a column of n_q points along z (degree 10 and higher).
+     * 1024, else 1: each thread owns a column of n_q points along z (degree 10 and higher, or
+     * at every degree with `columns`: the 2D thread blocks of high-order GPU kernels, whose
+     * threads each reuse a 1D matrix entry for a whole column).
      * A thread (tx, ty, tz) owns the points (tx, ty, tz + s*block_z), s < points_per_thread.
      *
      * A CUDA block may hold several cells (low degree), stacked along z:
@@ -45,11 +47,13 @@ namespace gpumf
     struct CellLayout
     {
       unsigned int n_q;
+      /// 3D: a column of points per thread at every n_q (see FEEvaluation's thread_per_column)
+      bool columns = false;
 
       constexpr unsigned int
       block_z() const
       {
-        return dim == 3 ? (n_q * n_q * n_q <= 1024 ? n_q : 1) : 1;
+        return dim == 3 ? (!columns && n_q * n_q * n_q <= 1024 ? n_q : 1) : 1;
       }
 
       constexpr unsigned int
@@ -115,6 +119,15 @@ namespace gpumf
     {
       static thread_local ThreadIndex index{0, 0, 0};
       return index;
+    }
+
+    /// The host backend's stand-in for blockDim.z of one cell: the block_z() of the running
+    /// functor's layout (FEEvaluation checks that its own layout agrees).
+    inline unsigned int &
+    host_block_z()
+    {
+      static thread_local unsigned int block_z = 0;
+      return block_z;
     }
 
     /// The calling thread's index within its cell (threadIdx.z taken modulo the cell's block_z).

@@ -35,12 +35,24 @@ namespace gpumf
       static constexpr unsigned int value = Functor::n_components;
     };
 
-    /// The thread layout a functor's FEEvaluation uses (from its n_q_points).
+    /// Functor::thread_per_column where the functor declares it, else false.
+    template <typename Functor, typename = void>
+    struct ColumnsOf
+    {
+      static constexpr bool value = false;
+    };
+    template <typename Functor>
+    struct ColumnsOf<Functor, std::void_t<decltype(Functor::thread_per_column)>>
+    {
+      static constexpr bool value = Functor::thread_per_column;
+    };
+
+    /// The thread layout a functor's FEEvaluation uses (from its n_q_points and thread_per_column).
     template <int dim, typename Functor>
     constexpr CellLayout<dim>
     layout_of()
     {
-      return CellLayout<dim>{root(Functor::n_q_points, dim)};
+      return CellLayout<dim>{root(Functor::n_q_points, dim), ColumnsOf<Functor>::value};
     }
 
     /**
@@ -83,6 +95,7 @@ namespace gpumf
     {
       using S = Scratch<dim, Number, Functor>;
       std::vector<Number> buffer((dim + 2) * S::size);
+      host_block_z() = S::layout.block_z();
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
           const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
@@ -139,19 +152,20 @@ namespace gpumf
     /// Launches kernel(args...) per color, data.cells_per_block cells of the functor's layout per block.
     template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
     void
-    launch_per_color(const MatrixFree<dim, Number> &mf, Kernel kernel, const std::size_t shared_bytes,
-                     const Args &...args)
+    launch_per_color(const MatrixFree<dim, Number> &mf, Kernel kernel, const bool with_scratch, const Args &...args)
     {
       constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
+      const unsigned int        k      = mf.cells_per_block(layout);
+      const std::size_t shared_bytes   = with_scratch ? mf.shared_memory_per_block_for(k) : 0;
       if (shared_bytes > 48 * 1024)
         GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared_bytes)));
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
-          const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
+          typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
           if (data.n_cells == 0)
             continue;
-          const unsigned int k = data.cells_per_block;
+          data.cells_per_block = k;
           kernel<<<(data.n_cells + k - 1) / k, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, k * layout.block_z()),
                    shared_bytes>>>(args..., data);
           GPUMF_CHECK_CUDA(cudaGetLastError());
@@ -192,7 +206,7 @@ namespace gpumf
     void
     cuda_cell_loop(const MatrixFree<dim, Number> &mf, const Functor &func, const Number *src, Number *dst)
     {
-      launch_per_color<dim, Number, Functor>(mf, cell_kernel<dim, Number, Functor>, mf.shared_memory_per_block(),
+      launch_per_color<dim, Number, Functor>(mf, cell_kernel<dim, Number, Functor>, true,
                                              func, src, dst);
     }
 
@@ -202,14 +216,14 @@ namespace gpumf
                        const unsigned int dofs_per_cell)
     {
       launch_per_color<dim, Number, Functor>(mf, diagonal_kernel<dim, Number, Functor>,
-                                             mf.shared_memory_per_block(), func, diagonal, dofs_per_cell);
+                                             true, func, diagonal, dofs_per_cell);
     }
 
     template <int dim, typename Number, typename Functor>
     void
     cuda_evaluate_coefficients(const MatrixFree<dim, Number> &mf, const Functor &func)
     {
-      launch_per_color<dim, Number, Functor>(mf, coefficient_kernel<dim, Number, Functor>, 0, func);
+      launch_per_color<dim, Number, Functor>(mf, coefficient_kernel<dim, Number, Functor>, false, func);
     }
 #else
     [[noreturn]] inline void
