@@ -77,10 +77,17 @@ namespace gpumf
       /// Threads a block may have: 256, or one cell's threads where that is more.
       static constexpr unsigned int max_block_threads_for_many = 256;
 
-      /// Most cells one block takes: as many as fit in 256 threads and in blockDim.z <= 64.
+      /**
+       * Most cells one block takes: where a cell has fewer threads than a warp, as many as fit
+       * in 256 threads and in blockDim.z <= 64; else one. Measured on an H200 (doc/performance.md,
+       * "Several cells per block"): 3.6x for BP5 at degree 1 (8 threads per cell), +13% for BP3
+       * at degree 1 (27 threads), but 2-6% slower than one cell per block from 64 threads on.
+       */
       constexpr unsigned int
       max_cells_per_block() const
       {
+        if (n_threads() >= 32)
+          return 1;
         const unsigned int by_threads = max_block_threads_for_many / n_threads();
         const unsigned int by_z       = 64 / block_z();
         const unsigned int k          = by_threads < by_z ? by_threads : by_z;
