@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace bench
 {
@@ -39,6 +40,30 @@ namespace bench
   /// The 1D quadrature of a form (Gauss p+2, or Gauss-Lobatto p+1 for BP5).
   dealii::Quadrature<1>
   quadrature(Form form, unsigned int degree);
+
+  /**
+   * Calls f(n_q, with_values, with_gradients), each a std::integral_constant, with the
+   * compile-time description of @p form at @p degree: the one place where a form becomes
+   * template arguments (for gpumf_cases.cu and dealii_cases.cc alike).
+   */
+  template <unsigned int degree, typename F>
+  auto
+  with_form(const Form form, const F &f)
+  {
+    using Yes = std::true_type;
+    using No  = std::false_type;
+    switch (form)
+      {
+        case Form::bp1:
+          return f(std::integral_constant<unsigned int, degree + 2>(), Yes(), No());
+        case Form::bp3:
+          return f(std::integral_constant<unsigned int, degree + 2>(), No(), Yes());
+        case Form::bp5:
+          return f(std::integral_constant<unsigned int, degree + 1>(), No(), Yes());
+        default:
+          return f(std::integral_constant<unsigned int, degree + 2>(), Yes(), Yes());
+      }
+  }
 
   /// One measured configuration.
   struct Case

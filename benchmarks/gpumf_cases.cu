@@ -160,17 +160,10 @@ namespace bench
   Result
   run_gpumf(const Problem<dim> &problem, const Case &c, const Options &options)
   {
-    switch (c.form)
-      {
-        case Form::bp1:
-          return run<dim, degree, degree + 2, true, false>(problem, c, options);
-        case Form::bp3:
-          return run<dim, degree, degree + 2, false, true>(problem, c, options);
-        case Form::bp5:
-          return run<dim, degree, degree + 1, false, true>(problem, c, options);
-        default:
-          return run<dim, degree, degree + 2, true, true>(problem, c, options);
-      }
+    return with_form<degree>(c.form, [&](auto n_q, auto values, auto gradients) {
+      return run<dim, degree, decltype(n_q)::value, decltype(values)::value, decltype(gradients)::value>(problem, c,
+                                                                                                          options);
+    });
   }
 
   template Result

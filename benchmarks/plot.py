@@ -31,6 +31,16 @@ def variant(row):
     return f"{row['implementation']} {row['conflict']} {row['geometry']} {row['mesh']} {row.get('layout', '')}"
 
 
+def finish(fig, ax, out, name, xlabel, ylabel, title):
+    """Labels, grid and legend of one plot, saved as out/name."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.savefig(os.path.join(out, name), dpi=120, bbox_inches="tight")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -52,12 +62,7 @@ def main():
             points.sort()
             ax.plot(*zip(*points), marker="o", label=f"{form} p={degree} {var}")
     ax.set_xscale("log")
-    ax.set_xlabel("DoFs")
-    ax.set_ylabel("GDoF/s (operator application)")
-    ax.set_title(f"gpumf throughput, {device}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.savefig(os.path.join(out, "throughput.png"), dpi=120, bbox_inches="tight")
+    finish(fig, ax, out, "throughput.png", "DoFs", "GDoF/s (operator application)", f"gpumf throughput, {device}")
 
     # roofline fraction and GPU vs CPU against degree, at the largest size of each line
     largest = {}
@@ -74,12 +79,8 @@ def main():
         ax.plot([p[0] for p in points], [number(p[1], "roofline_fraction") for p in points], marker="o",
                 label=f"{form} {var}")
     ax.axhline(0.8, color="gray", linestyle="--", linewidth=1)
-    ax.set_xlabel("degree")
-    ax.set_ylabel("model bytes / time / copy bandwidth")
-    ax.set_title(f"fraction of the copy roofline (largest size), {device}")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.savefig(os.path.join(out, "roofline.png"), dpi=120, bbox_inches="tight")
+    finish(fig, ax, out, "roofline.png", "degree", "model bytes / time / copy bandwidth",
+           f"fraction of the copy roofline (largest size), {device}")
 
     fig, ax = plt.subplots(figsize=(9, 6))
     for (form, var), points in sorted(by_variant.items()):
@@ -90,12 +91,7 @@ def main():
         if cpu:
             ax.plot(*zip(*cpu), marker="x", linestyle=":", label=f"deal.II CPU {form} ({points[0][1]['cpu_threads']} threads, no SIMD)")
     ax.set_yscale("log")
-    ax.set_xlabel("degree")
-    ax.set_ylabel("GDoF/s")
-    ax.set_title(f"GPU ({device}) vs deal.II CPU MatrixFree, largest size")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.savefig(os.path.join(out, "gpu_vs_cpu.png"), dpi=120, bbox_inches="tight")
+    finish(fig, ax, out, "gpu_vs_cpu.png", "degree", "GDoF/s", f"GPU ({device}) vs deal.II CPU MatrixFree, largest size")
 
     cg = [r for r in rows if r["what"] in ("cg", "cg-fused")]
     if cg:
@@ -106,12 +102,7 @@ def main():
         for (form, what, var), points in sorted(series.items()):
             points.sort()
             ax.plot(*zip(*points), marker="o", label=f"{form} {what} {var}")
-        ax.set_xlabel("degree")
-        ax.set_ylabel("GDoF x iterations / s (CG with Jacobi)")
-        ax.set_title(f"CG throughput, {device}")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.savefig(os.path.join(out, "cg.png"), dpi=120, bbox_inches="tight")
+        finish(fig, ax, out, "cg.png", "degree", "GDoF x iterations / s (CG with Jacobi)", f"CG throughput, {device}")
 
 
 if __name__ == "__main__":
