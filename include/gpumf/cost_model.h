@@ -61,6 +61,14 @@ namespace gpumf
       return n_components * std::pow(degree + 1., dim);
     }
 
+    /// Bytes of the source and destination vectors per cell, each DoF shared with the
+    /// neighbours counted once (n_components p^dim per cell): the per-cell share of 16 N.
+    double
+    vector_bytes() const
+    {
+      return 2. * number_bytes * n_components * std::pow(double(degree), dim);
+    }
+
     /// Numbers of geometry read per cell: JxW (mass), plus the inverse Jacobian (gradients).
     double
     geometry_numbers() const
@@ -115,15 +123,15 @@ namespace gpumf
     double
     tensor_product(const CellTraffic &cell) const
     {
-      const double vectors = 2. * cell.number_bytes * cell.n_components * std::pow(double(cell.degree), cell.dim);
-      return std::max((vectors + cell.tensor_product_cell_bytes()) / bandwidth, cell.tensor_product_flops() / peak);
+      return std::max((cell.vector_bytes() + cell.tensor_product_cell_bytes()) / bandwidth,
+                      cell.tensor_product_flops() / peak);
     }
 
     double
     local_matrix(const CellTraffic &cell, const bool shared) const
     {
-      const double vectors = 2. * cell.number_bytes * cell.n_components * std::pow(double(cell.degree), cell.dim);
-      return std::max((vectors + cell.local_matrix_cell_bytes(shared)) / bandwidth, cell.local_matrix_flops() / peak);
+      return std::max((cell.vector_bytes() + cell.local_matrix_cell_bytes(shared)) / bandwidth,
+                      cell.local_matrix_flops() / peak);
     }
   };
 } // namespace gpumf

@@ -41,8 +41,9 @@ namespace gpumf
    * @p thread_per_column_ (gpumf's extension, 3D): each thread owns a column of points along z
    * at every degree, the 2D thread blocks of high-order GPU kernels; the functor that creates
    * the FEEvaluation declares `static constexpr bool thread_per_column = true;` so that the
-   * loops launch that layout, and uses the point-indexed interface. The ready-made operators
-   * do so (doc/performance.md has the measured difference).
+   * loops launch that layout, and uses the point-indexed interface. Measured slower than a
+   * thread per point at most degrees up to n_q = 10 (doc/performance.md), so the ready-made
+   * operators keep a thread per point.
    *
    * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
    * quadrature-point work, integrate(), distribute_local_to_global() (or

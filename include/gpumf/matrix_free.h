@@ -132,8 +132,9 @@ namespace gpumf
       GeometryStorage geometry = GeometryStorage::automatic;
       /**
        * CUDA: cells processed by one thread block (several at low degree keep the blocks
-       * large enough for the GPU's schedulers); 0 = automatic (as many as fit in 256
-       * threads, see internal::CellLayout::max_cells_per_block()). Larger values are clamped.
+       * large enough for the GPU's schedulers); 0 = automatic
+       * (internal::CellLayout::max_cells_per_block(): several only where a cell has fewer
+       * threads than a warp). Larger values are clamped to that and to the shared memory.
        */
       unsigned int cells_per_block = 0;
     };
