@@ -31,7 +31,7 @@ namespace gpumf
         __device__ void
         add(const LocalMatrixLaunch<Number> &l, Number *dst, const unsigned int index, const Number value)
         {
-          if (index == 0xffffffffu)
+          if (index == no_dof)
             return;
           if (l.atomic)
             atomicAdd(&dst[index], value);
@@ -39,25 +39,28 @@ namespace gpumf
             dst[index] += value;
         }
 
-        /// The cell's value at local DoF j (zero if constrained or for the diagonal).
-        template <typename Number>
-        __device__ Number
-        gather(const LocalMatrixLaunch<Number> &l, const unsigned int *indices, const unsigned int j, const Number *src)
-        {
-          return indices[j] == 0xffffffffu || l.diagonal_only ? Number() : src[indices[j]];
-        }
-
-        /// Row i of the element matrix times v (or the diagonal entry).
+        /// Row i of the element matrix times v.
         template <typename Number>
         __device__ Number
         row(const LocalMatrixLaunch<Number> &l, const Number *A, const unsigned int i, const Number *v)
         {
-          if (l.diagonal_only)
-            return entry(l, A, i, i);
           Number sum = 0;
           for (unsigned int j = 0; j < l.n; ++j)
             sum += entry(l, A, i, j) * v[j];
           return sum;
+        }
+
+        /// The diagonal of C^T A C for a cell with constraint rows, serially.
+        template <typename Number>
+        __device__ void
+        constrained_diagonal(const LocalMatrixLaunch<Number> &l, const unsigned int *codes, const Number *A,
+                             Number *dst)
+        {
+          for (unsigned int j = 0; j < l.n; ++j)
+            distribute_diagonal_column<Number>(
+              j, l.n, [&](const unsigned int k) { return codes[k]; },
+              [&](const unsigned int k) { return entry(l, A, k, j); }, l.rows,
+              [&](const unsigned int index, const Number value) { add(l, dst, index, value); });
         }
 
         template <typename Number>
@@ -67,28 +70,61 @@ namespace gpumf
           const unsigned int cell = l.first_cell + blockIdx.x * blockDim.x + threadIdx.x;
           if (cell >= l.first_cell + l.n_cells)
             return;
-          const unsigned int *indices = l.local_to_global + std::size_t(cell) * l.n;
-          const Number *      A       = matrix_of(l, cell);
-          Number              v[max_thread_per_element];
+          const unsigned int *codes = l.local_to_global + std::size_t(cell) * l.n;
+          const Number *      A     = matrix_of(l, cell);
+          const auto add_to = [&](const unsigned int index, const Number value) { add(l, dst, index, value); };
+          if (l.diagonal_only)
+            {
+              if (l.has_rows && l.cell_has_rows[cell])
+                constrained_diagonal(l, codes, A, dst);
+              else
+                for (unsigned int i = 0; i < l.n; ++i)
+                  add_to(codes[i], entry(l, A, i, i));
+              return;
+            }
+          Number v[max_thread_per_element];
           for (unsigned int j = 0; j < l.n; ++j)
-            v[j] = gather(l, indices, j, src);
+            v[j] = read_dof(src, codes[j], l.rows);
           for (unsigned int i = 0; i < l.n; ++i)
-            add(l, dst, indices[i], row(l, A, i, v));
+            distribute_dof(codes[i], row(l, A, i, v), l.rows, add_to);
         }
 
+        // Without atomics, the rows of a cell's constrained DoFs are added by one thread after a
+        // barrier: two DoFs of a cell may share a master.
         template <typename Number>
         __global__ void
         block_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
         {
           extern __shared__ __align__(16) unsigned char shared_memory[];
-          Number *            v       = reinterpret_cast<Number *>(shared_memory);
-          const unsigned int  cell    = l.first_cell + blockIdx.x;
-          const unsigned int *indices = l.local_to_global + std::size_t(cell) * l.n;
-          const Number *      A       = matrix_of(l, cell);
-          const unsigned int  i       = threadIdx.x;
-          v[i] = gather(l, indices, i, src);
+          Number *            v     = reinterpret_cast<Number *>(shared_memory);
+          Number *            y     = v + l.n;
+          const unsigned int  cell  = l.first_cell + blockIdx.x;
+          const unsigned int *codes = l.local_to_global + std::size_t(cell) * l.n;
+          const Number *      A     = matrix_of(l, cell);
+          const unsigned int  i     = threadIdx.x;
+          const bool          rows  = l.has_rows && l.cell_has_rows[cell];
+          const auto add_to = [&](const unsigned int index, const Number value) { add(l, dst, index, value); };
+          if (l.diagonal_only)
+            {
+              if (!rows)
+                add_to(codes[i], entry(l, A, i, i));
+              else if (i == 0)
+                constrained_diagonal(l, codes, A, dst);
+              return;
+            }
+          v[i] = read_dof(src, codes[i], l.rows);
           __syncthreads();
-          add(l, dst, indices[i], row(l, A, i, v));
+          y[i] = row(l, A, i, v);
+          if (l.atomic || !is_constraint_row(codes[i]))
+            distribute_dof(codes[i], y[i], l.rows, add_to);
+          if (!l.atomic && rows)
+            {
+              __syncthreads();
+              if (i == 0)
+                for (unsigned int k = 0; k < l.n; ++k)
+                  if (is_constraint_row(codes[k]))
+                    distribute_dof(codes[k], y[k], l.rows, add_to);
+            }
         }
       } // namespace
 
@@ -109,7 +145,7 @@ namespace gpumf
       {
         if (launch.n_cells == 0)
           return;
-        block_per_element_kernel<<<launch.n_cells, launch.n, launch.n * sizeof(Number)>>>(launch, src, dst);
+        block_per_element_kernel<<<launch.n_cells, launch.n, 2 * launch.n * sizeof(Number)>>>(launch, src, dst);
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 

@@ -3,6 +3,8 @@
 #ifndef gpumf_source_local_matrix_kernels_h
 #define gpumf_source_local_matrix_kernels_h
 
+#include <gpumf/internal/dof_access.h>
+
 namespace gpumf
 {
   namespace internal
@@ -13,7 +15,10 @@ namespace gpumf
       template <typename Number>
       struct LocalMatrixLaunch
       {
-        const unsigned int *local_to_global; ///< of all cells, n per cell
+        const unsigned int *local_to_global; ///< codes of all cells, n per cell (internal/dof_access.h)
+        ConstraintRows<Number> rows;          ///< the constraint table of the codes
+        const unsigned char *cell_has_rows;   ///< per cell: a DoF is a constraint row
+        bool                 has_rows;        ///< some cell of the launch has constraint rows
         const Number *      matrices;        ///< shared (one matrix) or per cell
         bool                shared_matrix;
         unsigned int        n;               ///< DoFs per cell
@@ -21,10 +26,10 @@ namespace gpumf
         unsigned int        n_cells;         ///< cells in the color
         bool                atomic;          ///< atomicAdd (no coloring)
         bool                transpose;       ///< A^T instead of A
-        bool                diagonal_only;   ///< dst += diag(A) (src unused)
+        bool                diagonal_only;   ///< dst += diag(C^T A C) (src unused)
       };
 
-      /// dst[l2g] += A_K src[l2g] for the cells of one color, one thread per cell.
+      /// dst += C_K^T A_K C_K src for the cells of one color (C_K: the cell's DoF codes), one thread per cell.
       template <typename Number>
       void
       local_matrix_thread_per_element(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst);

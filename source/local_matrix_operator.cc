@@ -93,10 +93,11 @@ namespace gpumf
     for (unsigned int color = 0; color < mf.n_colors(); ++color)
       {
         const auto                                    data = mf.get_data(color);
-        internal::cuda::LocalMatrixLaunch<Number> launch{data.local_to_global, matrices.data(),
-                                                         storage_ == Storage::shared, n, data.row_start,
-                                                         data.n_cells, !data.use_coloring, transpose,
-                                                         diagonal_only};
+        internal::cuda::LocalMatrixLaunch<Number> launch{data.local_to_global, data.constraint_rows,
+                                                         data.cell_has_constraint_rows, data.has_constraint_rows,
+                                                         matrices.data(), storage_ == Storage::shared, n,
+                                                         data.row_start, data.n_cells, !data.use_coloring,
+                                                         transpose, diagonal_only};
         if (mf.backend() == Backend::cuda)
           {
 #if GPUMF_WITH_CUDA
@@ -107,22 +108,30 @@ namespace gpumf
 #endif
             continue;
           }
-        // host reference: y_K = A_K v_K, cell by cell
+        // host reference: C_K^T A_K C_K, cell by cell (the diagonal by the general formula everywhere)
+        Number *   out    = dst.get_values();
+        const auto add_to = [out](const unsigned int index, const Number value) { out[index] += value; };
         std::vector<Number> v(n);
         for (unsigned int cell = data.row_start; cell < data.row_start + data.n_cells; ++cell)
           {
-            const unsigned int *indices = data.local_to_global + std::size_t(cell) * n;
+            const unsigned int *codes = data.local_to_global + std::size_t(cell) * n;
             const Number *A = matrices.data() + (storage_ == Storage::shared ? 0 : std::size_t(cell) * n * n);
+            if (diagonal_only)
+              {
+                for (unsigned int j = 0; j < n; ++j)
+                  internal::distribute_diagonal_column<Number>(
+                    j, n, [&](const unsigned int k) { return codes[k]; },
+                    [&](const unsigned int k) { return A[k * n + j]; }, data.constraint_rows, add_to);
+                continue;
+              }
             for (unsigned int j = 0; j < n; ++j)
-              v[j] = indices[j] == numbers::invalid_unsigned_int || diagonal_only ? Number() :
-                                                                                     src.get_values()[indices[j]];
+              v[j] = internal::read_dof(src.get_values(), codes[j], data.constraint_rows);
             for (unsigned int i = 0; i < n; ++i)
               {
                 Number sum = 0;
                 for (unsigned int j = 0; j < n; ++j)
-                  sum += (diagonal_only ? (i == j) * A[i * n + i] : (transpose ? A[j * n + i] : A[i * n + j]) * v[j]);
-                if (indices[i] != numbers::invalid_unsigned_int)
-                  dst.get_values()[indices[i]] += sum;
+                  sum += (transpose ? A[j * n + i] : A[i * n + j]) * v[j];
+                internal::distribute_dof(codes[i], sum, data.constraint_rows, add_to);
               }
           }
       }

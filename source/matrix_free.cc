@@ -11,7 +11,9 @@
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q1.h>
 
+#include <algorithm>
 #include <array>
+#include <numeric>
 #include <atomic>
 #include <map>
 #include <set>
@@ -150,10 +152,6 @@ namespace gpumf
     // What is supported, checked before any work.
     AssertThrow(additional_data.parallelization_scheme == parallel_in_elem,
                 ExcNotSupported("gpumf::MatrixFree supports AdditionalData::parallel_in_elem only."));
-    AssertThrow(!additional_data.overlap_communication_computation,
-                ExcNotSupported("gpumf::MatrixFree does not implement "
-                                "AdditionalData::overlap_communication_computation in this version; "
-                                "set it to false."));
     AssertThrow(!dof.has_hp_capabilities() || dof.get_fe_collection().size() == 1,
                 ExcNotSupported("gpumf::MatrixFree supports DoFHandlers with a single element (no hp)."));
     // FE_Q, or FESystem of one FE_Q base element with any multiplicity
@@ -195,89 +193,26 @@ namespace gpumf
 #endif
       }
     requested_cells_per_block = additional_data.cells_per_block;
+    overlap                   = additional_data.overlap_communication_computation;
 
     const MPI_Comm comm = communicator_of(dof.get_triangulation());
     IndexSet       relevant;
     DoFTools::extract_locally_relevant_dofs(dof, relevant);
-    partitioner = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_dofs(), relevant, comm);
+    const IndexSet &owned       = dof.locally_owned_dofs();
+    const IndexSet &local_lines = constraints.get_local_lines();
+    // the first problem with the constraints found on this rank; thrown on every rank
+    std::string error;
+    if (local_lines.size() != 0 && (relevant & local_lines) != relevant)
+      error = "gpumf::MatrixFree needs the constraint lines of every locally relevant DoF: initialize the "
+              "AffineConstraints with constraints.reinit(locally_relevant_dofs) "
+              "(DoFTools::extract_locally_relevant_dofs).";
 
-    // Constraints: Dirichlet rows (no entries) are supported; the operator skips them.
-    std::vector<unsigned int> constrained;
-    for (const auto &line : constraints.get_lines())
-      if (partitioner->in_local_range(line.index) || partitioner->is_ghost_entry(line.index))
-        {
-          AssertThrow(line.entries.empty(),
-                      ExcNotSupported("gpumf::MatrixFree supports constraints without entries "
-                                      "(Dirichlet conditions); DoF " + std::to_string(line.index) +
-                                      " is constrained to other DoFs (hanging node, periodic or "
-                                      "similar), which this version does not support."));
-          if (partitioner->in_local_range(line.index))
-            constrained.push_back(partitioner->global_to_local(line.index));
-        }
-    std::sort(constrained.begin(), constrained.end());
-    constrained_dofs.reinit(backend_, constrained);
-
-    // Cells and colors.
+    // Cells, and the code of each of their DoFs before the vector layout is known:
+    // >= 0 a DoF index, -1 constrained without entries (Dirichlet), -2 - r row r of the table.
     std::vector<cell_iterator> cells;
     for (const auto &cell : dof.active_cell_iterators())
       if (cell->is_locally_owned() && filter(cell))
         cells.push_back(cell);
-    const bool use_coloring = additional_data.use_coloring;
-    const auto coordinates  = use_coloring ? cartesian_coordinates<dim>(dof.get_triangulation(), cells) :
-                                            std::vector<std::array<long, dim>>();
-    if (!coordinates.empty())
-      {
-        // two cells of equal coordinate parities are two cells apart: no shared vertex
-        strategy = ConflictStrategy::cartesian_coloring;
-        std::vector<std::vector<cell_iterator>> parity(1u << dim);
-        for (unsigned int c = 0; c < cells.size(); ++c)
-          {
-            unsigned int color = 0;
-            for (unsigned int d = 0; d < dim; ++d)
-              color |= unsigned(coordinates[c][d] & 1) << d;
-            parity[color].push_back(cells[c]);
-          }
-        for (auto &color : parity)
-          if (!color.empty())
-            graph.push_back(std::move(color));
-      }
-    else if (use_coloring)
-      {
-        strategy = ConflictStrategy::graph_coloring;
-        const auto conflicts = [](const cell_iterator &cell) {
-          std::vector<types::global_dof_index> indices(cell->get_fe().n_dofs_per_cell());
-          cell->get_dof_indices(indices);
-          return indices;
-        };
-        if (!cells.empty())
-          {
-            using Iterator = typename std::vector<cell_iterator>::const_iterator;
-            const std::vector<std::vector<Iterator>> colors = GraphColoring::make_graph_coloring(
-              Iterator(cells.begin()), Iterator(cells.end()),
-              std::function<std::vector<types::global_dof_index>(const Iterator &)>(
-                [&](const Iterator &it) { return conflicts(*it); }));
-            for (const auto &color : colors)
-              {
-                graph.emplace_back();
-                for (const auto &it : color)
-                  graph.back().push_back(*it);
-              }
-          }
-      }
-    else
-      {
-        strategy = ConflictStrategy::atomics;
-        graph.push_back(cells);
-      }
-    color_start.assign(1, 0);
-    for (const auto &color : graph)
-      color_start.push_back(color_start.back() + color.size());
-
-    // Per-cell data from FEValues on the tensor-product quadrature (x fastest).
-    const Quadrature<dim>      quadrature(quad);
-    const unsigned int         n_points = quadrature.size();
-    const unsigned int         n_cells  = cells.size();
-    const std::size_t          n_total  = std::size_t(n_cells) * n_points;
     const std::vector<unsigned int> &lexicographic = fe_q->get_poly_space_numbering_inverse();
     const unsigned int               n_tensor_dofs = lexicographic.size();
     const unsigned int               dofs_per_cell = n_components_ * n_tensor_dofs;
@@ -286,6 +221,176 @@ namespace gpumf
       for (unsigned int i = 0; i < n_tensor_dofs; ++i)
         dof_numbering[k * n_tensor_dofs + i] =
           n_components_ > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
+    const unsigned int max_entries = 2 * n_components_ * Utilities::pow(n, dim - 1);
+    std::vector<long long>                                           codes(cells.size() * dofs_per_cell);
+    std::map<types::global_dof_index, unsigned int>                  row_of;
+    std::vector<std::vector<std::pair<types::global_dof_index, Number>>> rows;
+    std::vector<types::global_dof_index>                             dof_indices(fe.n_dofs_per_cell());
+    IndexSet                                                         ghosts = relevant;
+    for (unsigned int c = 0; c < cells.size(); ++c)
+      {
+        cells[c]->get_dof_indices(dof_indices);
+        for (unsigned int i = 0; i < dofs_per_cell; ++i)
+          {
+            const types::global_dof_index g    = dof_indices[dof_numbering[i]];
+            long long &                   code = codes[std::size_t(c) * dofs_per_cell + i];
+            const auto *                  line = constraints.get_constraint_entries(g);
+            if (!constraints.is_constrained(g))
+              code = g;
+            else if (line == nullptr || line->empty())
+              code = -1;
+            else
+              {
+                const auto known = row_of.find(g);
+                if (known == row_of.end())
+                  {
+                    if (line->size() > max_entries && error.empty())
+                      error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to " +
+                              std::to_string(line->size()) + " other DoFs (a mean-value constraint or similar); "
+                              "gpumf applies constraint lines with at most " + std::to_string(max_entries) +
+                              " entries here (hanging nodes, periodicity, normal-flux conditions), because every "
+                              "cell with that DoF reads all of them. Impose the condition another way, e.g. by "
+                              "fixing one DoF or projecting out the mean in the solver.";
+                    for (const auto &[master, weight] : *line)
+                      {
+                        if (constraints.is_constrained(master) && error.empty())
+                          error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to DoF " +
+                                  std::to_string(master) + ", which is itself constrained: call "
+                                  "constraints.close() before reinit().";
+                        if (!owned.is_element(master))
+                          ghosts.add_index(master);
+                      }
+                    row_of.emplace(g, rows.size());
+                    rows.emplace_back(line->begin(), line->end());
+                  }
+                code = -2 - static_cast<long long>(row_of[g]);
+              }
+          }
+      }
+    for (const std::string &message : Utilities::MPI::all_gather(comm, error))
+      if (!message.empty())
+        {
+          free();
+          AssertThrow(false, ExcNotSupported(message));
+        }
+    partitioner = std::make_shared<Utilities::MPI::Partitioner>(owned, ghosts, comm);
+    AssertThrow(partitioner->locally_owned_size() + partitioner->n_ghost_indices() < internal::constrained_flag,
+                ExcNotSupported("gpumf::MatrixFree: more than 2^31 owned and ghost DoFs on one rank."));
+
+    // The constraint table in the vector's local numbering.
+    std::vector<unsigned int> row_start{0}, row_indices;
+    std::vector<Number>       row_weights;
+    for (const auto &row : rows)
+      {
+        for (const auto &[master, weight] : row)
+          {
+            row_indices.push_back(partitioner->global_to_local(master));
+            row_weights.push_back(weight);
+          }
+        row_start.push_back(row_indices.size());
+      }
+    constraint_row_start.reinit(backend_, row_start);
+    constraint_indices.reinit(backend_, row_indices);
+    constraint_weights.reinit(backend_, row_weights);
+    // The vector indices a cell reads and writes (its DoFs and their constraints' entries).
+    const auto touched = [&](const unsigned int c) {
+      std::vector<types::global_dof_index> indices;
+      for (unsigned int i = 0; i < dofs_per_cell; ++i)
+        {
+          const long long code = codes[std::size_t(c) * dofs_per_cell + i];
+          if (code >= 0)
+            indices.push_back(code);
+          else if (code <= -2)
+            for (const auto &entry : rows[-2 - code])
+              indices.push_back(entry.first);
+        }
+      return indices;
+    };
+
+    // Constrained DoFs (rows set to the identity by the operators).
+    std::vector<unsigned int> constrained;
+    for (const auto &line : constraints.get_lines())
+      if (partitioner->in_local_range(line.index))
+        constrained.push_back(partitioner->global_to_local(line.index));
+    std::sort(constrained.begin(), constrained.end());
+    constrained_dofs.reinit(backend_, constrained);
+
+    // Colors of cell positions: cells of a color touch disjoint vector entries.
+    std::vector<std::vector<unsigned int>> colors;
+    const bool use_coloring = additional_data.use_coloring;
+    // parity coloring covers neighbors through shared DoFs only, not through constraints
+    const auto coordinates  = use_coloring && rows.empty() ? cartesian_coordinates<dim>(dof.get_triangulation(), cells) :
+                                                             std::vector<std::array<long, dim>>();
+    if (!coordinates.empty())
+      {
+        // two cells of equal coordinate parities are two cells apart: no shared vertex
+        strategy = ConflictStrategy::cartesian_coloring;
+        std::vector<std::vector<unsigned int>> parity(1u << dim);
+        for (unsigned int c = 0; c < cells.size(); ++c)
+          {
+            unsigned int color = 0;
+            for (unsigned int d = 0; d < dim; ++d)
+              color |= unsigned(coordinates[c][d] & 1) << d;
+            parity[color].push_back(c);
+          }
+        for (auto &color : parity)
+          if (!color.empty())
+            colors.push_back(std::move(color));
+      }
+    else if (use_coloring)
+      {
+        strategy = ConflictStrategy::graph_coloring;
+        std::vector<unsigned int> positions(cells.size());
+        std::iota(positions.begin(), positions.end(), 0u);
+        if (!cells.empty())
+          {
+            using Iterator = std::vector<unsigned int>::const_iterator;
+            const std::vector<std::vector<Iterator>> graph_colors = GraphColoring::make_graph_coloring(
+              Iterator(positions.begin()), Iterator(positions.end()),
+              std::function<std::vector<types::global_dof_index>(const Iterator &)>(
+                [&](const Iterator &it) { return touched(*it); }));
+            for (const auto &color : graph_colors)
+              {
+                colors.emplace_back();
+                for (const auto &it : color)
+                  colors.back().push_back(*it);
+              }
+          }
+      }
+    else
+      {
+        strategy = ConflictStrategy::atomics;
+        colors.emplace_back(cells.size());
+        std::iota(colors.back().begin(), colors.back().end(), 0u);
+      }
+    // Within a color, the cells that touch no ghost entry come first (see
+    // AdditionalData::overlap_communication_computation).
+    std::vector<unsigned int> order;
+    color_start.assign(1, 0);
+    interior_end.clear();
+    for (auto &color : colors)
+      {
+        const auto interior = std::stable_partition(color.begin(), color.end(), [&](const unsigned int c) {
+          for (const auto g : touched(c))
+            if (!owned.is_element(g))
+              return false;
+          return true;
+        });
+        interior_end.push_back(color_start.back() + (interior - color.begin()));
+        color_start.push_back(color_start.back() + color.size());
+        graph.emplace_back();
+        for (const unsigned int c : color)
+          {
+            graph.back().push_back(cells[c]);
+            order.push_back(c);
+          }
+      }
+
+    // Per-cell data from FEValues on the tensor-product quadrature (x fastest).
+    const Quadrature<dim>      quadrature(quad);
+    const unsigned int         n_points = quadrature.size();
+    const unsigned int         n_cells  = cells.size();
+    const std::size_t          n_total  = std::size_t(n_cells) * n_points;
     FEValues<dim> fe_values(mapping, fe, quadrature,
                             update_quadrature_points | update_JxW_values | update_inverse_jacobians);
     AssertThrow(n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
@@ -293,34 +398,41 @@ namespace gpumf
     std::vector<point_type>              host_points(n_total);
     std::vector<Number>                  host_JxW(n_total), host_inv_jacobian(dim * dim * n_total);
     std::vector<unsigned int>            host_indices(std::size_t(n_cells) * dofs_per_cell);
-    std::vector<types::global_dof_index> dof_indices(fe.n_dofs_per_cell());
-    unsigned int                         c = 0;
-    for (const auto &color : graph)
-      for (const auto &cell : color)
-        {
-          fe_values.reinit(cell);
-          for (unsigned int q = 0; q < n_points; ++q)
-            {
-              const std::size_t k = std::size_t(c) * n_points + q;
+    std::vector<unsigned char>           host_has_rows(n_cells, 0);
+    for (unsigned int c = 0; c < n_cells; ++c)
+      {
+        const cell_iterator &cell = cells[order[c]];
+        fe_values.reinit(cell);
+        for (unsigned int q = 0; q < n_points; ++q)
+          {
+            const std::size_t k = std::size_t(c) * n_points + q;
+            for (unsigned int d = 0; d < dim; ++d)
+              host_points[k][d] = fe_values.quadrature_point(q)[d];
+            host_JxW[k]                  = fe_values.JxW(q);
+            const auto inverse_jacobian = fe_values.inverse_jacobian(q);
+            for (unsigned int e = 0; e < dim; ++e)
               for (unsigned int d = 0; d < dim; ++d)
-                host_points[k][d] = fe_values.quadrature_point(q)[d];
-              host_JxW[k]                  = fe_values.JxW(q);
-              const auto inverse_jacobian = fe_values.inverse_jacobian(q);
-              for (unsigned int e = 0; e < dim; ++e)
-                for (unsigned int d = 0; d < dim; ++d)
-                  host_inv_jacobian[(e * dim + d) * n_total + k] = inverse_jacobian[e][d];
-            }
-          cell->get_dof_indices(dof_indices);
-          for (unsigned int i = 0; i < dofs_per_cell; ++i)
-            {
-              const types::global_dof_index g = dof_indices[dof_numbering[i]];
-              host_indices[std::size_t(c) * dofs_per_cell + i] =
-                constraints.is_constrained(g) ? numbers::invalid_unsigned_int : partitioner->global_to_local(g);
-            }
-          ++c;
-        }
+                host_inv_jacobian[(e * dim + d) * n_total + k] = inverse_jacobian[e][d];
+          }
+        for (unsigned int i = 0; i < dofs_per_cell; ++i)
+          {
+            const long long code = codes[std::size_t(order[c]) * dofs_per_cell + i];
+            unsigned int &  out  = host_indices[std::size_t(c) * dofs_per_cell + i];
+            out = code >= 0 ? partitioner->global_to_local(code) :
+                  code == -1 ? internal::no_dof :
+                               internal::constrained_flag | static_cast<unsigned int>(-2 - code);
+            if (code <= -2)
+              host_has_rows[c] = 1;
+          }
+      }
     q_points.reinit(backend_, host_points);
     local_to_global.reinit(backend_, host_indices);
+    cell_has_constraint_rows.reinit(backend_, host_has_rows);
+    color_has_constraint_rows.clear();
+    for (unsigned int color = 0; color < colors.size(); ++color)
+      color_has_constraint_rows.push_back(
+        std::any_of(host_has_rows.begin() + color_start[color], host_has_rows.begin() + color_start[color + 1],
+                    [](const unsigned char has) { return has != 0; }));
 
     // Geometry per point, or per cell where every cell is a parallelepiped (constant Jacobian).
     std::vector<Number> weights(n_points);
@@ -412,7 +524,16 @@ namespace gpumf
   typename MatrixFree<dim, Number>::Data
   MatrixFree<dim, Number>::get_data(const unsigned int color) const
   {
+    return get_data(color, CellRange::all);
+  }
+
+  template <int dim, typename Number>
+  typename MatrixFree<dim, Number>::Data
+  MatrixFree<dim, Number>::get_data(const unsigned int color, const CellRange range) const
+  {
     AssertIndexRange(color, n_colors());
+    const unsigned int first = range == CellRange::boundary ? interior_end[color] : color_start[color];
+    const unsigned int end   = range == CellRange::interior ? interior_end[color] : color_start[color + 1];
     Data data;
     data.q_points           = q_points.data();
     data.local_to_global    = local_to_global.data();
@@ -423,8 +544,8 @@ namespace gpumf
     data.co_shape_gradients = co_shape_gradients.data();
     data.quadrature_weights = quadrature_weights.data();
     data.id                 = id;
-    data.n_cells            = color_start[color + 1] - color_start[color];
-    data.row_start          = color_start[color];
+    data.n_cells            = end - first;
+    data.row_start          = first;
     data.jacobian_stride    = JxW.size();
     data.n_dofs_1d          = fe_degree + 1;
     data.n_q_points_1d      = n_q_points_1d;
@@ -433,6 +554,9 @@ namespace gpumf
     data.use_coloring       = strategy != ConflictStrategy::atomics;
     data.affine             = affine;
     data.collocation        = collocation;
+    data.constraint_rows    = {constraint_row_start.data(), constraint_indices.data(), constraint_weights.data()};
+    data.cell_has_constraint_rows = cell_has_constraint_rows.data();
+    data.has_constraint_rows      = color_has_constraint_rows[color];
     return data;
   }
 
@@ -557,6 +681,13 @@ namespace gpumf
     co_shape_gradients.clear();
     quadrature_weights.clear();
     constrained_dofs.clear();
+    constraint_row_start.clear();
+    constraint_indices.clear();
+    constraint_weights.clear();
+    cell_has_constraint_rows.clear();
+    color_has_constraint_rows.clear();
+    interior_end.clear();
+    overlap         = false;
     dof_handler     = nullptr;
     affine                    = false;
     collocation               = false;
@@ -579,7 +710,9 @@ namespace gpumf
                         inv_jacobian.memory_consumption() + JxW.memory_consumption() +
                         shape_values.memory_consumption() + shape_gradients.memory_consumption() +
                         co_shape_gradients.memory_consumption() + quadrature_weights.memory_consumption() +
-                        constrained_dofs.memory_consumption();
+                        constrained_dofs.memory_consumption() + constraint_row_start.memory_consumption() +
+                        constraint_indices.memory_consumption() + constraint_weights.memory_consumption() +
+                        cell_has_constraint_rows.memory_consumption();
     for (const auto &color : graph)
       bytes += color.size() * sizeof(cell_iterator);
     if (partitioner)

@@ -8,6 +8,7 @@
 #include <deal.II/lac/sparse_matrix.h>
 #include <deal.II/matrix_free/fe_evaluation.h>
 #include <deal.II/matrix_free/matrix_free.h>
+#include <deal.II/matrix_free/tools.h>
 
 #include <gpumf/local_matrix_operator.h>
 
@@ -97,6 +98,35 @@ namespace test
     impl->mf.cell_loop(cell_operation, dst, src, true);
     for (const unsigned int i : impl->constrained)
       dst.local_element(i) = src.local_element(i);
+  }
+
+  template <int dim>
+  void
+  DealiiHelmholtzOperator<dim>::compute_diagonal(VectorType &diagonal) const
+  {
+    initialize_dof_vector(diagonal);
+    const std::function<void(FEEvaluation<dim, -1, 0, 1, double> &)> cell_operation =
+      [this](FEEvaluation<dim, -1, 0, 1, double> &phi) {
+        phi.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
+        for (unsigned int q = 0; q < phi.n_q_points; ++q)
+          {
+            const auto p = phi.quadrature_point(q);
+            VectorizedArray<double> a;
+            for (unsigned int v = 0; v < VectorizedArray<double>::size(); ++v)
+              {
+                Point<dim> x;
+                for (unsigned int d = 0; d < dim; ++d)
+                  x[d] = p[d][v];
+                a[v] = helmholtz_coefficient(x);
+              }
+            phi.submit_value(a * phi.get_value(q), q);
+            phi.submit_gradient(phi.get_gradient(q), q);
+          }
+        phi.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+      };
+    MatrixFreeTools::compute_diagonal(impl->mf, diagonal, cell_operation);
+    for (const unsigned int i : impl->constrained)
+      diagonal.local_element(i) = 1.;
   }
 
   template <int dim>

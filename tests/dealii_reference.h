@@ -36,6 +36,10 @@ namespace test
     void
     vmult(VectorType &dst, const VectorType &src) const;
 
+    /// The diagonal (deal.II's MatrixFreeTools::compute_diagonal), 1 on the constrained DoFs.
+    void
+    compute_diagonal(VectorType &diagonal) const;
+
     void
     initialize_dof_vector(VectorType &v) const;
 

@@ -106,17 +106,13 @@ namespace gpumf
           const unsigned int p = internal::owned_point(layout, thread, s);
           if (is_dof(p))
             for (unsigned int c = 0; c < n_components; ++c)
-              {
-                const unsigned int index = dof_index(c, p);
-                shared.values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : internal::read_only(src + index);
-              }
+              shared.values[c * P + p] = internal::read_dof(src, dof_index(c, p), data.constraint_rows);
         }
       __syncthreads();
 #else
       if (host_collective_first())
         for_each_dof([&](const unsigned int c, const unsigned int p) {
-          const unsigned int index = dof_index(c, p);
-          shared.dof_values[c * P + p] = index == dealii::numbers::invalid_unsigned_int ? Number() : src[index];
+          shared.dof_values[c * P + p] = internal::read_dof(src, dof_index(c, p), data.constraint_rows);
         });
 #endif
     }
@@ -143,7 +139,12 @@ namespace gpumf
 #endif
     }
 
-    /// Adds the cell's DoF values into @p dst (constrained DoFs skipped); atomically unless colored.
+    /**
+     * Adds the cell's DoF values into @p dst through the constraints (internal/dof_access.h):
+     * atomically without coloring; with coloring each thread adds its unconstrained DoFs and,
+     * after a barrier, one thread per cell adds the constrained ones into their masters in a
+     * fixed order (two DoFs of a cell may share a master).
+     */
     __host__ __device__ void
     distribute_local_to_global(Number *dst) const
     {
@@ -153,36 +154,70 @@ namespace gpumf
           const unsigned int p = internal::owned_point(layout, thread, s);
           if (is_dof(p))
             for (unsigned int c = 0; c < n_components; ++c)
-              add(dst, dof_index(c, p), shared.values[c * P + p]);
+              {
+                const unsigned int code = dof_index(c, p);
+                if (!data.use_coloring)
+                  internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows,
+                                           [&](const unsigned int index, const Number value) { add(dst, index, value); });
+                else if (!internal::is_constraint_row(code))
+                  add(dst, code, shared.values[c * P + p]);
+              }
+        }
+      if (data.use_coloring && data.has_constraint_rows)
+        {
+          __syncthreads();
+          if (is_first_thread() && has_constraint_rows())
+            for_each_dof([&](const unsigned int c, const unsigned int p) {
+              const unsigned int code = dof_index(c, p);
+              if (internal::is_constraint_row(code))
+                internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows,
+                                         [&](const unsigned int index, const Number value) { add(dst, index, value); });
+            });
         }
 #else
       if (host_collective_last())
         for_each_dof([&](const unsigned int c, const unsigned int p) {
-          add(dst, dof_index(c, p), shared.dof_values[c * P + p]);
+          internal::distribute_dof(dof_index(c, p), shared.dof_values[c * P + p], data.constraint_rows,
+                                   [&](const unsigned int index, const Number value) { add(dst, index, value); });
         });
 #endif
     }
 
-    /// Adds entry @p i of the cell's DoF values to the diagonal entry of local DoF @p i.
+    /**
+     * Adds what column @p i of the cell matrix (the cell's DoF values after set_unit_dof_values(i)
+     * and the cell operation) contributes to the diagonal of the constrained operator:
+     * entry i for a cell without constraint rows, else sum_l C_lg (A e_i)_l w_ig for each vector
+     * entry g of DoF i (internal::distribute_diagonal_column(), one thread per cell).
+     */
     __host__ __device__ void
     distribute_local_diagonal(const unsigned int i, Number *diagonal) const
     {
+      const auto add_to = [&](const unsigned int index, const Number value) { add(diagonal, index, value); };
 #ifdef __CUDA_ARCH__
-      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+      if (has_constraint_rows())
         {
-          const unsigned int p = internal::owned_point(layout, thread, s);
-          if (is_dof(p))
-            for (unsigned int c = 0; c < n_components; ++c)
-              if (local_dof(c, p) == i)
-                add(diagonal, dof_index(c, p), shared.values[c * P + p]);
+          if (is_first_thread())
+            internal::distribute_diagonal_column<Number>(
+              i, dofs_per_cell, [&](const unsigned int l) { return dof_index(l / tensor_dofs_per_cell, point_of(l)); },
+              [&](const unsigned int l) { return shared.values[(l / tensor_dofs_per_cell) * P + point_of(l)]; },
+              data.constraint_rows, add_to);
         }
+      else
+        for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+          {
+            const unsigned int p = internal::owned_point(layout, thread, s);
+            if (is_dof(p))
+              for (unsigned int c = 0; c < n_components; ++c)
+                if (local_dof(c, p) == i)
+                  add(diagonal, dof_index(c, p), shared.values[c * P + p]);
+          }
       __syncthreads();
 #else
       if (host_collective_last())
-        for_each_dof([&](const unsigned int c, const unsigned int p) {
-          if (local_dof(c, p) == i)
-            add(diagonal, dof_index(c, p), shared.dof_values[c * P + p]);
-        });
+        internal::distribute_diagonal_column<Number>(
+          i, dofs_per_cell, [&](const unsigned int l) { return dof_index(l / tensor_dofs_per_cell, point_of(l)); },
+          [&](const unsigned int l) { return shared.dof_values[(l / tensor_dofs_per_cell) * P + point_of(l)]; },
+          data.constraint_rows, add_to);
 #endif
     }
 
@@ -479,6 +514,39 @@ namespace gpumf
       return c * tensor_dofs_per_cell + i;
     }
 
+    /// Padded point of local DoF @p l (component-major, lexicographic): the inverse of local_dof().
+    __host__ __device__ static unsigned int
+    point_of(const unsigned int l)
+    {
+      unsigned int p = 0, factor = 1, rest = l % tensor_dofs_per_cell;
+      for (int d = 0; d < dim; ++d, rest /= nd, factor *= nq)
+        p += (rest % nd) * factor;
+      return p;
+    }
+
+    /// Calls f(c, p) for every DoF of the cell (padded point p in the DoF grid), in local DoF order.
+    template <typename F>
+    __host__ __device__ static void
+    for_each_dof(const F &f)
+    {
+      for (unsigned int l = 0; l < dofs_per_cell; ++l)
+        f(l / tensor_dofs_per_cell, point_of(l));
+    }
+
+    /// True when a DoF of this cell is a row of the constraint table.
+    __host__ __device__ bool
+    has_constraint_rows() const
+    {
+      return data.has_constraint_rows && internal::read_only(data.cell_has_constraint_rows + cell) != 0;
+    }
+
+    __host__ __device__ bool
+    is_first_thread() const
+    {
+      return thread.x == 0 && thread.y == 0 && thread.z == 0;
+    }
+
+    /// The code of the DoF of component @p c at padded point @p p (internal/dof_access.h).
     __host__ __device__ unsigned int
     dof_index(const unsigned int c, const unsigned int p) const
     {
@@ -506,7 +574,7 @@ namespace gpumf
     __host__ __device__ void
     add(Number *dst, const unsigned int index, const Number value) const
     {
-      if (index == dealii::numbers::invalid_unsigned_int || !shared.writes)
+      if (index == internal::no_dof || !shared.writes)
         return;
 #ifdef __CUDA_ARCH__
       if (!data.use_coloring)
@@ -596,15 +664,6 @@ namespace gpumf
     note_submission() const
     {}
 #else
-    /// Calls f(c, p) for every DoF of the cell (padded point p in the DoF grid).
-    template <typename F>
-    void
-    for_each_dof(const F &f) const
-    {
-      for (unsigned int c = 0; c < n_components; ++c)
-        for_each_dof_of_component([&](const unsigned int p) { f(c, p); });
-    }
-
     template <typename F>
     static void
     for_each_dof_of_component(const F &f)
@@ -631,12 +690,6 @@ namespace gpumf
           for (unsigned int e = 0; e < dim; ++e)
             grad_phi[e] *= (e == d ? shared.shape_gradients[entry] : value);
         }
-    }
-
-    bool
-    is_first_thread() const
-    {
-      return thread.x == 0 && thread.y == 0 && thread.z == 0;
     }
 
     /// True on the emulated thread that runs read/evaluate for the whole cell.

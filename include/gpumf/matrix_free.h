@@ -10,6 +10,7 @@
 #include <gpumf/backend.h>
 #include <gpumf/cost_model.h>
 #include <gpumf/internal/cell_layout.h>
+#include <gpumf/internal/dof_access.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
 
@@ -31,10 +32,14 @@ namespace gpumf
    * Matrix-free data for FE_Q elements (or an FESystem of equal FE_Q) on a mesh, on one Backend.
    * Mirrors deal.II 9.4's CUDAWrappers::MatrixFree<dim, Number>, without its limits:
    * the 1D shape tables live in each object's own memory (no constant-memory slots,
-   * any number of objects), and Dirichlet constraints are honoured by the loops.
+   * any number of objects), and the AffineConstraints are honoured inside the kernels:
+   * Dirichlet DoFs read as zero, DoFs constrained to others (hanging nodes on adaptive meshes,
+   * periodicity) read as the weighted sum of their masters and add the transpose into them
+   * (internal/dof_access.h), for every degree, dim 2 and 3, scalar and vector-valued elements.
    *
    * Setup (reinit) runs on the host with deal.II's own FEValues, Mapping and DoFHandler;
-   * cells are grouped in colors (graph coloring, no two cells of a color share a DoF) when
+   * cells are grouped in colors (graph coloring, no two cells of a color touch the same vector
+   * entry, through their DoFs or the constraints of their DoFs) when
    * AdditionalData::use_coloring is set, else in one group whose additions into shared
    * DoFs are atomic.
    *
@@ -48,9 +53,10 @@ namespace gpumf
    *   JxW             [c]                                        det J (JxW = det J * weights[q])
    *   inv_jacobian    [(e * dim + d) * n_cells + c]              d xi_e / d x_d
    *   quadrature_weights [q]                                     tensor-product weight
-   *   local_to_global [c * dofs_per_cell + k * n_dofs_1d^dim + i]  vector index of component k,
-   *                                                              i lexicographic; invalid_unsigned_int
-   *                                                              if constrained
+   *   local_to_global [c * dofs_per_cell + k * n_dofs_1d^dim + i]  code of the DoF of component k,
+   *                                                              i lexicographic: vector index, row of
+   *                                                              the constraint table, or no_dof
+   *                                                              (internal/dof_access.h)
    *   shape_values       [q * n_dofs_1d + i]   phi_i(x_q)          (1D)
    *   shape_gradients    [q * n_dofs_1d + i]   phi_i'(x_q)         (1D, host reference)
    *   co_shape_gradients [q * n_q_1d + r]      l_r'(x_q), l_r Lagrange on the quadrature points
@@ -121,7 +127,11 @@ namespace gpumf
       /// true: cell coloring, bitwise reproducible (Cartesian 2^dim colors where the mesh is
       /// logically Cartesian, graph coloring otherwise); false: atomic additions.
       bool use_coloring;
-      /// Not implemented in this version: must be false.
+      /**
+       * With several MPI ranks: cell_loop() starts the ghost exchange of the source vector,
+       * processes the cells that touch no ghost DoF while the messages are in flight, then the
+       * others (deal.II: the same option of MatrixFree). The result is bitwise the same either way.
+       */
       bool overlap_communication_computation;
       /// Where data and loops live (default: default_backend()).
       Backend backend = default_backend();
@@ -173,6 +183,13 @@ namespace gpumf
       /// The quadrature points are the element's nodes (Gauss-Lobatto with p+1 points):
       /// shape_values is the identity and FEEvaluation skips the interpolation passes.
       bool         collocation;
+      /// The constraint lines with entries (hanging nodes, periodicity, ...) that local_to_global
+      /// refers to (internal/dof_access.h).
+      internal::ConstraintRows<Number> constraint_rows;
+      /// Per cell of the object ([row_start + cell]): 1 if one of its DoFs is a constraint row.
+      const unsigned char *cell_has_constraint_rows;
+      /// Some cell of this launch has a constraint row (else the loops skip that logic).
+      bool has_constraint_rows;
     };
 
     MatrixFree();
@@ -181,8 +198,12 @@ namespace gpumf
      * Sets up the data for @p dof_handler (FE_Q, or FESystem of one FE_Q with any
      * multiplicity), the locally owned cells, a 1D quadrature @p quad with n_q >= fe_degree + 1
      * points and n_q <= 32 (Gauss, or Gauss-Lobatto with fe_degree + 1 points for
-     * collocation), and @p constraints (Dirichlet constraints without entries; their
-     * inhomogeneities are ignored by the operator, as in deal.II's CPU MatrixFree).
+     * collocation), and @p constraints, closed, with the lines of all locally relevant DoFs.
+     * Constraints are applied homogeneously (C^T A C; inhomogeneities are ignored, as in
+     * deal.II's CPU MatrixFree; doc/operators.md has the recipe for inhomogeneous Dirichlet
+     * values). Supported: lines without entries (Dirichlet) and lines with at most
+     * 2 n_components (fe_degree+1)^(dim-1) entries (hanging nodes, periodicity, normal-flux
+     * conditions); longer lines (mean-value constraints) and unclosed constraints throw.
      */
     void
     reinit(const dealii::Mapping<dim> &             mapping,
@@ -216,6 +237,23 @@ namespace gpumf
     /// The data of one color, for the functors.
     Data
     get_data(const unsigned int color) const;
+
+    /**
+     * Which cells of a color a launch covers. Within each color the cells that read and write
+     * locally owned entries only (interior) come before those that touch ghost entries
+     * (boundary); cell_loop() runs the interior cells of all colors, then the boundary cells of
+     * all colors, with or without overlap, so that both give bitwise the same result.
+     */
+    enum class CellRange
+    {
+      all,
+      interior,
+      boundary
+    };
+
+    /// The data of part @p range of one color.
+    Data
+    get_data(const unsigned int color, const CellRange range) const;
 
     /// Number of colors (1 with atomics).
     unsigned int
@@ -380,6 +418,15 @@ namespace gpumf
     internal::Array<Number>       co_shape_gradients;
     internal::Array<Number>       quadrature_weights;
     internal::Array<unsigned int> constrained_dofs;
+    /// The constraint table (internal/dof_access.h): CSR rows of vector indices and weights.
+    internal::Array<unsigned int> constraint_row_start;
+    internal::Array<unsigned int> constraint_indices;
+    internal::Array<Number>       constraint_weights;
+    internal::Array<unsigned char> cell_has_constraint_rows;
+    std::vector<bool>              color_has_constraint_rows;
+    /// Per color: the end of its cells that touch no ghost entry (they come first).
+    std::vector<unsigned int> interior_end;
+    bool                      overlap = false;
   };
 
   /**

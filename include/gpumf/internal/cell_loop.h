@@ -88,17 +88,18 @@ namespace gpumf
       }
     };
 
-    /// Runs body(cell, data, shared) for every (cell, emulated thread) on the host.
+    /// Runs body(cell, data, shared) for every (cell, emulated thread) of @p range of every color on the host.
     template <int dim, typename Number, typename Functor, typename Body>
     void
-    host_loop(const MatrixFree<dim, Number> &mf, const Body &body)
+    host_loop(const MatrixFree<dim, Number> &mf, const typename MatrixFree<dim, Number>::CellRange range,
+              const Body &body)
     {
       using S = Scratch<dim, Number, Functor>;
       std::vector<Number> buffer((dim + 2) * S::size);
       host_block_z() = S::layout.block_z();
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
-          const typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
+          const typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
           for (unsigned int cell = 0; cell < data.n_cells; ++cell)
             {
               SharedData<dim, Number> shared =
@@ -149,10 +150,15 @@ namespace gpumf
       return shared;
     }
 
-    /// Launches kernel(args...) per color, data.cells_per_block cells of the functor's layout per block.
+    /// Launches kernel(args...) per color on its cells of @p range, data.cells_per_block cells of the
+    /// functor's layout per block.
     template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
     void
-    launch_per_color(const MatrixFree<dim, Number> &mf, Kernel kernel, const bool with_scratch, const Args &...args)
+    launch_per_color(const MatrixFree<dim, Number> &                       mf,
+                     const typename MatrixFree<dim, Number>::CellRange range,
+                     Kernel                                                kernel,
+                     const bool                                            with_scratch,
+                     const Args &...args)
     {
       constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
       const unsigned int        k      = mf.cells_per_block(layout);
@@ -162,7 +168,7 @@ namespace gpumf
                                               static_cast<int>(shared_bytes)));
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
-          typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
+          typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
           if (data.n_cells == 0)
             continue;
           data.cells_per_block = k;
@@ -204,10 +210,10 @@ namespace gpumf
 
     template <int dim, typename Number, typename Functor>
     void
-    cuda_cell_loop(const MatrixFree<dim, Number> &mf, const Functor &func, const Number *src, Number *dst)
+    cuda_cell_loop(const MatrixFree<dim, Number> &mf, const typename MatrixFree<dim, Number>::CellRange range,
+                   const Functor &func, const Number *src, Number *dst)
     {
-      launch_per_color<dim, Number, Functor>(mf, cell_kernel<dim, Number, Functor>, true,
-                                             func, src, dst);
+      launch_per_color<dim, Number, Functor>(mf, range, cell_kernel<dim, Number, Functor>, true, func, src, dst);
     }
 
     template <int dim, typename Number, typename Functor>
@@ -215,15 +221,17 @@ namespace gpumf
     cuda_diagonal_loop(const MatrixFree<dim, Number> &mf, const Functor &func, Number *diagonal,
                        const unsigned int dofs_per_cell)
     {
-      launch_per_color<dim, Number, Functor>(mf, diagonal_kernel<dim, Number, Functor>,
-                                             true, func, diagonal, dofs_per_cell);
+      launch_per_color<dim, Number, Functor>(mf, MatrixFree<dim, Number>::CellRange::all,
+                                             diagonal_kernel<dim, Number, Functor>, true, func, diagonal,
+                                             dofs_per_cell);
     }
 
     template <int dim, typename Number, typename Functor>
     void
     cuda_evaluate_coefficients(const MatrixFree<dim, Number> &mf, const Functor &func)
     {
-      launch_per_color<dim, Number, Functor>(mf, coefficient_kernel<dim, Number, Functor>, false, func);
+      launch_per_color<dim, Number, Functor>(mf, MatrixFree<dim, Number>::CellRange::all,
+                                             coefficient_kernel<dim, Number, Functor>, false, func);
     }
 #else
     [[noreturn]] inline void
@@ -238,7 +246,8 @@ namespace gpumf
 
     template <int dim, typename Number, typename Functor>
     void
-    cuda_cell_loop(const MatrixFree<dim, Number> &, const Functor &, const Number *, Number *)
+    cuda_cell_loop(const MatrixFree<dim, Number> &, const typename MatrixFree<dim, Number>::CellRange,
+                   const Functor &, const Number *, Number *)
     {
       throw_not_compiled_by_nvcc();
     }
@@ -270,19 +279,35 @@ namespace gpumf
                   internal::ComponentsOf<Functor>::value);
     check_vector(src);
     check_vector(dst);
-    const bool src_had_ghosts = src.has_ghost_elements();
-    if (!src_had_ghosts)
-      src.update_ghost_values();
     dst.zero_out_ghost_values();
     const Number *in  = src.get_values();
     Number *      out = dst.get_values();
-    if (backend_ == Backend::host)
-      internal::host_loop<dim, Number, Functor>(
-        *this, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
-          func(cell, &data, &shared, in, out);
-        });
+    const auto    run = [&](const CellRange range) {
+      if (backend_ == Backend::host)
+        internal::host_loop<dim, Number, Functor>(
+          *this, range, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
+            func(cell, &data, &shared, in, out);
+          });
+      else
+        internal::cuda_cell_loop(*this, range, func, in, out);
+    };
+    // interior cells (no ghost entries) of all colors, then the others: the same order with
+    // and without overlap, so that colored results are bitwise the same
+    const bool src_had_ghosts = src.has_ghost_elements();
+    if (src_had_ghosts)
+      run(CellRange::interior);
+    else if (overlap)
+      {
+        src.update_ghost_values_start();
+        run(CellRange::interior);
+        src.update_ghost_values_finish();
+      }
     else
-      internal::cuda_cell_loop(*this, func, in, out);
+      {
+        src.update_ghost_values();
+        run(CellRange::interior);
+      }
+    run(CellRange::boundary);
     dst.compress(dealii::VectorOperation::add);
     if (!src_had_ghosts)
       src.zero_out_ghost_values();
@@ -302,7 +327,7 @@ namespace gpumf
     if (backend_ == Backend::host)
       for (unsigned int i = 0; i < dofs_per_cell; ++i)
         internal::host_loop<dim, Number, Functor>(
-          *this, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
+          *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
             func(cell, &data, &shared, i, out);
           });
     else
@@ -319,7 +344,9 @@ namespace gpumf
                   internal::ComponentsOf<Functor>::value);
     if (backend_ == Backend::host)
       internal::host_loop<dim, Number, Functor>(
-        *this, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &) { func(cell, &data); });
+        *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &) {
+          func(cell, &data);
+        });
     else
       internal::cuda_evaluate_coefficients(*this, func);
   }
