@@ -6,6 +6,13 @@
 #include <deal.II/lac/vector_memory.templates.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI && __has_include(<mpi-ext.h>)
+#  include <mpi-ext.h> // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support()
+#endif
 
 #include "vector_operations.h"
 
@@ -26,6 +33,7 @@ namespace gpumf
     , values(other.values)
     , import_indices(other.import_indices)
     , ghosts_valid(other.ghosts_valid)
+    , exchange(std::make_shared<internal::GhostExchange<Number>>())
   {}
 
   template <typename Number>
@@ -101,6 +109,9 @@ namespace gpumf
                          const Backend                                             backend)
   {
     Assert(new_partitioner, ExcNotInitialized());
+    if (exchange)
+      exchange->check_idle("reinit()");
+    exchange    = std::make_shared<internal::GhostExchange<Number>>();
     partitioner = new_partitioner;
     values.reinit(backend, partitioner->locally_owned_size() + partitioner->n_ghost_indices());
     internal::zero(backend, values.data(), values.memory_consumption());
@@ -135,6 +146,7 @@ namespace gpumf
     values.swap(other.values);
     import_indices.swap(other.import_indices);
     std::swap(ghosts_valid, other.ghosts_valid);
+    std::swap(exchange, other.exchange);
   }
 
   template <typename Number>
@@ -318,60 +330,241 @@ namespace gpumf
     return linfty_norm() == real_type();
   }
 
-  namespace
+  namespace internal
   {
     using Targets = std::vector<std::pair<unsigned int, unsigned int>>;
 
-    /// Sends consecutive chunks of @p send to the (rank, count) pairs of @p send_targets
-    /// and receives chunks from @p receive_targets into @p receive.
-    template <typename Number>
-    void
-    exchange(const Targets &            send_targets,
-             const std::vector<Number> &send,
-             const Targets &            receive_targets,
-             std::vector<Number> &      receive,
-             const int                  tag,
-             const MPI_Comm             comm)
-    {
-      std::vector<MPI_Request> requests;
-      requests.reserve(send_targets.size() + receive_targets.size());
-      unsigned int offset = 0;
-      for (const auto &[rank, count] : receive_targets)
-        {
-          requests.emplace_back();
-          MPI_Irecv(receive.data() + offset, count * sizeof(Number), MPI_BYTE, rank, tag, comm, &requests.back());
-          offset += count;
-        }
-      offset = 0;
-      for (const auto &[rank, count] : send_targets)
-        {
-          requests.emplace_back();
-          MPI_Isend(send.data() + offset, count * sizeof(Number), MPI_BYTE, rank, tag, comm, &requests.back());
-          offset += count;
-        }
-      const int ierr = MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
-      AssertThrowMPI(ierr);
-    }
-  } // namespace
+    /// The MPI tags of the two exchanges.
+    constexpr int ghost_update_tag = 1, compress_tag = 2;
 
-  // Ghost exchange through host buffers: the owned entries that other ranks need are
-  // gathered on the backend, copied to the host and sent; received ghosts are copied
-  // into the ghost range. (Device buffers and CUDA-aware MPI: issue #5.)
+    /// Which exchange of a vector is under way.
+    enum class Phase
+    {
+      idle,
+      ghost_update,
+      compress
+    };
+
+    /**
+     * A Vector's ghost exchange between its _start() and _finish(), and the message
+     * buffers that every exchange of the vector reuses. Each buffer is sized at the first
+     * exchange that needs it and freed with the vector (or at its next reinit()).
+     */
+    template <typename Number>
+    struct GhostExchange
+    {
+      /// The exchange under way, and the operation of a compress under way.
+      Phase                   phase     = Phase::idle;
+      VectorOperation::values operation = VectorOperation::unknown;
+      /// Whether the exchange under way goes through the host buffers.
+      bool staged = false;
+      /// The owned entries that other ranks import, in import_targets() order, in the
+      /// vector's memory: packed and sent by a ghost update, received by compress.
+      Array<Number> import_values;
+      /// Host copies of import_values and of the ghost range, when staged (page-locked).
+      Array<Number> host_import, host_ghosts;
+      std::vector<MPI_Request> requests;
+
+      GhostExchange() = default;
+      GhostExchange(const GhostExchange &) = delete;
+      GhostExchange &
+      operator=(const GhostExchange &) = delete;
+
+      /// A vector destroyed with an exchange under way waits for its messages, so that
+      /// MPI never writes to freed memory.
+      ~GhostExchange()
+      {
+        int finalized = 1;
+        MPI_Finalized(&finalized);
+        if (!requests.empty() && !finalized)
+          MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
+      }
+
+      /// Throws unless no exchange is under way; @p function is the caller's name (a
+      /// C string: no allocation unless it throws).
+      void
+      check_idle(const char *function) const
+      {
+        const bool ghosts = phase == Phase::ghost_update;
+        AssertThrow(phase == Phase::idle,
+                    ExcMessage(std::string("gpumf::Vector::") + function + " was called while " +
+                               (ghosts ? "update_ghost_values_start()" : "compress_start()") +
+                               " of this vector is not finished: call " +
+                               (ghosts ? "update_ghost_values_finish()" : "compress_finish()") + " first."));
+      }
+
+      /// Throws unless no exchange is under way, then marks @p next as under way
+      /// (not staged until prepare() says so).
+      void
+      begin(const Phase                   next,
+            const char *                  function,
+            const VectorOperation::values op = VectorOperation::unknown)
+      {
+        check_idle(function);
+        phase     = next;
+        operation = op;
+        staged    = false;
+      }
+
+      /// Throws unless the exchange @p expected is under way; @p function is the caller's name.
+      void
+      check_phase(const Phase expected, const char *function) const
+      {
+        AssertThrow(phase == expected,
+                    ExcMessage(std::string("gpumf::Vector::") + function + " was called without " +
+                               (expected == Phase::ghost_update ? "update_ghost_values_start()" :
+                                                                  "compress_start()") +
+                               " before it (each _finish() needs its own _start())."));
+      }
+
+      /// Sizes the buffers for @p p and decides whether this exchange is staged: on the
+      /// CUDA backend unless cuda_aware_mpi(); host memory goes to MPI as it is.
+      void
+      prepare(const Backend backend, const Utilities::MPI::Partitioner &p)
+      {
+        staged = backend == Backend::cuda && !cuda_aware_mpi();
+        import_values.reinit(backend, p.n_import_indices());
+        if (staged)
+          {
+            host_import.reinit_pinned(p.n_import_indices());
+            host_ghosts.reinit_pinned(p.n_ghost_indices());
+          }
+      }
+
+      /// What MPI sends of the @p n entries at @p data: their host copy in @p host when
+      /// staged, else @p data itself once the GPU has finished writing it.
+      const Number *
+      outgoing(const Backend backend, const Number *data, Array<Number> &host, const std::size_t n)
+      {
+        if (!staged)
+          {
+            synchronize(backend);
+            return data;
+          }
+        copy(Backend::host, host.data(), backend, data, n * sizeof(Number));
+        return host.data();
+      }
+
+      /// Posts the receives of consecutive chunks of @p receive from the (rank, count)
+      /// pairs of @p receive_targets, and the sends of consecutive chunks of @p send.
+      void
+      post(const Targets &send_targets,
+           const Number * send,
+           const Targets &receive_targets,
+           Number *       receive,
+           const int      tag,
+           const MPI_Comm comm)
+      {
+        requests.reserve(send_targets.size() + receive_targets.size());
+        std::size_t offset = 0;
+        for (const auto &[rank, count] : receive_targets)
+          {
+            requests.emplace_back();
+            const int ierr = MPI_Irecv(receive + offset, count, Utilities::MPI::mpi_type_id_for_type<Number>,
+                                       rank, tag, comm, &requests.back());
+            AssertThrowMPI(ierr);
+            offset += count;
+          }
+        offset = 0;
+        for (const auto &[rank, count] : send_targets)
+          {
+            requests.emplace_back();
+            const int ierr = MPI_Isend(send + offset, count, Utilities::MPI::mpi_type_id_for_type<Number>, rank,
+                                       tag, comm, &requests.back());
+            AssertThrowMPI(ierr);
+            offset += count;
+          }
+      }
+
+      /// Waits for the posted messages (if any: a serial program may not have
+      /// initialized MPI); afterwards no exchange is under way.
+      void
+      wait()
+      {
+        phase = Phase::idle;
+        if (requests.empty())
+          return;
+        const int ierr = MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
+        requests.clear();
+        AssertThrowMPI(ierr);
+      }
+
+      std::size_t
+      memory_consumption() const
+      {
+        return sizeof(*this) + import_values.memory_consumption() + host_import.memory_consumption() +
+               host_ghosts.memory_consumption();
+      }
+    };
+  } // namespace internal
+
+  bool
+  cuda_aware_mpi()
+  {
+    const char *variable = std::getenv("GPUMF_CUDA_AWARE_MPI");
+    if (variable != nullptr && *variable != '\0')
+      {
+        const std::string value(variable);
+        AssertThrow(value == "0" || value == "1",
+                    ExcMessage("GPUMF_CUDA_AWARE_MPI must be 0 or 1, not \"" + value + "\"."));
+        return value == "1";
+      }
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+    static const bool supported = MPIX_Query_cuda_support() == 1;
+    return supported;
+#else
+    return false;
+#endif
+  }
+
+  // Ghost exchange, in two halves. The owned entries that other ranks import are packed
+  // on the backend (internal::gather) into a send buffer that the vector keeps; with
+  // CUDA-aware MPI (or on the host backend) MPI sends from it and receives straight into
+  // the ghost range, which holds the ghosts of each source rank contiguously in the order
+  // of ghost_targets(). Otherwise (CUDA backend, MPI not CUDA-aware) the messages are
+  // staged through page-locked host buffers: copied to the host before the sends are
+  // posted, copied back to the device after the receives complete. compress(add) sends
+  // the ghost range the same ways, and adds what it receives one sending rank after the
+  // other (scatter_add: the indices within one rank are unique), in rank order, so the
+  // result does not depend on message timing. One rank: nothing to send.
   template <typename Number>
   void
   Vector<Number>::update_ghost_values() const
   {
+    update_ghost_values_start();
+    update_ghost_values_finish();
+  }
+
+  template <typename Number>
+  void
+  Vector<Number>::update_ghost_values_start() const
+  {
+    internal::GhostExchange<Number> &ex = *exchange;
+    ex.begin(internal::Phase::ghost_update, "update_ghost_values_start()");
     const Utilities::MPI::Partitioner &p = *partitioner;
     if (p.n_mpi_processes() > 1)
       {
-        internal::Array<Number> buffer;
-        buffer.reinit(backend(), p.n_import_indices());
-        internal::gather(backend(), buffer.data(), get_values(), import_indices.data(), buffer.size());
-        std::vector<Number> receive(p.n_ghost_indices());
-        exchange(p.import_targets(), buffer.to_host(), p.ghost_targets(), receive, 1, p.get_mpi_communicator());
-        internal::copy(backend(), get_values() + locally_owned_size(), Backend::host, receive.data(),
-                       receive.size() * sizeof(Number));
+        ex.prepare(backend(), p);
+        internal::gather(backend(), ex.import_values.data(), get_values(), import_indices.data(),
+                         p.n_import_indices());
+        const Number *send =
+          ex.outgoing(backend(), ex.import_values.data(), ex.host_import, p.n_import_indices());
+        Number *receive = ex.staged ? ex.host_ghosts.data() : get_values() + locally_owned_size();
+        ex.post(p.import_targets(), send, p.ghost_targets(), receive, internal::ghost_update_tag,
+                p.get_mpi_communicator());
       }
+  }
+
+  template <typename Number>
+  void
+  Vector<Number>::update_ghost_values_finish() const
+  {
+    internal::GhostExchange<Number> &ex = *exchange;
+    ex.check_phase(internal::Phase::ghost_update, "update_ghost_values_finish()");
+    ex.wait();
+    if (ex.staged)
+      internal::copy(backend(), get_values() + locally_owned_size(), Backend::host, ex.host_ghosts.data(),
+                     partitioner->n_ghost_indices() * sizeof(Number));
     ghosts_valid = true;
   }
 
@@ -379,21 +572,49 @@ namespace gpumf
   void
   Vector<Number>::compress(const VectorOperation::values operation)
   {
+    compress_start(operation);
+    compress_finish(operation);
+  }
+
+  template <typename Number>
+  void
+  Vector<Number>::compress_start(const VectorOperation::values operation)
+  {
+    internal::GhostExchange<Number> &ex = *exchange;
+    ex.begin(internal::Phase::compress, "compress_start()", operation);
     const Utilities::MPI::Partitioner &p = *partitioner;
     if (p.n_mpi_processes() > 1 && operation == VectorOperation::add)
       {
-        std::vector<Number> send(p.n_ghost_indices()), receive(p.n_import_indices());
-        internal::copy(Backend::host, send.data(), backend(), get_values() + locally_owned_size(),
-                       send.size() * sizeof(Number));
-        exchange(p.ghost_targets(), send, p.import_targets(), receive, 2, p.get_mpi_communicator());
-        internal::Array<Number> buffer;
-        buffer.reinit(backend(), receive);
-        // one pass per sending rank: the indices within one pass are unique
-        unsigned int offset = 0;
+        ex.prepare(backend(), p);
+        const Number *send =
+          ex.outgoing(backend(), get_values() + locally_owned_size(), ex.host_ghosts, p.n_ghost_indices());
+        Number *receive = ex.staged ? ex.host_import.data() : ex.import_values.data();
+        ex.post(p.ghost_targets(), send, p.import_targets(), receive, internal::compress_tag,
+                p.get_mpi_communicator());
+      }
+  }
+
+  template <typename Number>
+  void
+  Vector<Number>::compress_finish(const VectorOperation::values operation)
+  {
+    internal::GhostExchange<Number> &ex = *exchange;
+    ex.check_phase(internal::Phase::compress, "compress_finish()");
+    AssertThrow(operation == ex.operation,
+                ExcMessage("gpumf::Vector::compress_finish() was called with another VectorOperation than "
+                           "compress_start()."));
+    ex.wait();
+    const Utilities::MPI::Partitioner &p = *partitioner;
+    if (p.n_mpi_processes() > 1 && operation == VectorOperation::add)
+      {
+        if (ex.staged)
+          internal::copy(backend(), ex.import_values.data(), Backend::host, ex.host_import.data(),
+                         p.n_import_indices() * sizeof(Number));
+        std::size_t offset = 0;
         for (const auto &[rank, count] : p.import_targets())
           {
-            internal::scatter_add(backend(), values.data(), import_indices.data() + offset, buffer.data() + offset,
-                                  count);
+            internal::scatter_add(backend(), values.data(), import_indices.data() + offset,
+                                  ex.import_values.data() + offset, count);
             offset += count;
           }
       }
@@ -539,7 +760,7 @@ namespace gpumf
   Vector<Number>::memory_consumption() const
   {
     return sizeof(*this) + values.memory_consumption() + import_indices.memory_consumption() +
-           partitioner->memory_consumption();
+           exchange->memory_consumption() + partitioner->memory_consumption();
   }
 
   template class Vector<float>;

@@ -1,6 +1,8 @@
 // gpumf::Vector against deal.II's LinearAlgebra::distributed::Vector: every vector
 // space operation, reductions over MPI, ghost exchange and compress(add), deal.II's
-// SolverCG and SolverGMRES with DiagonalMatrix, on random data.
+// SolverCG and SolverGMRES with DiagonalMatrix, on random data. The split-phase
+// exchanges (_start/_finish) against the blocking ones, with two under way at once and
+// 100 times over the same buffers, their misuse, and GPUMF_CUDA_AWARE_MPI=0|1.
 //
 //   vector_test host   host backend vs deal.II (relative 1e-14)
 //   vector_test cuda   CUDA backend vs deal.II, copies between backends; skipped without a GPU
@@ -11,6 +13,9 @@
 #include <deal.II/lac/solver_cg.h>
 #include <deal.II/lac/solver_control.h>
 #include <deal.II/lac/solver_gmres.h>
+
+#include <cctype>
+#include <cstdlib>
 
 #include "test_utils.h"
 
@@ -44,6 +49,64 @@ namespace
     gpumf::internal::copy(gpumf::Backend::host, g.data(), v.backend(), v.get_values() + v.locally_owned_size(),
                           g.size() * sizeof(double));
     return g;
+  }
+
+  /// max |ghost of v - ghost of V| over all ranks.
+  double
+  ghost_difference(const gpumf::Vector<double> &v, const HostVector &V, const MPI_Comm comm)
+  {
+    const std::vector<double> g    = ghosts_of(v);
+    double                    diff = 0;
+    for (unsigned int i = 0; i < g.size(); ++i)
+      diff = std::max(diff, std::abs(g[i] - V.local_element(V.locally_owned_size() + i)));
+    return Utilities::MPI::max(diff, comm);
+  }
+
+  /// Random ghost values: random_value(global index, seed).
+  std::vector<double>
+  random_ghosts(const Utilities::MPI::Partitioner &partitioner, const std::uint64_t seed)
+  {
+    std::vector<double> g(partitioner.n_ghost_indices());
+    for (unsigned int i = 0; i < g.size(); ++i)
+      g[i] = test::random_value(partitioner.local_to_global(partitioner.locally_owned_size() + i), seed);
+    return g;
+  }
+
+  void
+  set_ghosts(gpumf::Vector<double> &v, const std::vector<double> &g)
+  {
+    gpumf::internal::copy(v.backend(), v.get_values() + v.locally_owned_size(), gpumf::Backend::host, g.data(),
+                          g.size() * sizeof(double));
+  }
+
+  /// True on every rank.
+  bool
+  all_ranks(const bool ok, const MPI_Comm comm)
+  {
+    return Utilities::MPI::min(ok ? 1u : 0u, comm) == 1;
+  }
+
+  /// The message of the deal.II exception that @p f throws, "" when it throws none;
+  /// runs of white space (deal.II breaks long lines) as one space.
+  template <typename F>
+  std::string
+  exception_of(F &&f)
+  {
+    try
+      {
+        f();
+      }
+    catch (const ExceptionBase &e)
+      {
+        std::string message;
+        for (const char c : std::string(e.what()))
+          if (!std::isspace(c))
+            message += c;
+          else if (!message.empty() && message.back() != ' ')
+            message += ' ';
+        return message;
+      }
+    return "";
   }
 
   double
@@ -103,31 +166,169 @@ main(int argc, char **argv)
       // ghost exchange
       test::fill_random(a, 4), test::fill_random(A, 4);
       a.update_ghost_values(), A.update_ghost_values();
-      {
-        const std::vector<double> g = ghosts_of(a);
-        double                    diff = 0;
-        for (unsigned int i = 0; i < g.size(); ++i)
-          diff = std::max(diff, std::abs(g[i] - A.local_element(A.locally_owned_size() + i)));
-        checker.check_below(Utilities::MPI::max(diff, comm), 0, "update_ghost_values");
-        checker.check(a.has_ghost_elements(), "has_ghost_elements after update_ghost_values");
-      }
+      checker.check_below(ghost_difference(a, A, comm), 0, "update_ghost_values");
+      checker.check(a.has_ghost_elements(), "has_ghost_elements after update_ghost_values");
 
       // compress(add): random ghost contributions sent to their owners
       {
-        std::vector<double> g(partitioner->n_ghost_indices());
+        const std::vector<double> g = random_ghosts(*partitioner, 5);
         for (unsigned int i = 0; i < g.size(); ++i)
-          {
-            g[i] = test::random_value(partitioner->local_to_global(partitioner->locally_owned_size() + i), 5);
-            A.local_element(A.locally_owned_size() + i) = g[i];
-          }
-        gpumf::internal::copy(a.backend(), a.get_values() + a.locally_owned_size(), gpumf::Backend::host, g.data(),
-                              g.size() * sizeof(double));
+          A.local_element(A.locally_owned_size() + i) = g[i];
+        set_ghosts(a, g);
         a.compress(VectorOperation::add), A.compress(VectorOperation::add);
         same(a, A, "compress(add)");
         const std::vector<double> after = ghosts_of(a);
         checker.check(std::all_of(after.begin(), after.end(), [](double x) { return x == 0; }) &&
                         !a.has_ghost_elements(),
                       "compress zeroes the ghost entries");
+      }
+
+      // split-phase exchanges equal the blocking ones, bitwise; y's exchange is under way
+      // while x does its blocking one (the same MPI tags: matched in posting order)
+      {
+        const unsigned int    n_ranks = Utilities::MPI::n_mpi_processes(comm);
+        gpumf::Vector<double> x(partitioner, backend), y(partitioner, backend);
+        HostVector            X(partitioner);
+        test::fill_random(x, 8), test::fill_random(y, 8), test::fill_random(X, 8);
+        const std::size_t fresh_memory = y.memory_consumption();
+        X.update_ghost_values();
+        y.update_ghost_values_start();
+        x.update_ghost_values();
+        y.update_ghost_values_finish();
+        checker.check(all_ranks(ghosts_of(x) == ghosts_of(y), comm) && y.has_ghost_elements(),
+                      "update_ghost_values_start/finish == update_ghost_values");
+        checker.check_below(ghost_difference(y, X, comm), 0, "update_ghost_values_start/finish vs deal.II");
+
+        const std::vector<double> g = random_ghosts(*partitioner, 9);
+        set_ghosts(x, g), set_ghosts(y, g);
+        y.compress_start(VectorOperation::add);
+        x.compress(VectorOperation::add);
+        y.compress_finish(VectorOperation::add);
+        const std::vector<double> after = ghosts_of(y);
+        checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm) &&
+                        all_ranks(std::all_of(after.begin(), after.end(), [](double v) { return v == 0; }), comm) &&
+                        !y.has_ghost_elements(),
+                      "compress_start/finish(add) == compress(add), ghosts zeroed");
+
+        set_ghosts(x, g), set_ghosts(y, g);
+        y.compress_start(VectorOperation::insert);
+        y.compress_finish(VectorOperation::insert);
+        x.compress(VectorOperation::insert);
+        checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm) &&
+                        all_ranks(ghosts_of(y) == std::vector<double>(g.size(), 0.), comm),
+                      "compress_start/finish(insert) == compress(insert): ghosts dropped");
+
+        // the buffers are allocated by the first exchange (not at all on one rank) and reused
+        const std::size_t memory = y.memory_consumption();
+        checker.check(all_ranks(n_ranks == 1 ? memory == fresh_memory : memory > fresh_memory, comm),
+                      "memory_consumption counts the message buffers (" + std::to_string(fresh_memory) + " -> " +
+                        std::to_string(memory) + " bytes)");
+        for (unsigned int i = 0; i < 100; ++i)
+          {
+            y.update_ghost_values_start();
+            y.update_ghost_values_finish();
+            y.compress_start(VectorOperation::add);
+            y.compress_finish(VectorOperation::add);
+            y *= 0.5;
+            x.update_ghost_values();
+            x.compress(VectorOperation::add);
+            x *= 0.5;
+          }
+        checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm),
+                      "100 split-phase ghost updates and compress(add) == blocking ones");
+        checker.check(all_ranks(y.memory_consumption() == memory, comm),
+                      "100 split-phase exchanges: memory_consumption unchanged");
+      }
+
+      // misuse of the split-phase exchange throws and says what was wrong; the vector
+      // stays usable
+      {
+        gpumf::Vector<double> x(partitioner, backend), y(partitioner, backend);
+        test::fill_random(x, 10), test::fill_random(y, 10);
+        const auto says = [&](const std::string &message, const std::string &what, const std::string &name) {
+          checker.check(all_ranks(message.find(what) != std::string::npos, comm), name + " throws");
+        };
+        says(exception_of([&] { x.update_ghost_values_finish(); }), "without update_ghost_values_start()",
+             "update_ghost_values_finish() without start");
+        says(exception_of([&] { x.compress_finish(VectorOperation::add); }), "without compress_start()",
+             "compress_finish() without start");
+        x.update_ghost_values_start();
+        says(exception_of([&] { x.update_ghost_values_start(); }), "call update_ghost_values_finish() first",
+             "update_ghost_values_start() twice");
+        says(exception_of([&] { x.compress_start(VectorOperation::add); }),
+             "call update_ghost_values_finish() first", "compress_start() during a ghost update");
+        says(exception_of([&] { x.compress_finish(VectorOperation::add); }), "without compress_start()",
+             "compress_finish() after update_ghost_values_start()");
+        x.update_ghost_values_finish();
+        x.compress_start(VectorOperation::add);
+        says(exception_of([&] { x.compress_finish(VectorOperation::insert); }), "another VectorOperation",
+             "compress_finish(insert) after compress_start(add)");
+        says(exception_of([&] { x.update_ghost_values_finish(); }), "without update_ghost_values_start()",
+             "update_ghost_values_finish() during a compress");
+        x.compress_finish(VectorOperation::add);
+        y.update_ghost_values();
+        y.compress(VectorOperation::add);
+        checker.check(test::bitwise_equal(test::to_rw(x), test::to_rw(y), comm),
+                      "after the exceptions: the exchanges give the blocking ones' results");
+      }
+
+      // GPUMF_CUDA_AWARE_MPI: 1 (MPI on device memory) and 0 (host staging) give the same
+      // results; on the host backend the variable does not matter. =1 is tried on the CUDA
+      // backend with several ranks only where MPI says it is CUDA-aware.
+      {
+        const unsigned int n_ranks  = Utilities::MPI::n_mpi_processes(comm);
+        const char *       original = std::getenv("GPUMF_CUDA_AWARE_MPI");
+        const std::string  saved    = original != nullptr ? original : "";
+        unsetenv("GPUMF_CUDA_AWARE_MPI");
+        const bool detected = gpumf::cuda_aware_mpi();
+        setenv("GPUMF_CUDA_AWARE_MPI", "1", 1);
+        const bool forced = gpumf::cuda_aware_mpi();
+        setenv("GPUMF_CUDA_AWARE_MPI", "0", 1);
+        checker.check(forced && !gpumf::cuda_aware_mpi(), "GPUMF_CUDA_AWARE_MPI=1|0 decides cuda_aware_mpi()");
+        setenv("GPUMF_CUDA_AWARE_MPI", "yes", 1);
+        checker.check(exception_of([] { gpumf::cuda_aware_mpi(); }).find("must be 0 or 1") != std::string::npos,
+                      "GPUMF_CUDA_AWARE_MPI=yes throws");
+
+        // ghosts after a split-phase update, owned entries after a split-phase compress(add)
+        const auto run = [&](const std::string &mode, std::size_t &memory) {
+          if (mode.empty())
+            unsetenv("GPUMF_CUDA_AWARE_MPI");
+          else
+            setenv("GPUMF_CUDA_AWARE_MPI", mode.c_str(), 1);
+          gpumf::Vector<double> v(partitioner, backend);
+          test::fill_random(v, 11);
+          v.update_ghost_values_start();
+          v.update_ghost_values_finish();
+          std::vector<double> result = ghosts_of(v);
+          set_ghosts(v, random_ghosts(*partitioner, 12));
+          v.compress_start(VectorOperation::add);
+          v.compress_finish(VectorOperation::add);
+          const LinearAlgebra::ReadWriteVector<double> owned = test::to_rw(v);
+          result.insert(result.end(), owned.begin(), owned.end());
+          memory = v.memory_consumption();
+          return result;
+        };
+        std::size_t               memory_detected = 0, memory_0 = 0, memory_1 = 0;
+        const std::vector<double> reference = run("", memory_detected);
+        checker.check(all_ranks(run("0", memory_0) == reference, comm),
+                      "GPUMF_CUDA_AWARE_MPI=0: same results as without the variable");
+        if (backend == gpumf::Backend::host || detected || n_ranks == 1)
+          {
+            checker.check(all_ranks(run("1", memory_1) == reference, comm),
+                          "GPUMF_CUDA_AWARE_MPI=1: same results as without the variable");
+            if (backend == gpumf::Backend::host)
+              checker.check(all_ranks(memory_0 == memory_1 && memory_1 == memory_detected, comm),
+                            "host backend: no staging buffers, whatever GPUMF_CUDA_AWARE_MPI says");
+            else if (n_ranks > 1)
+              checker.check(all_ranks(memory_0 > memory_1, comm),
+                            "CUDA backend: GPUMF_CUDA_AWARE_MPI=0 stages through host buffers, =1 does not");
+          }
+        else if (Utilities::MPI::this_mpi_process(comm) == 0)
+          std::cout << "NOTE GPUMF_CUDA_AWARE_MPI=1 not tried: this MPI is not CUDA-aware" << std::endl;
+        if (original != nullptr)
+          setenv("GPUMF_CUDA_AWARE_MPI", saved.c_str(), 1);
+        else
+          unsetenv("GPUMF_CUDA_AWARE_MPI");
       }
 
       // copies: same backend, and to/from the host backend

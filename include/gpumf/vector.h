@@ -20,6 +20,12 @@
 
 namespace gpumf
 {
+  namespace internal
+  {
+    template <typename Number>
+    struct GhostExchange;
+  }
+
   /**
    * A vector distributed over MPI ranks by a deal.II Utilities::MPI::Partitioner, with
    * the entries of each rank in the memory of one Backend.
@@ -30,7 +36,11 @@ namespace gpumf
    *   entry:  locally owned entries     | ghost entries (copies of other ranks')
    * @endverbatim
    * Ghost entries are filled by update_ghost_values() and added to their owners by
-   * compress(VectorOperation::add).
+   * compress(VectorOperation::add). Both exist in two halves as well (..._start() posts the
+   * messages, ..._finish() waits for them), so that a program can compute while the
+   * messages travel. The message buffers are allocated at the first exchange and reused
+   * by every later one; with cuda_aware_mpi() the CUDA backend hands device memory to MPI,
+   * otherwise it stages the messages through page-locked host memory.
    *
    * The class has the interface that deal.II's SolverCG, SolverGMRES, SolverMinRes,
    * PreconditionIdentity, DiagonalMatrix and PreconditionChebyshev need of a vector.
@@ -154,13 +164,55 @@ namespace gpumf
 
     /// @name Ghost entries and MPI
     /// @{
-    /// Copies the owners' values into the ghost entries.
+    /// Copies the owners' values into the ghost entries: update_ghost_values_start()
+    /// followed by update_ghost_values_finish().
     void
     update_ghost_values() const;
-    /// Sends ghost entries to their owners (added for VectorOperation::add,
-    /// dropped for insert) and zeroes the ghost entries.
+    /**
+     * First half of update_ghost_values(): packs the owned entries that other ranks need
+     * into the send buffer (on the backend) and posts the MPI receives and sends. Until
+     * update_ghost_values_finish(), the owned entries may be read but not written, and
+     * the ghost entries neither. Every rank must start its exchanges in the same order.
+     * Throws if an exchange of this vector (ghost update or compress) is already under
+     * way. The deal.II equivalent is
+     * LinearAlgebra::distributed::Vector::update_ghost_values_start() (on one channel).
+     */
+    void
+    update_ghost_values_start() const;
+    /**
+     * Second half of update_ghost_values(): waits for the messages posted by
+     * update_ghost_values_start() and moves the received values into the ghost entries
+     * (with host staging); afterwards has_ghost_elements() is true. Throws unless
+     * update_ghost_values_start() came before. The deal.II equivalent is
+     * LinearAlgebra::distributed::Vector::update_ghost_values_finish().
+     */
+    void
+    update_ghost_values_finish() const;
+    /// Sends ghost entries to their owners (added for VectorOperation::add, dropped
+    /// otherwise) and zeroes the ghost entries: compress_start() followed by
+    /// compress_finish().
     void
     compress(const dealii::VectorOperation::values operation);
+    /**
+     * First half of compress(): for VectorOperation::add, posts the MPI sends of the ghost
+     * entries to their owners and the receives of the other ranks' contributions to the
+     * owned entries (nothing to send for other operations: the ghosts are dropped). Until
+     * compress_finish(), neither the ghost nor the owned entries may be written. Every
+     * rank must start its exchanges in the same order. Throws if an exchange of this
+     * vector is already under way. The deal.II equivalent is
+     * LinearAlgebra::distributed::Vector::compress_start() (on one channel).
+     */
+    void
+    compress_start(const dealii::VectorOperation::values operation);
+    /**
+     * Second half of compress(): waits for the messages of compress_start(), adds the
+     * received contributions to the owned entries one sending rank after the other (in
+     * rank order, so results are bitwise reproducible) and zeroes the ghost entries.
+     * Throws unless compress_start() with the same @p operation came before. The deal.II
+     * equivalent is LinearAlgebra::distributed::Vector::compress_finish().
+     */
+    void
+    compress_finish(const dealii::VectorOperation::values operation);
     /// Zeroes the ghost entries.
     void
     zero_out_ghost_values() const;
@@ -262,6 +314,7 @@ namespace gpumf
     /// Pointer to the first local entry, in the memory of backend().
     Number *
     get_values() const;
+    /// Bytes of the entries, the index lists and the (persistent) MPI message buffers.
     std::size_t
     memory_consumption() const;
     /// @}
@@ -283,7 +336,23 @@ namespace gpumf
     /// Local indices of the owned entries that other ranks import, in import_targets() order.
     internal::Array<unsigned int> import_indices;
     mutable bool                  ghosts_valid = false;
+    /// Message buffers and requests of the ghost exchange, created by reinit(), buffers
+    /// sized at the first exchange (never shared between vectors: each may have its own
+    /// exchange under way).
+    std::shared_ptr<internal::GhostExchange<Number>> exchange;
   };
+
+  /**
+   * Whether MPI can send from and receive into CUDA device memory, so that the CUDA
+   * backend of Vector need not stage its messages through host memory. The environment
+   * variable GPUMF_CUDA_AWARE_MPI decides when set ("1": yes, "0": no; read at every
+   * call, so that each exchange follows it); otherwise Open MPI is asked at run time
+   * (MPIX_Query_cuda_support(), where its mpi-ext.h declares it), and any other MPI
+   * library counts as not CUDA-aware. Call it after MPI_Init. deal.II has no run-time
+   * equivalent: it decides at configure time (DEAL_II_MPI_WITH_CUDA_SUPPORT).
+   */
+  bool
+  cuda_aware_mpi();
 
   /// @name Exceptions
   /// @{

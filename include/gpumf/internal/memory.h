@@ -23,6 +23,18 @@ namespace gpumf
     void
     deallocate(const Backend backend, void *ptr);
 
+    /**
+     * Allocates @p bytes of page-locked host memory (cudaMallocHost), which the GPU copies
+     * from and to at full speed; plain host memory when the library has no CUDA. For
+     * staging the MPI messages of the CUDA backend. Throws ExcCudaError on failure.
+     */
+    void *
+    allocate_pinned(const std::size_t bytes);
+
+    /// Frees what allocate_pinned() returned.
+    void
+    deallocate_pinned(void *ptr);
+
     /// Copies @p bytes between any two backends' memories.
     void
     copy(const Backend dst_backend,
@@ -74,12 +86,32 @@ namespace gpumf
       void
       reinit(const Backend backend, const std::size_t size)
       {
-        if (backend == backend_ && size == n)
+        if (backend == backend_ && size == n && !pinned)
           return;
         clear();
         backend_ = backend;
         if (size > 0)
           ptr = static_cast<T *>(allocate(backend, size * sizeof(T)));
+        n = size;
+      }
+
+      /**
+       * Resizes to @p size uninitialized entries of page-locked host memory
+       * (allocate_pinned()); backend() is then Backend::host. A copy of the array is
+       * ordinary host memory.
+       */
+      void
+      reinit_pinned(const std::size_t size)
+      {
+        if (pinned && size == n)
+          return;
+        clear();
+        backend_ = Backend::host;
+        if (size > 0)
+          {
+            ptr    = static_cast<T *>(allocate_pinned(size * sizeof(T)));
+            pinned = true;
+          }
         n = size;
       }
 
@@ -103,10 +135,13 @@ namespace gpumf
       void
       clear()
       {
-        if (ptr != nullptr)
+        if (pinned)
+          deallocate_pinned(ptr);
+        else if (ptr != nullptr)
           deallocate(backend_, ptr);
-        ptr = nullptr;
-        n   = 0;
+        ptr    = nullptr;
+        n      = 0;
+        pinned = false;
       }
 
       void
@@ -115,6 +150,7 @@ namespace gpumf
         std::swap(backend_, other.backend_);
         std::swap(ptr, other.ptr);
         std::swap(n, other.n);
+        std::swap(pinned, other.pinned);
       }
 
       T *
@@ -145,6 +181,8 @@ namespace gpumf
       Backend     backend_ = Backend::host;
       T *         ptr      = nullptr;
       std::size_t n        = 0;
+      /// Memory from allocate_pinned() (freed with deallocate_pinned()).
+      bool pinned = false;
     };
   } // namespace internal
 } // namespace gpumf
