@@ -15,8 +15,7 @@ namespace gpumf
       if (backend == Backend::host)
         {
           void *ptr = std::malloc(bytes);
-          if (ptr == nullptr && bytes > 0)
-            throw std::bad_alloc();
+          AssertThrow(ptr != nullptr || bytes == 0, ExcHostOutOfMemory(bytes));
           return ptr;
         }
 #if GPUMF_WITH_CUDA
@@ -46,6 +45,29 @@ namespace gpumf
 #if GPUMF_WITH_CUDA
       else
         cudaFree(ptr); // no throw from destructors
+#endif
+    }
+
+    void *
+    allocate_pinned(const std::size_t bytes)
+    {
+#if GPUMF_WITH_CUDA
+      void *ptr = nullptr;
+      if (bytes > 0)
+        GPUMF_CHECK_CUDA(cudaMallocHost(&ptr, bytes));
+      return ptr;
+#else
+      return allocate(Backend::host, bytes);
+#endif
+    }
+
+    void
+    deallocate_pinned(void *ptr)
+    {
+#if GPUMF_WITH_CUDA
+      cudaFreeHost(ptr); // no throw from destructors
+#else
+      deallocate(Backend::host, ptr);
 #endif
     }
 

@@ -86,6 +86,10 @@ namespace gpumf
                  << "Out of GPU memory: requested " << arg1
                  << " bytes while " << arg2 << " of " << arg3
                  << " bytes are free on the device.");
+  /// malloc failed on the host backend.
+  DeclException1(ExcHostOutOfMemory,
+                 std::size_t,
+                 << "Out of host memory: requested " << arg1 << " bytes for the host backend.");
   /** @} */
 } // namespace gpumf
 
