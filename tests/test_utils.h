@@ -241,6 +241,8 @@ namespace test
           std::cout << "SKIPPED: no usable CUDA device (" << gpumf::device_name() << ")" << std::endl;
         return false;
       }
+    if (backend == gpumf::Backend::cuda)
+      gpumf::select_device(MPI_COMM_WORLD); // one GPU per rank where there are several
     if (Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
       std::cout << "backend " << gpumf::to_string(backend) << ", device " << gpumf::device_name() << ", "
                 << Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) << " MPI ranks" << std::endl;

@@ -1,0 +1,354 @@
+/*
+ * gpumf tutorial: an adaptive Poisson solver whose linear systems are solved on the GPU.
+ *
+ * We solve  -laplace u = f  with the inhomogeneous Dirichlet condition u = g on the whole
+ * boundary, on a mesh refined adaptively by an error estimator, in the classical loop of a
+ * deal.II tutorial program:
+ *
+ *   solve -> estimate -> mark -> refine -> solve -> ...
+ *
+ * - 2D (default): the L-shaped domain (-1,1)^2 \ [0,1)^2 and the exact solution
+ *   u = r^{2/3} sin(2 phi / 3), singular at the re-entrant corner (f = 0, g = u);
+ * - 3D (`--dim 3`): the spherical shell 0.5 < |x| < 1, curved, with a smooth u.
+ *
+ * Everything but the linear solve is plain deal.II on the host and lives in problem.{h,cc}:
+ * the parallel::distributed::Triangulation, FE_Q(p), MappingQ(p), hanging-node and Dirichlet
+ * constraints, the assembly of the right-hand side with FEValues, the L2 and H1 errors
+ * (VectorTools::integrate_difference), Kelly's error estimator and
+ * parallel::distributed::GridRefinement, and the VTU output. This file holds the GPU solve
+ * with gpumf::LaplaceOperator and deal.II's SolverCG, and the main loop. With
+ * `--solver dealii` the same problem is solved by deal.II's CPU MatrixFree
+ * (dealii_solver.cc), with `--solver both` by both on the same mesh (refined from gpumf's
+ * solution), and the column rel.diff shows how far their errors differ. Both run CG to the
+ * same relative tolerance (1e-10) with the same exact Jacobi preconditioner, so they take the
+ * same iterations and the errors agree to ~1e-9; only where the discretization error falls to
+ * the size of CG's algebraic error (L2 errors near 1e-9 at degrees 3 and 4) do the L2 errors
+ * part, as both are then mostly the algebraic error.
+ *
+ * Each cycle's line: the mesh (cells, DoFs), the CG iterations and the errors of each solver,
+ * and the observed convergence rates with respect to the number of DoFs N: the slope of
+ * log(error) over log(N) between this cycle and the previous. Adaptive refinement recovers the
+ * rates of a smooth solution, N^{-(p+1)/dim} in L2 and N^{-p/dim} in H1, where uniform
+ * refinement (`--uniform`) of the L-shape is stuck at N^{-1/3} in H1 and N^{-2/3} in L2.
+ *
+ *   adaptive [--dim 2|3] [--degree 1..4] [--cycles N] [--solver gpumf|dealii|both]
+ *            [--uniform] [--output]
+ *
+ * The backend comes from the environment: GPUMF_BACKEND=cuda|host|auto (default auto: the GPU
+ * when there is one). Without a GPU the gpumf solve runs on gpumf's host reference backend,
+ * correct but slow.
+ */
+#include <gpumf/backend.h>
+#include <gpumf/operators.h>
+#include <gpumf/vector.h>
+
+#include <deal.II/base/conditional_ostream.h>
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/base/timer.h>
+#include <deal.II/lac/read_write_vector.h>
+#include <deal.II/lac/solver_cg.h>
+
+#include <cmath>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+#include <string>
+
+#include "dealii_solver.h"
+#include "problem.h"
+
+namespace adaptive
+{
+  /**
+   * @section recipe Inhomogeneous Dirichlet conditions with matrix-free operators
+   *
+   * A matrix-free operator applies its constraints homogeneously: a constrained DoF is read as
+   * zero (Dirichlet) or as the interpolation of its masters (hanging node), and its row is the
+   * identity. This is how deal.II's MatrixFreeOperators work, and gpumf's operators do the
+   * same. The inhomogeneous boundary values therefore go to the right-hand side, through a
+   * lift u0 that carries them:
+   *
+   * 1. Two operators on the same mesh: `op` with all constraints (hanging nodes and Dirichlet),
+   *    the system matrix; `op_free` with the hanging nodes only, which acts on the boundary
+   *    DoFs like on any other DoF.
+   * 2. The lift u0: zero except the boundary values. On the host,
+   *    `constraints.distribute(u0)` on a vector of zeros, then
+   *    `hanging_constraints.distribute(u0)` (Problem::dirichlet_lift()).
+   * 3. rhs = b - op_free u0, then the entries of all DoFs constrained in `op` set to zero
+   *    (`op.matrix_free().set_constrained_values(0, rhs)`); b is the load vector condensed
+   *    homogeneously (constraints.distribute_local_to_global without a matrix).
+   * 4. Solve op x = rhs (CG, Jacobi). x is zero on the constrained DoFs.
+   * 5. u = x + u0 (on the unconstrained DoFs; x adds nothing elsewhere), then
+   *    `constraints.distribute(u)` on the host writes the boundary values and the hanging nodes
+   *    (Problem::add_lift_and_distribute()).
+   *
+   * On the unconstrained rows, op_free and op are the same operator (C^T A C, with C the
+   * hanging-node interpolation), so x + u0 solves the condensed inhomogeneous system.
+   * The vectors of op and op_free may have different ghost layouts: the data pass from one to
+   * the other through a ReadWriteVector of the locally owned DoFs.
+   */
+  template <int dim, int degree>
+  SolverResult
+  solve_with_gpumf(const Problem<dim> &problem,
+                   const VectorType &  system_rhs,
+                   VectorType &        solution,
+                   const gpumf::Backend backend)
+  {
+    Timer timer;
+
+    // 1. The operators. reinit() computes the geometry with deal.II's FEValues and the
+    //    MappingQ and copies it, with the DoF indices and constraints, to the backend.
+    typename gpumf::MatrixFree<dim, double>::AdditionalData data;
+    data.backend = backend;
+    const QGauss<1>                                 quadrature(degree + 1);
+    gpumf::LaplaceOperator<dim, degree, degree + 1> op, op_free;
+    op.reinit(problem.mapping, problem.dof_handler, problem.constraints, quadrature, data);
+    op_free.reinit(problem.mapping, problem.dof_handler, problem.hanging_constraints, quadrature, data);
+    op.compute_diagonal(); // exact, also at hanging nodes
+
+    // 2. The lift u0 on the host, and with b into op_free's vectors on the backend.
+    VectorType u0_host;
+    problem.dirichlet_lift(u0_host);
+    LinearAlgebra::ReadWriteVector<double> rw(problem.locally_owned_dofs);
+    gpumf::Vector<double>                  u0, b, op_u0;
+    op_free.initialize_dof_vector(u0);
+    op_free.initialize_dof_vector(b);
+    op_free.initialize_dof_vector(op_u0);
+    rw.import(u0_host, VectorOperation::insert);
+    u0.import(rw, VectorOperation::insert);
+    rw.import(system_rhs, VectorOperation::insert);
+    b.import(rw, VectorOperation::insert);
+
+    // 3. rhs = b - op_free u0 on the backend, moved into op's layout, zero where op is
+    //    constrained.
+    op_free.vmult(op_u0, u0);
+    b -= op_u0;
+    b.export_to(rw, VectorOperation::insert);
+    gpumf::Vector<double> rhs, x;
+    op.initialize_dof_vector(rhs);
+    op.initialize_dof_vector(x);
+    rhs.import(rw, VectorOperation::insert);
+    op.matrix_free().set_constrained_values(0., rhs);
+
+    // 4. deal.II's CG on gpumf vectors, preconditioned with the inverse diagonal.
+    SolverControl                   control(10000, relative_tolerance * rhs.l2_norm());
+    SolverCG<gpumf::Vector<double>> cg(control);
+    cg.solve(op, x, rhs, *op.get_matrix_diagonal_inverse());
+    gpumf::synchronize(backend);
+
+    // 5. Back to the host: u = x + u0, and the constraints.
+    x.export_to(rw, VectorOperation::insert);
+    VectorType x_host;
+    problem.initialize_vector(x_host);
+    x_host.import(rw, VectorOperation::insert);
+    problem.add_lift_and_distribute(x_host, u0_host, solution);
+    return {control.last_step(), timer.wall_time()};
+  }
+
+  /// The operator's degree is a template argument: one instantiation per degree.
+  template <int dim>
+  SolverResult
+  solve_with_gpumf(const Problem<dim> &problem,
+                   const VectorType &  system_rhs,
+                   VectorType &        solution,
+                   const gpumf::Backend backend)
+  {
+    switch (problem.fe.degree)
+      {
+        case 1:
+          return solve_with_gpumf<dim, 1>(problem, system_rhs, solution, backend);
+        case 2:
+          return solve_with_gpumf<dim, 2>(problem, system_rhs, solution, backend);
+        case 3:
+          return solve_with_gpumf<dim, 3>(problem, system_rhs, solution, backend);
+        case 4:
+          return solve_with_gpumf<dim, 4>(problem, system_rhs, solution, backend);
+        default:
+          AssertThrow(false, ExcMessage("adaptive: FE_Q degrees 1 to 4 are instantiated"));
+          return {};
+      }
+  }
+
+  // @sect3{Options and the table}
+
+  struct Options
+  {
+    unsigned int dim     = 2;
+    unsigned int degree  = 2;
+    unsigned int cycles  = 8;
+    bool         gpumf   = true;
+    bool         dealii  = false;
+    bool         uniform = false;
+    bool         output  = false;
+  };
+
+  Options
+  parse(int argc, char **argv)
+  {
+    const char *usage = "usage: adaptive [--dim 2|3] [--degree 1..4] [--cycles N] [--solver gpumf|dealii|both] "
+                        "[--uniform] [--output]";
+    Options     options;
+    for (int i = 1; i < argc; ++i)
+      {
+        const std::string arg   = argv[i];
+        const bool        value = i + 1 < argc;
+        if (arg == "--dim" && value)
+          options.dim = std::atoi(argv[++i]);
+        else if (arg == "--degree" && value)
+          options.degree = std::atoi(argv[++i]);
+        else if (arg == "--cycles" && value)
+          options.cycles = std::atoi(argv[++i]);
+        else if (arg == "--solver" && value)
+          {
+            const std::string solver = argv[++i];
+            AssertThrow(solver == "gpumf" || solver == "dealii" || solver == "both", ExcMessage(usage));
+            options.gpumf  = solver != "dealii";
+            options.dealii = solver != "gpumf";
+          }
+        else if (arg == "--uniform")
+          options.uniform = true;
+        else if (arg == "--output")
+          options.output = true;
+        else
+          AssertThrow(false, ExcMessage(usage));
+      }
+    AssertThrow(options.dim == 2 || options.dim == 3, ExcMessage(usage));
+    AssertThrow(options.degree >= 1 && options.degree <= 4, ExcMessage(usage));
+    AssertThrow(options.cycles >= 1, ExcMessage(usage));
+    return options;
+  }
+
+  /// One line of the table (single-word column names, so that scripts find them by name).
+  std::string
+  header(const Options &options)
+  {
+    std::ostringstream line;
+    line << std::setw(5) << "cycle" << std::setw(9) << "cells" << std::setw(10) << "DoFs";
+    for (const std::string name : {"gpumf", "deal.II"})
+      if ((name == "gpumf" && options.gpumf) || (name == "deal.II" && options.dealii))
+        line << std::setw(13) << "its(" + name + ")" << std::setw(15) << "L2(" + name + ")" << std::setw(15)
+             << "H1(" + name + ")";
+    if (options.gpumf && options.dealii)
+      line << std::setw(10) << "rel.diff";
+    line << std::setw(10) << "rate(L2)" << std::setw(10) << "rate(H1)";
+    return line.str();
+  }
+
+  // @sect3{The adaptive loop}
+
+  template <int dim>
+  void
+  run(const Options &options, const gpumf::Backend backend, ConditionalOStream &pcout)
+  {
+    Problem<dim> problem(MPI_COMM_WORLD, options.degree);
+    pcout << "-laplace u = f on " << (dim == 2 ? "the L-shaped domain, u = r^(2/3) sin(2 phi/3)" :
+                                                 "the shell 0.5 < |x| < 1, u = sin(pi x) cos(pi y) exp(z)")
+          << ", FE_Q(" << options.degree << "), MappingQ(" << options.degree << "), "
+          << (options.uniform ? "uniform" : "adaptive") << " refinement" << std::endl
+          << std::fixed << std::setprecision(3) << "expected rates vs DoFs with adaptivity: L2 "
+          << -(options.degree + 1.) / dim << ", H1 " << -double(options.degree) / dim << std::defaultfloat
+          << std::endl
+          << header(options) << std::endl;
+
+    Errors       previous;
+    double       previous_dofs = 0, gpumf_seconds = 0, dealii_seconds = 0;
+    for (unsigned int cycle = 0; cycle < options.cycles; ++cycle)
+      {
+        if (cycle == 0)
+          problem.make_grid();
+        else
+          problem.refine(options.uniform);
+        problem.setup_system();
+        VectorType system_rhs;
+        problem.assemble_rhs(system_rhs);
+
+        // Solve with one or both; the solution of the first drives the refinement.
+        std::ostringstream line;
+        line << std::setw(5) << cycle << std::setw(9) << problem.triangulation.n_global_active_cells()
+             << std::setw(10) << problem.dof_handler.n_dofs();
+        VectorType solution;
+        Errors     errors, gpumf_errors;
+        if (options.gpumf)
+          {
+            const SolverResult result = solve_with_gpumf(problem, system_rhs, solution, backend);
+            errors = gpumf_errors = problem.compute_errors(solution);
+            gpumf_seconds += result.seconds;
+            line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6)
+                 << std::setw(15) << errors.l2 << std::setw(15) << errors.h1 << std::defaultfloat;
+          }
+        if (options.dealii)
+          {
+            VectorType         dealii_solution;
+            const SolverResult result        = solve_with_dealii(problem, system_rhs, dealii_solution);
+            const Errors       dealii_errors = problem.compute_errors(dealii_solution);
+            dealii_seconds += result.seconds;
+            line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6)
+                 << std::setw(15) << dealii_errors.l2 << std::setw(15) << dealii_errors.h1;
+            if (options.gpumf)
+              {
+                // relative difference of the two solvers' errors, the larger of L2 and H1
+                const double difference =
+                  std::max(std::abs(gpumf_errors.l2 - dealii_errors.l2) / dealii_errors.l2,
+                           std::abs(gpumf_errors.h1 - dealii_errors.h1) / dealii_errors.h1);
+                line << std::setprecision(2) << std::setw(10) << difference;
+              }
+            else
+              {
+                errors   = dealii_errors;
+                solution = dealii_solution;
+              }
+            line << std::defaultfloat;
+          }
+
+        // Rates: slope of log(error) over log(DoFs) since the previous cycle.
+        const double dofs = problem.dof_handler.n_dofs();
+        line << std::fixed << std::setprecision(3);
+        if (cycle == 0)
+          line << std::setw(10) << "-" << std::setw(10) << "-";
+        else
+          line << std::setw(10) << std::log(errors.l2 / previous.l2) / std::log(dofs / previous_dofs)
+               << std::setw(10) << std::log(errors.h1 / previous.h1) / std::log(dofs / previous_dofs);
+        pcout << line.str() << std::endl;
+        previous      = errors;
+        previous_dofs = dofs;
+
+        problem.estimate(solution);
+        if (options.output)
+          problem.output(solution, cycle);
+      }
+    if (options.gpumf)
+      pcout << "gpumf (" << gpumf::to_string(backend) << ") setup + solve: " << gpumf_seconds << " s" << std::endl;
+    if (options.dealii)
+      pcout << "deal.II CPU MatrixFree setup + solve: " << dealii_seconds << " s" << std::endl;
+  }
+} // namespace adaptive
+
+int
+main(int argc, char **argv)
+{
+  using namespace dealii;
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  try
+    {
+      const MPI_Comm           comm    = MPI_COMM_WORLD;
+      const adaptive::Options  options = adaptive::parse(argc, argv);
+      ConditionalOStream       pcout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
+      // The GPU of this rank, or the host backend; only asked for when gpumf solves.
+      const gpumf::Backend backend = options.gpumf ? gpumf::select_device(comm) : gpumf::Backend::host;
+      pcout << "gpumf " << GPUMF_VERSION << ": adaptive Poisson, " << Utilities::MPI::n_mpi_processes(comm)
+            << " MPI rank(s)";
+      if (options.gpumf)
+        pcout << ", gpumf backend " << gpumf::to_string(backend) << " (" << gpumf::device_name() << ")";
+      pcout << std::endl;
+      if (options.dim == 2)
+        adaptive::run<2>(options, backend, pcout);
+      else
+        adaptive::run<3>(options, backend, pcout);
+    }
+  catch (std::exception &exc)
+    {
+      std::cerr << "Exception: " << exc.what() << std::endl;
+      return 1;
+    }
+  return 0;
+}

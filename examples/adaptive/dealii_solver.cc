@@ -1,0 +1,138 @@
+/**
+ * @file examples/adaptive/dealii_solver.cc
+ * The same solve as solve_with_gpumf() in adaptive.cu, with deal.II's CPU MatrixFree: the
+ * reference for `adaptive --solver dealii` and `--solver both`. Compiled by g++ (deal.II's
+ * matrix_free headers are not meant for nvcc), reached through dealii_solver.h.
+ *
+ * Step for step the inhomogeneous-Dirichlet recipe of adaptive.cu; only the names differ:
+ * MatrixFreeOperators::LaplaceOperator for gpumf::LaplaceOperator, deal.II's distributed vector
+ * for gpumf::Vector, MatrixFree::get_constrained_dofs() for set_constrained_values().
+ */
+#include "dealii_solver.h"
+
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/base/timer.h>
+#include <deal.II/lac/solver_cg.h>
+#include <deal.II/matrix_free/matrix_free.h>
+#include <deal.II/matrix_free/operators.h>
+#include <deal.II/matrix_free/tools.h>
+
+#include <functional>
+#include <memory>
+
+namespace adaptive
+{
+  namespace
+  {
+    /**
+     * deal.II's LaplaceOperator with the exact diagonal. LaplaceOperator::compute_diagonal()
+     * sums the cell matrices' diagonals without the hanging-node constraints, an approximation
+     * at hanging nodes; MatrixFreeTools::compute_diagonal() applies them, as gpumf's
+     * compute_diagonal() does. With the same Jacobi preconditioner the two CG runs take the
+     * same steps, and their solutions agree to round-off rather than to the tolerance.
+     */
+    template <int dim, int degree>
+    class LaplaceOperator : public MatrixFreeOperators::LaplaceOperator<dim, degree, degree + 1, 1, VectorType>
+    {
+    public:
+      void
+      compute_diagonal() override
+      {
+        this->diagonal_entries         = std::make_shared<DiagonalMatrix<VectorType>>();
+        this->inverse_diagonal_entries = std::make_shared<DiagonalMatrix<VectorType>>();
+        VectorType &diagonal           = this->diagonal_entries->get_vector();
+        VectorType &inverse            = this->inverse_diagonal_entries->get_vector();
+        this->initialize_dof_vector(diagonal);
+        using FEEval = FEEvaluation<dim, degree, degree + 1, 1, double>;
+        const std::function<void(FEEval &)> cell_operation = [](FEEval &phi) {
+          phi.evaluate(EvaluationFlags::gradients);
+          for (const unsigned int q : phi.quadrature_point_indices())
+            phi.submit_gradient(phi.get_gradient(q), q);
+          phi.integrate(EvaluationFlags::gradients);
+        };
+        MatrixFreeTools::compute_diagonal<dim, degree, degree + 1, 1, double, VectorizedArray<double>, VectorType>(
+          *this->get_matrix_free(), diagonal, cell_operation);
+        this->set_constrained_entries_to_one(diagonal);
+        inverse = diagonal;
+        for (unsigned int i = 0; i < inverse.locally_owned_size(); ++i)
+          inverse.local_element(i) = 1. / inverse.local_element(i);
+      }
+    };
+
+    template <int dim, int degree>
+    SolverResult
+    solve(const Problem<dim> &problem, const VectorType &system_rhs, VectorType &solution)
+    {
+      Timer timer;
+
+      // 1. Two MatrixFree objects and their Laplace operators: `op` with all constraints (the
+      //    system matrix), `op_free` with the hanging nodes only (for the lift).
+      using Operator = LaplaceOperator<dim, degree>;
+      typename MatrixFree<dim, double>::AdditionalData data;
+      data.tasks_parallel_scheme = MatrixFree<dim, double>::AdditionalData::none;
+      data.mapping_update_flags  = update_gradients | update_JxW_values;
+      const auto make_operator   = [&](const AffineConstraints<double> &constraints, Operator &op) {
+        auto mf = std::make_shared<MatrixFree<dim, double>>();
+        mf->reinit(problem.mapping, problem.dof_handler, constraints, QGauss<1>(degree + 1), data);
+        op.initialize(mf);
+      };
+      Operator op, op_free;
+      make_operator(problem.constraints, op);
+      make_operator(problem.hanging_constraints, op_free);
+      op.compute_diagonal(); // exact, also at hanging nodes (see above)
+
+      // 2. The lift u0 (host, shared with the gpumf path), in op_free's vector layout.
+      VectorType u0_host, u0, b, op_u0;
+      problem.dirichlet_lift(u0_host);
+      op_free.initialize_dof_vector(u0);
+      op_free.initialize_dof_vector(b);
+      op_free.initialize_dof_vector(op_u0);
+      u0.copy_locally_owned_data_from(u0_host);
+      b.copy_locally_owned_data_from(system_rhs);
+
+      // 3. rhs = b - op_free u0, zero on every constrained DoF of op.
+      op_free.vmult(op_u0, u0);
+      b -= op_u0;
+      VectorType rhs, x;
+      op.initialize_dof_vector(rhs);
+      op.initialize_dof_vector(x);
+      rhs.copy_locally_owned_data_from(b);
+      for (const unsigned int i : op.get_matrix_free()->get_constrained_dofs())
+        rhs.local_element(i) = 0;
+
+      // 4. op x = rhs by CG with the Jacobi preconditioner.
+      SolverControl        control(10000, relative_tolerance * rhs.l2_norm());
+      SolverCG<VectorType> cg(control);
+      cg.solve(op, x, rhs, *op.get_matrix_diagonal_inverse());
+
+      // 5. u = x + u0, then the constraints (host, shared).
+      problem.add_lift_and_distribute(x, u0_host, solution);
+      return {control.last_step(), timer.wall_time()};
+    }
+  } // namespace
+
+  template <int dim>
+  SolverResult
+  solve_with_dealii(const Problem<dim> &problem, const VectorType &system_rhs, VectorType &solution)
+  {
+    switch (problem.fe.degree)
+      {
+        case 1:
+          return solve<dim, 1>(problem, system_rhs, solution);
+        case 2:
+          return solve<dim, 2>(problem, system_rhs, solution);
+        case 3:
+          return solve<dim, 3>(problem, system_rhs, solution);
+        case 4:
+          return solve<dim, 4>(problem, system_rhs, solution);
+        default:
+          AssertThrow(false, ExcMessage("adaptive: FE_Q degrees 1 to 4 are instantiated"));
+          return {};
+      }
+  }
+
+  template SolverResult
+  solve_with_dealii<2>(const Problem<2> &, const VectorType &, VectorType &);
+  template SolverResult
+  solve_with_dealii<3>(const Problem<3> &, const VectorType &, VectorType &);
+} // namespace adaptive
