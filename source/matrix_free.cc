@@ -267,6 +267,8 @@ namespace gpumf
               }
           }
       }
+    if (owned.n_elements() + ghosts.n_elements() >= internal::constrained_flag && error.empty())
+      error = "gpumf::MatrixFree: more than 2^31 owned and ghost DoFs on one rank; use more MPI ranks.";
     for (const std::string &message : Utilities::MPI::all_gather(comm, error))
       if (!message.empty())
         {
@@ -274,8 +276,6 @@ namespace gpumf
           AssertThrow(false, ExcNotSupported(message));
         }
     partitioner = std::make_shared<Utilities::MPI::Partitioner>(owned, ghosts, comm);
-    AssertThrow(partitioner->locally_owned_size() + partitioner->n_ghost_indices() < internal::constrained_flag,
-                ExcNotSupported("gpumf::MatrixFree: more than 2^31 owned and ghost DoFs on one rank."));
 
     // The constraint table in the vector's local numbering.
     std::vector<unsigned int> row_start{0}, row_indices;

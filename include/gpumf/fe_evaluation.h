@@ -173,6 +173,7 @@ namespace gpumf
                 internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows,
                                          [&](const unsigned int index, const Number value) { add(dst, index, value); });
             });
+          __syncthreads(); // the scratch may be reused after this
         }
 #else
       if (host_collective_last())

@@ -299,7 +299,12 @@ namespace gpumf
     void
     set_constrained_values(const Number val, Vector<Number> &dst) const;
 
-    /// Gives @p vec this object's layout (owned + ghost DoFs) and backend.
+    /**
+     * Gives @p vec this object's layout and backend: the locally owned DoFs, and as ghosts the
+     * locally relevant DoFs plus the entries of the constraints of the cells' DoFs (periodic
+     * partners outside the ghost layer, for instance). Vectors for the loops should come from
+     * here; one built from the locally relevant DoFs alone is rejected where the sets differ.
+     */
     void
     initialize_dof_vector(Vector<Number> &vec) const;
 

@@ -299,7 +299,16 @@ namespace gpumf
     else if (overlap)
       {
         src.update_ghost_values_start();
-        run(CellRange::interior);
+        try
+          {
+            run(CellRange::interior);
+          }
+        catch (...)
+          {
+            src.update_ghost_values_finish(); // leave no exchange open
+            src.zero_out_ghost_values();
+            throw;
+          }
         src.update_ghost_values_finish();
       }
     else
