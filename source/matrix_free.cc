@@ -225,6 +225,8 @@ namespace gpumf
     std::vector<long long>                                           codes(cells.size() * dofs_per_cell);
     std::map<types::global_dof_index, unsigned int>                  row_of;
     std::vector<std::vector<std::pair<types::global_dof_index, Number>>> rows;
+    // per row and per cell: reads or writes a vector entry owned by another rank
+    std::vector<bool> row_touches_ghost, cell_touches_ghost(cells.size(), false);
     std::vector<types::global_dof_index>                             dof_indices(fe.n_dofs_per_cell());
     IndexSet                                                         ghosts = relevant;
     for (unsigned int c = 0; c < cells.size(); ++c)
@@ -236,13 +238,17 @@ namespace gpumf
             long long &                   code = codes[std::size_t(c) * dofs_per_cell + i];
             const auto *                  line = constraints.get_constraint_entries(g);
             if (!constraints.is_constrained(g))
-              code = g;
+              {
+                code = g;
+                if (!owned.is_element(g))
+                  cell_touches_ghost[c] = true;
+              }
             else if (line == nullptr || line->empty())
               code = -1;
             else
               {
-                const auto known = row_of.find(g);
-                if (known == row_of.end())
+                const auto [row, is_new] = row_of.emplace(g, rows.size());
+                if (is_new)
                   {
                     if (line->size() > max_entries && error.empty())
                       error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to " +
@@ -251,6 +257,7 @@ namespace gpumf
                               " entries here (hanging nodes, periodicity, normal-flux conditions), because every "
                               "cell with that DoF reads all of them. Impose the condition another way, e.g. by "
                               "fixing one DoF or projecting out the mean in the solver.";
+                    row_touches_ghost.push_back(false);
                     for (const auto &[master, weight] : *line)
                       {
                         if (constraints.is_constrained(master) && error.empty())
@@ -258,12 +265,16 @@ namespace gpumf
                                   std::to_string(master) + ", which is itself constrained: call "
                                   "constraints.close() before reinit().";
                         if (!owned.is_element(master))
-                          ghosts.add_index(master);
+                          {
+                            ghosts.add_index(master);
+                            row_touches_ghost.back() = true;
+                          }
                       }
-                    row_of.emplace(g, rows.size());
                     rows.emplace_back(line->begin(), line->end());
                   }
-                code = -2 - static_cast<long long>(row_of[g]);
+                code = -2 - static_cast<long long>(row->second);
+                if (row_touches_ghost[row->second])
+                  cell_touches_ghost[c] = true;
               }
           }
       }
@@ -292,21 +303,6 @@ namespace gpumf
     constraint_row_start.reinit(backend_, row_start);
     constraint_indices.reinit(backend_, row_indices);
     constraint_weights.reinit(backend_, row_weights);
-    // The vector indices a cell reads and writes (its DoFs and their constraints' entries).
-    const auto touched = [&](const unsigned int c) {
-      std::vector<types::global_dof_index> indices;
-      for (unsigned int i = 0; i < dofs_per_cell; ++i)
-        {
-          const long long code = codes[std::size_t(c) * dofs_per_cell + i];
-          if (code >= 0)
-            indices.push_back(code);
-          else if (code <= -2)
-            for (const auto &entry : rows[-2 - code])
-              indices.push_back(entry.first);
-        }
-      return indices;
-    };
-
     // Constrained DoFs (rows set to the identity by the operators).
     std::vector<unsigned int> constrained;
     for (const auto &line : constraints.get_lines())
@@ -340,6 +336,20 @@ namespace gpumf
     else if (use_coloring)
       {
         strategy = ConflictStrategy::graph_coloring;
+        // The vector indices a cell reads and writes (its DoFs and their constraints' entries).
+        const auto touched = [&](const unsigned int c) {
+          std::vector<types::global_dof_index> indices;
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            {
+              const long long code = codes[std::size_t(c) * dofs_per_cell + i];
+              if (code >= 0)
+                indices.push_back(code);
+              else if (code <= -2)
+                for (const auto &entry : rows[-2 - code])
+                  indices.push_back(entry.first);
+            }
+          return indices;
+        };
         std::vector<unsigned int> positions(cells.size());
         std::iota(positions.begin(), positions.end(), 0u);
         if (!cells.empty())
@@ -370,12 +380,8 @@ namespace gpumf
     interior_end.clear();
     for (auto &color : colors)
       {
-        const auto interior = std::stable_partition(color.begin(), color.end(), [&](const unsigned int c) {
-          for (const auto g : touched(c))
-            if (!owned.is_element(g))
-              return false;
-          return true;
-        });
+        const auto interior = std::stable_partition(color.begin(), color.end(),
+                                                    [&](const unsigned int c) { return !cell_touches_ghost[c]; });
         interior_end.push_back(color_start.back() + (interior - color.begin()));
         color_start.push_back(color_start.back() + color.size());
         graph.emplace_back();

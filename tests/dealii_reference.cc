@@ -24,6 +24,21 @@ namespace test
     MatrixFree<dim, double>                 mf;
     std::vector<unsigned int>               constrained; // local indices of owned constrained DoFs
     Table<2, VectorizedArray<double>>       coefficient;
+
+    /// From the DoF values of phi's cell to its integrated test-function values: the
+    /// operation of vmult() and compute_diagonal().
+    void
+    apply_cell(FEEvaluation<dim, -1, 0, 1, double> &phi) const
+    {
+      const unsigned int cell = phi.get_current_cell_index();
+      phi.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
+      for (unsigned int q = 0; q < phi.n_q_points; ++q)
+        {
+          phi.submit_value(coefficient(cell, q) * phi.get_value(q), q);
+          phi.submit_gradient(phi.get_gradient(q), q);
+        }
+      phi.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+    }
   };
 
   template <int dim>
@@ -85,13 +100,7 @@ namespace test
           {
             phi.reinit(cell);
             phi.read_dof_values(src);
-            phi.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
-            for (unsigned int q = 0; q < phi.n_q_points; ++q)
-              {
-                phi.submit_value(impl->coefficient(cell, q) * phi.get_value(q), q);
-                phi.submit_gradient(phi.get_gradient(q), q);
-              }
-            phi.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+            impl->apply_cell(phi);
             phi.distribute_local_to_global(dst);
           }
       };
@@ -106,24 +115,7 @@ namespace test
   {
     initialize_dof_vector(diagonal);
     const std::function<void(FEEvaluation<dim, -1, 0, 1, double> &)> cell_operation =
-      [this](FEEvaluation<dim, -1, 0, 1, double> &phi) {
-        phi.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
-        for (unsigned int q = 0; q < phi.n_q_points; ++q)
-          {
-            const auto p = phi.quadrature_point(q);
-            VectorizedArray<double> a;
-            for (unsigned int v = 0; v < VectorizedArray<double>::size(); ++v)
-              {
-                Point<dim> x;
-                for (unsigned int d = 0; d < dim; ++d)
-                  x[d] = p[d][v];
-                a[v] = helmholtz_coefficient(x);
-              }
-            phi.submit_value(a * phi.get_value(q), q);
-            phi.submit_gradient(phi.get_gradient(q), q);
-          }
-        phi.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
-      };
+      [this](FEEvaluation<dim, -1, 0, 1, double> &phi) { impl->apply_cell(phi); };
     MatrixFreeTools::compute_diagonal(impl->mf, diagonal, cell_operation);
     for (const unsigned int i : impl->constrained)
       diagonal.local_element(i) = 1.;

@@ -148,6 +148,7 @@ namespace gpumf
     __host__ __device__ void
     distribute_local_to_global(Number *dst) const
     {
+      const auto add_to = [&](const unsigned int index, const Number value) { add(dst, index, value); };
 #ifdef __CUDA_ARCH__
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         {
@@ -157,8 +158,7 @@ namespace gpumf
               {
                 const unsigned int code = dof_index(c, p);
                 if (!data.use_coloring)
-                  internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows,
-                                           [&](const unsigned int index, const Number value) { add(dst, index, value); });
+                  internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows, add_to);
                 else if (!internal::is_constraint_row(code))
                   add(dst, code, shared.values[c * P + p]);
               }
@@ -170,16 +170,14 @@ namespace gpumf
             for_each_dof([&](const unsigned int c, const unsigned int p) {
               const unsigned int code = dof_index(c, p);
               if (internal::is_constraint_row(code))
-                internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows,
-                                         [&](const unsigned int index, const Number value) { add(dst, index, value); });
+                internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows, add_to);
             });
           __syncthreads(); // the scratch may be reused after this
         }
 #else
       if (host_collective_last())
         for_each_dof([&](const unsigned int c, const unsigned int p) {
-          internal::distribute_dof(dof_index(c, p), shared.dof_values[c * P + p], data.constraint_rows,
-                                   [&](const unsigned int index, const Number value) { add(dst, index, value); });
+          internal::distribute_dof(dof_index(c, p), shared.dof_values[c * P + p], data.constraint_rows, add_to);
         });
 #endif
     }
@@ -193,15 +191,17 @@ namespace gpumf
     __host__ __device__ void
     distribute_local_diagonal(const unsigned int i, Number *diagonal) const
     {
-      const auto add_to = [&](const unsigned int index, const Number value) { add(diagonal, index, value); };
+      const auto add_column = [&]() {
+        internal::distribute_diagonal_column<Number>(
+          i, dofs_per_cell, [&](const unsigned int l) { return code(l); },
+          [&](const unsigned int l) { return dof_values()[(l / tensor_dofs_per_cell) * P + point_of(l)]; },
+          data.constraint_rows, [&](const unsigned int index, const Number value) { add(diagonal, index, value); });
+      };
 #ifdef __CUDA_ARCH__
       if (has_constraint_rows())
         {
           if (is_first_thread())
-            internal::distribute_diagonal_column<Number>(
-              i, dofs_per_cell, [&](const unsigned int l) { return dof_index(l / tensor_dofs_per_cell, point_of(l)); },
-              [&](const unsigned int l) { return shared.values[(l / tensor_dofs_per_cell) * P + point_of(l)]; },
-              data.constraint_rows, add_to);
+            add_column();
         }
       else
         for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
@@ -215,10 +215,7 @@ namespace gpumf
       __syncthreads();
 #else
       if (host_collective_last())
-        internal::distribute_diagonal_column<Number>(
-          i, dofs_per_cell, [&](const unsigned int l) { return dof_index(l / tensor_dofs_per_cell, point_of(l)); },
-          [&](const unsigned int l) { return shared.dof_values[(l / tensor_dofs_per_cell) * P + point_of(l)]; },
-          data.constraint_rows, add_to);
+        add_column();
 #endif
     }
 
@@ -551,7 +548,14 @@ namespace gpumf
     __host__ __device__ unsigned int
     dof_index(const unsigned int c, const unsigned int p) const
     {
-      return internal::read_only(data.local_to_global + cell * dofs_per_cell + local_dof(c, p));
+      return code(local_dof(c, p));
+    }
+
+    /// The code of local DoF @p l (component-major, lexicographic).
+    __host__ __device__ unsigned int
+    code(const unsigned int l) const
+    {
+      return internal::read_only(data.local_to_global + cell * dofs_per_cell + l);
     }
 
     /// JxW at quadrature point @p q: stored, or det J times the weight (affine geometry).
