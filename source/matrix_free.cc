@@ -20,6 +20,8 @@
 
 #include <gpumf/internal/cuda_check.h>
 
+#include <gpumf/internal/cartesian.h>
+
 #include "vector_operations.h"
 
 namespace gpumf
@@ -39,78 +41,6 @@ namespace gpumf
       return MPI_COMM_SELF;
     }
 
-    /**
-     * Integer coordinates of the active cells of a logically Cartesian mesh: the coarse
-     * cells are placed by walking face neighbors (face 2d/2d+1 = -/+ direction d, standard
-     * orientation required), the active cells, all on one level, by their child path (children
-     * are numbered lexicographically). Empty when the mesh is not of that kind.
-     */
-    template <int dim, typename Iterator>
-    std::vector<std::array<long, dim>>
-    cartesian_coordinates(const Triangulation<dim> &tria, const std::vector<Iterator> &cells)
-    {
-      if (cells.empty() || tria.n_vertices() == 0)
-        return {};
-      const unsigned int level = cells.front()->level();
-      for (const auto &cell : cells)
-        if (cell->level() != int(level))
-          return {};
-      // coarse cells by a walk over face neighbors
-      std::map<unsigned int, std::array<long, dim>> coarse;
-      std::set<std::array<long, dim>>               used;
-      std::vector<typename Triangulation<dim>::cell_iterator> todo{tria.begin(0)};
-      coarse[tria.begin(0)->index()] = std::array<long, dim>{};
-      used.insert(std::array<long, dim>{});
-      while (!todo.empty())
-        {
-          const auto cell = todo.back();
-          todo.pop_back();
-          for (unsigned int f = 0; f < 2 * dim; ++f)
-            {
-              if (cell->at_boundary(f))
-                continue;
-              if (!cell->face_orientation(f) || cell->face_flip(f) || cell->face_rotation(f) ||
-                  cell->neighbor_of_neighbor(f) != (f ^ 1u))
-                return {};
-              const auto neighbor = cell->neighbor(f);
-              auto       position = coarse[cell->index()];
-              position[f / 2] += (f % 2 == 0 ? -1 : 1);
-              const auto known = coarse.find(neighbor->index());
-              if (known != coarse.end())
-                {
-                  if (known->second != position)
-                    return {};
-                  continue;
-                }
-              if (!used.insert(position).second)
-                return {};
-              coarse[neighbor->index()] = position;
-              todo.push_back(neighbor);
-            }
-        }
-      if (coarse.size() != tria.n_cells(0))
-        return {};
-      std::vector<std::array<long, dim>> result;
-      for (const auto &cell : cells)
-        {
-          std::array<long, dim>                       position{};
-          typename Triangulation<dim>::cell_iterator c = cell;
-          for (unsigned int l = level; l > 0; --l)
-            {
-              const auto   parent = c->parent();
-              unsigned int child  = 0;
-              while (parent->child(child) != c)
-                ++child;
-              for (unsigned int d = 0; d < dim; ++d)
-                position[d] += long((child >> d) & 1u) << (level - l);
-              c = parent;
-            }
-          for (unsigned int d = 0; d < dim; ++d)
-            position[d] += coarse[c->index()][d] << level;
-          result.push_back(position);
-        }
-      return result;
-    }
   } // namespace
 
   template <int dim, typename Number>
@@ -196,23 +126,50 @@ namespace gpumf
     overlap                   = additional_data.overlap_communication_computation;
 
     const MPI_Comm comm = communicator_of(dof.get_triangulation());
-    IndexSet       relevant;
-    DoFTools::extract_locally_relevant_dofs(dof, relevant);
-    const IndexSet &owned       = dof.locally_owned_dofs();
+    // the active cells, or those of one multigrid level with its level DoFs
+    mg_level            = additional_data.mg_level;
+    const bool on_level = mg_level != numbers::invalid_unsigned_int;
+    if (on_level)
+      {
+        AssertThrow(mg_level < dof.get_triangulation().n_global_levels(),
+                    ExcNotSupported("gpumf::MatrixFree: AdditionalData::mg_level = " + std::to_string(mg_level) +
+                                    ", but the mesh has " +
+                                    std::to_string(dof.get_triangulation().n_global_levels()) + " levels."));
+        AssertThrow(dof.has_level_dofs(),
+                    ExcNotSupported("gpumf::MatrixFree: AdditionalData::mg_level is set, but the DoFHandler has no "
+                                    "level DoFs; call dof_handler.distribute_mg_dofs() first."));
+      }
+    const IndexSet  relevant    = on_level ? DoFTools::extract_locally_relevant_level_dofs(dof, mg_level) :
+                                             DoFTools::extract_locally_relevant_dofs(dof);
+    const IndexSet &owned       = on_level ? dof.locally_owned_mg_dofs(mg_level) : dof.locally_owned_dofs();
     const IndexSet &local_lines = constraints.get_local_lines();
     // the first problem with the constraints found on this rank; thrown on every rank
     std::string error;
     if (local_lines.size() != 0 && (relevant & local_lines) != relevant)
-      error = "gpumf::MatrixFree needs the constraint lines of every locally relevant DoF: initialize the "
-              "AffineConstraints with constraints.reinit(locally_relevant_dofs) "
-              "(DoFTools::extract_locally_relevant_dofs).";
+      error = on_level ?
+                "gpumf::MatrixFree needs the constraint lines of every locally relevant level DoF: initialize the "
+                "level AffineConstraints with constraints.reinit(DoFTools::extract_locally_relevant_level_dofs("
+                "dof_handler, level))." :
+                "gpumf::MatrixFree needs the constraint lines of every locally relevant DoF: initialize the "
+                "AffineConstraints with constraints.reinit(locally_relevant_dofs) "
+                "(DoFTools::extract_locally_relevant_dofs).";
 
     // Cells, and the code of each of their DoFs before the vector layout is known:
     // >= 0 a DoF index, -1 constrained without entries (Dirichlet), -2 - r row r of the table.
     std::vector<cell_iterator> cells;
-    for (const auto &cell : dof.active_cell_iterators())
-      if (cell->is_locally_owned() && filter(cell))
-        cells.push_back(cell);
+    if (on_level)
+      {
+        for (const auto &level_cell : dof.mg_cell_iterators_on_level(mg_level))
+          {
+            const cell_iterator cell(&dof.get_triangulation(), level_cell->level(), level_cell->index(), &dof);
+            if (cell->is_locally_owned_on_level() && filter(cell))
+              cells.push_back(cell);
+          }
+      }
+    else
+      for (const auto &cell : dof.active_cell_iterators())
+        if (cell->is_locally_owned() && filter(cell))
+          cells.push_back(cell);
     const std::vector<unsigned int> &lexicographic = fe_q->get_poly_space_numbering_inverse();
     const unsigned int               n_tensor_dofs = lexicographic.size();
     const unsigned int               dofs_per_cell = n_components_ * n_tensor_dofs;
@@ -231,7 +188,10 @@ namespace gpumf
     IndexSet                                                         ghosts = relevant;
     for (unsigned int c = 0; c < cells.size(); ++c)
       {
-        cells[c]->get_dof_indices(dof_indices);
+        if (on_level)
+          cells[c]->get_mg_dof_indices(dof_indices);
+        else
+          cells[c]->get_dof_indices(dof_indices);
         for (unsigned int i = 0; i < dofs_per_cell; ++i)
           {
             const types::global_dof_index g    = dof_indices[dof_numbering[i]];
@@ -310,12 +270,15 @@ namespace gpumf
         constrained.push_back(partitioner->global_to_local(line.index));
     std::sort(constrained.begin(), constrained.end());
     constrained_dofs.reinit(backend_, constrained);
+    constrained_dofs_host = std::move(constrained);
 
     // Colors of cell positions: cells of a color touch disjoint vector entries.
     std::vector<std::vector<unsigned int>> colors;
     const bool use_coloring = additional_data.use_coloring;
     // parity coloring covers neighbors through shared DoFs only, not through constraints
-    const auto coordinates  = use_coloring && rows.empty() ? cartesian_coordinates<dim>(dof.get_triangulation(), cells) :
+    const auto coordinates  = use_coloring && rows.empty() ? internal::cartesian_coordinates<dim>(
+                                                               dof.get_triangulation(),
+                                                               std::vector<typename Triangulation<dim>::cell_iterator>(cells.begin(), cells.end())) :
                                                              std::vector<std::array<long, dim>>();
     if (!coordinates.empty())
       {
@@ -407,8 +370,8 @@ namespace gpumf
     std::vector<unsigned char>           host_has_rows(n_cells, 0);
     for (unsigned int c = 0; c < n_cells; ++c)
       {
-        const cell_iterator &cell = cells[order[c]];
-        fe_values.reinit(cell);
+        // geometry only: the Triangulation's iterator serves active and level cells alike
+        fe_values.reinit(typename Triangulation<dim>::cell_iterator(cells[order[c]]));
         for (unsigned int q = 0; q < n_points; ++q)
           {
             const std::size_t k = std::size_t(c) * n_points + q;
@@ -568,6 +531,20 @@ namespace gpumf
 
   template <int dim, typename Number>
   unsigned int
+  MatrixFree<dim, Number>::get_mg_level() const
+  {
+    return mg_level;
+  }
+
+  template <int dim, typename Number>
+  const std::vector<unsigned int> &
+  MatrixFree<dim, Number>::get_constrained_dofs() const
+  {
+    return constrained_dofs_host;
+  }
+
+  template <int dim, typename Number>
+  unsigned int
   MatrixFree<dim, Number>::n_colors() const
   {
     return graph.size();
@@ -687,6 +664,7 @@ namespace gpumf
     co_shape_gradients.clear();
     quadrature_weights.clear();
     constrained_dofs.clear();
+    constrained_dofs_host.clear();
     constraint_row_start.clear();
     constraint_indices.clear();
     constraint_weights.clear();
@@ -695,6 +673,7 @@ namespace gpumf
     interior_end.clear();
     overlap         = false;
     dof_handler     = nullptr;
+    mg_level        = numbers::invalid_unsigned_int;
     affine                    = false;
     collocation               = false;
     requested_cells_per_block = 0;

@@ -773,10 +773,79 @@ template class dealii::VectorMemory<gpumf::Vector<double>>;
 template class dealii::GrowingVectorMemory<gpumf::Vector<float>>;
 template class dealii::GrowingVectorMemory<gpumf::Vector<double>>;
 
-// AffineConstraints::set_zero(), which deal.II's PreconditionChebyshev calls.
-template void
-dealii::internal::AffineConstraintsImplementation::set_zero_all(const std::vector<dealii::types::global_dof_index> &,
-                                                                 gpumf::Vector<float> &);
-template void
-dealii::internal::AffineConstraintsImplementation::set_zero_all(const std::vector<dealii::types::global_dof_index> &,
-                                                                 gpumf::Vector<double> &);
+// AffineConstraints::set_zero(), which deal.II's PreconditionChebyshev and the tutorials call:
+// one scatter of zeros on the vector's backend (deal.II's generic version writes entry by entry).
+namespace dealii
+{
+  namespace internal
+  {
+    namespace AffineConstraintsImplementation
+    {
+      namespace
+      {
+        template <typename Number>
+        void
+        set_zero_on_backend(const std::vector<types::global_dof_index> &constrained, gpumf::Vector<Number> &vec)
+        {
+          const auto &              partitioner = *vec.get_partitioner();
+          std::vector<unsigned int> local;
+          for (const auto index : constrained)
+            if (partitioner.in_local_range(index))
+              local.push_back(partitioner.global_to_local(index));
+          gpumf::internal::Array<unsigned int> indices;
+          indices.reinit(vec.backend(), local);
+          gpumf::internal::set_indexed<Number>(vec.backend(), vec.get_values(), indices.data(), nullptr, Number(0),
+                                               false, local.size());
+        }
+      } // namespace
+
+      template <>
+      void
+      set_zero_all(const std::vector<types::global_dof_index> &constrained, gpumf::Vector<float> &vec)
+      {
+        set_zero_on_backend(constrained, vec);
+      }
+
+      template <>
+      void
+      set_zero_all(const std::vector<types::global_dof_index> &constrained, gpumf::Vector<double> &vec)
+      {
+        set_zero_on_backend(constrained, vec);
+      }
+    } // namespace AffineConstraintsImplementation
+
+    namespace PreconditionChebyshevImplementation
+    {
+      namespace
+      {
+        template <typename Number>
+        void
+        initial_guess(gpumf::Vector<Number> &vector)
+        {
+          const IndexSet &              owned = vector.locally_owned_elements();
+          const types::global_dof_index first = owned.is_empty() ? 0 : owned.nth_index_in_set(0);
+          LinearAlgebra::ReadWriteVector<Number> entries(owned);
+          for (unsigned int i = 0; i < vector.locally_owned_size(); ++i)
+            entries.local_element(i) = (i + first) % 11;
+          vector.import(entries, VectorOperation::insert);
+          const Number mean = vector.mean_value();
+          vector.add(-mean);
+        }
+      } // namespace
+
+      template <>
+      void
+      set_initial_guess(gpumf::Vector<float> &vector)
+      {
+        initial_guess(vector);
+      }
+
+      template <>
+      void
+      set_initial_guess(gpumf::Vector<double> &vector)
+      {
+        initial_guess(vector);
+      }
+    } // namespace PreconditionChebyshevImplementation
+  }   // namespace internal
+} // namespace dealii

@@ -67,7 +67,8 @@ namespace gpumf
   {
   public:
     using point_type = dealii::Point<dim, Number>;
-    using cell_iterator = typename dealii::DoFHandler<dim>::active_cell_iterator;
+    /// The cells the object works on: active cells, or the cells of one level (AdditionalData::mg_level).
+    using cell_iterator = typename dealii::DoFHandler<dim>::cell_iterator;
 
     /// How additions of cells into shared DoFs are kept apart (see conflict_strategy()).
     enum class ConflictStrategy
@@ -147,6 +148,16 @@ namespace gpumf
        * threads than a warp). Larger values are clamped to that and to the shared memory.
        */
       unsigned int cells_per_block = 0;
+      /**
+       * The multigrid level whose cells and level DoFs (DoFHandler::distribute_mg_dofs()) the
+       * object works on, as deal.II's MatrixFree::AdditionalData::mg_level; the default
+       * (numbers::invalid_unsigned_int) means the active cells. On a level, the constraints are
+       * the level's (typically MGConstrainedDoFs::get_boundary_indices(level) as lines without
+       * entries), the vectors have the layout of the level's DoFs (locally_owned_mg_dofs(level),
+       * ghosts from DoFTools::extract_locally_relevant_level_dofs()), and the cells are the
+       * locally owned cells of the level (is_locally_owned_on_level()).
+       */
+      unsigned int mg_level = dealii::numbers::invalid_unsigned_int;
     };
 
     /**
@@ -254,6 +265,16 @@ namespace gpumf
     /// The data of part @p range of one color.
     Data
     get_data(const unsigned int color, const CellRange range) const;
+
+    /// The multigrid level of the cells, or numbers::invalid_unsigned_int for the active cells
+    /// (deal.II: MatrixFree::get_mg_level()).
+    unsigned int
+    get_mg_level() const;
+
+    /// The locally owned constrained DoFs (local indices, sorted): the rows the operators keep
+    /// as the identity (deal.II: MatrixFree::get_constrained_dofs()), on the host.
+    const std::vector<unsigned int> &
+    get_constrained_dofs() const;
 
     /// Number of colors (1 with atomics).
     unsigned int
@@ -406,6 +427,7 @@ namespace gpumf
     unsigned int                                              fe_degree    = 0;
     unsigned int                                              n_q_points_1d = 0;
     unsigned int                                              n_components_ = 1;
+    unsigned int                                              mg_level = dealii::numbers::invalid_unsigned_int;
     unsigned int                                              requested_cells_per_block = 0;
     std::size_t                                               max_shared_memory = 0;
     bool                                                      affine = false;
@@ -423,6 +445,7 @@ namespace gpumf
     internal::Array<Number>       co_shape_gradients;
     internal::Array<Number>       quadrature_weights;
     internal::Array<unsigned int> constrained_dofs;
+    std::vector<unsigned int>     constrained_dofs_host;
     /// The constraint table (internal/dof_access.h): CSR rows of vector indices and weights.
     internal::Array<unsigned int> constraint_row_start;
     internal::Array<unsigned int> constraint_indices;

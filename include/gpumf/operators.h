@@ -12,6 +12,7 @@
 #include <gpumf/internal/diagonal.h>
 #include <gpumf/local_matrix_operator.h>
 #include <gpumf/matrix_free.h>
+#include <gpumf/operator_base.h>
 #include <gpumf/vector.h>
 
 #include <deal.II/base/function.h>
@@ -117,8 +118,10 @@ namespace gpumf
    */
   template <int dim, int fe_degree, int n_q_points_1d, int n_components, typename Number, bool with_values,
             bool with_gradients>
-  class CoefficientOperator : public dealii::Subscriptor
+  class CoefficientOperator : public MatrixFreeOperators::Base<dim, Vector<Number>>
   {
+    using Base = MatrixFreeOperators::Base<dim, Vector<Number>>;
+
   public:
     using value_type     = Number;
     using VectorType     = Vector<Number>;
@@ -151,15 +154,29 @@ namespace gpumf
     void
     initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &matrix_free)
     {
-      mf = matrix_free;
-      value_coefficient.clear();
-      gradient_coefficient.clear();
-      value_host.clear();
-      gradient_host.clear();
-      diagonal.reset();
-      inverse_diagonal.reset();
-      setup.reset();
-      local_matrix.reset();
+      Base::initialize(matrix_free);
+      clear_own();
+    }
+
+    /**
+     * Works on a MatrixFree object of multigrid level @p level, the refinement-edge DoFs of
+     * @p mg_constrained_dofs as Dirichlet conditions (see MatrixFreeOperators::Base).
+     * Level operators use sum factorization.
+     */
+    void
+    initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &matrix_free,
+               const dealii::MGConstrainedDoFs &                     mg_constrained_dofs,
+               const unsigned int                                    level)
+    {
+      Base::initialize(matrix_free, mg_constrained_dofs, level);
+      clear_own();
+    }
+
+    void
+    clear() override
+    {
+      Base::clear();
+      clear_own();
     }
 
     /// tensor_product or local_matrix: what vmult() uses.
@@ -210,115 +227,40 @@ namespace gpumf
       set_gradient_coefficient(evaluate(kappa));
     }
 
-    /// dst = A src (constrained rows: dst = src).
+    /// dst += A src (constrained rows: dst += src), by element matrices or sum factorization.
     void
-    vmult(VectorType &dst, const VectorType &src) const
-    {
-      dst = Number();
-      vmult_add(dst, src);
-    }
-
-    /// dst += A src (constrained rows: dst += src).
-    void
-    vmult_add(VectorType &dst, const VectorType &src) const
+    vmult_add(VectorType &dst, const VectorType &src) const override
     {
       if (local_matrix)
         return local_matrix->vmult_add(dst, src);
-      matrix_free().cell_loop(cell_operator(), src, dst);
-      matrix_free().add_constrained_values(src, dst);
-    }
-
-    /// The operator is symmetric: as vmult().
-    void
-    Tvmult(VectorType &dst, const VectorType &src) const
-    {
-      vmult(dst, src);
-    }
-
-    void
-    Tvmult_add(VectorType &dst, const VectorType &src) const
-    {
-      vmult_add(dst, src);
-    }
-
-    size_type
-    m() const
-    {
-      return matrix_free().get_vector_partitioner()->size();
-    }
-
-    size_type
-    n() const
-    {
-      return m();
-    }
-
-    /// The diagonal entry (row == col only; needs compute_diagonal()).
-    Number
-    el(const size_type row, const size_type col) const
-    {
-      AssertThrow(row == col, ExcNotSupported("gpumf operators give diagonal entries only (el(i, i))."));
-      AssertThrow(diagonal != nullptr, ExcNotSupported("call compute_diagonal() before el()."));
-      return diagonal_entries(row);
-    }
-
-    void
-    initialize_dof_vector(VectorType &vec) const
-    {
-      matrix_free().initialize_dof_vector(vec);
+      Base::vmult_add(dst, src);
     }
 
     /**
      * Computes the exact diagonal of the operator on the backend (each cell's matrix column
-     * by column, summed over cells; constrained rows 1) and its inverse.
+     * by column, summed over cells; constrained and refinement-edge rows 1) and its inverse.
      */
     void
-    compute_diagonal()
+    compute_diagonal() override
     {
       if (local_matrix)
         {
           local_matrix->compute_diagonal();
-          diagonal         = local_matrix->get_matrix_diagonal();
-          inverse_diagonal = local_matrix->get_matrix_diagonal_inverse();
+          this->diagonal_entries         = local_matrix->get_matrix_diagonal();
+          this->inverse_diagonal_entries = local_matrix->get_matrix_diagonal_inverse();
+          return;
         }
-      else
-        {
-          diagonal = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
-          initialize_dof_vector(diagonal->get_vector());
-          matrix_free().diagonal_loop(cell_operator(), diagonal->get_vector());
-          matrix_free().set_constrained_values(Number(1), diagonal->get_vector());
-          inverse_diagonal = internal::inverse_diagonal(diagonal->get_vector());
-        }
-      const VectorType &d = diagonal->get_vector();
-      diagonal_entries    = dealii::LinearAlgebra::ReadWriteVector<Number>(d.locally_owned_elements());
-      d.export_to(diagonal_entries, dealii::VectorOperation::insert);
+      VectorType diagonal;
+      this->initialize_dof_vector(diagonal);
+      this->matrix_free().diagonal_loop(cell_operator(), diagonal);
+      this->set_diagonal(std::move(diagonal));
     }
 
-    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
-    get_matrix_diagonal() const
+  protected:
+    void
+    apply_add(VectorType &dst, const VectorType &src) const override
     {
-      AssertThrow(diagonal != nullptr, ExcNotSupported("call compute_diagonal() first."));
-      return diagonal;
-    }
-
-    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
-    get_matrix_diagonal_inverse() const
-    {
-      AssertThrow(inverse_diagonal != nullptr, ExcNotSupported("call compute_diagonal() first."));
-      return inverse_diagonal;
-    }
-
-    const MatrixFree<dim, Number> &
-    matrix_free() const
-    {
-      AssertThrow(mf != nullptr, dealii::ExcNotInitialized());
-      return *mf;
-    }
-
-    std::shared_ptr<const MatrixFree<dim, Number>>
-    get_matrix_free() const
-    {
-      return mf;
+      this->matrix_free().cell_loop(cell_operator(), src, dst);
     }
 
   private:
@@ -341,8 +283,8 @@ namespace gpumf
     choose_implementation()
     {
       local_matrix.reset();
-      diagonal.reset();
-      inverse_diagonal.reset();
+      this->diagonal_entries.reset();
+      this->inverse_diagonal_entries.reset();
       const Implementation asked = setup ? setup->data.implementation : Implementation::tensor_product;
       AssertThrow(setup || asked != Implementation::local_matrix,
                   ExcNotSupported("local-matrix operators need reinit() with a mapping, not initialize()."));
@@ -350,7 +292,7 @@ namespace gpumf
         return;
       const CostModel model;
       CellTraffic     cell{dim, fe_degree, n_q_points_1d, n_components, with_values, with_gradients,
-                       unsigned(!value_host.empty() + !gradient_host.empty()), matrix_free().has_affine_geometry()};
+                       unsigned(!value_host.empty() + !gradient_host.empty()), this->matrix_free().has_affine_geometry()};
       const double tensor_product = model.tensor_product(cell);
       if (asked == Implementation::automatic && model.local_matrix(cell, true) > tensor_product)
         return;
@@ -359,10 +301,10 @@ namespace gpumf
       using LM = LocalMatrixOperator<dim, Number>;
       std::vector<unsigned int> position(setup->dof_handler->get_triangulation().n_active_cells());
       unsigned int              c = 0;
-      for (const auto &color : matrix_free().get_colored_graph())
+      for (const auto &color : this->matrix_free().get_colored_graph())
         for (const auto &cell : color)
           position[cell->active_cell_index()] = c++;
-      const unsigned int n_q = matrix_free().n_q_points();
+      const unsigned int n_q = this->matrix_free().n_q_points();
       const auto at = [&position, n_q](const std::vector<Number> &values) -> typename LM::PointCoefficient {
         return [&position, &values, n_q](const typename LM::cell_iterator &cell, const unsigned int q,
                                         const dealii::Point<dim> &) {
@@ -381,10 +323,18 @@ namespace gpumf
         local_matrix.reset();
     }
 
-    std::shared_ptr<const MatrixFree<dim, Number>>              mf;
-    internal::Array<Number>                                     value_coefficient, gradient_coefficient;
-    std::shared_ptr<dealii::DiagonalMatrix<VectorType>>         diagonal, inverse_diagonal;
-    dealii::LinearAlgebra::ReadWriteVector<Number>              diagonal_entries;
+    internal::Array<Number> value_coefficient, gradient_coefficient;
+
+    void
+    clear_own()
+    {
+      value_coefficient.clear();
+      gradient_coefficient.clear();
+      value_host.clear();
+      gradient_host.clear();
+      setup.reset();
+      local_matrix.reset();
+    }
 
     CellOperator
     cell_operator() const
@@ -395,7 +345,7 @@ namespace gpumf
     std::vector<Number>
     evaluate(const dealii::Function<dim> &f) const
     {
-      const auto          points = matrix_free().get_quadrature_points();
+      const auto          points = this->matrix_free().get_quadrature_points();
       std::vector<Number> values(points.size());
       for (std::size_t i = 0; i < points.size(); ++i)
         {
@@ -410,11 +360,11 @@ namespace gpumf
     void
     set(internal::Array<Number> &coefficient, const std::vector<Number> &values)
     {
-      AssertThrow(values.size() == std::size_t(matrix_free().n_cells()) * matrix_free().n_q_points(),
+      AssertThrow(values.size() == std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points(),
                   ExcNotSupported("a coefficient needs one value per quadrature point of the locally owned cells (" +
-                                  std::to_string(std::size_t(matrix_free().n_cells()) * matrix_free().n_q_points()) +
+                                  std::to_string(std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points()) +
                                   "), got " + std::to_string(values.size()) + "."));
-      coefficient.reinit(matrix_free().backend(), values);
+      coefficient.reinit(this->matrix_free().backend(), values);
     }
   };
 

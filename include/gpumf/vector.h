@@ -13,6 +13,7 @@
 #include <deal.II/base/index_set.h>
 #include <deal.II/base/partitioner.h>
 #include <deal.II/base/subscriptor.h>
+#include <deal.II/lac/precondition.h>
 #include <deal.II/lac/read_write_vector.h>
 #include <deal.II/lac/vector_operation.h>
 
@@ -364,5 +365,27 @@ namespace gpumf
                     "e.g. with MatrixFree::initialize_dof_vector().");
   /// @}
 } // namespace gpumf
+
+namespace dealii
+{
+  namespace internal
+  {
+    namespace PreconditionChebyshevImplementation
+    {
+      /**
+       * The start vector of PreconditionChebyshev's eigenvalue estimate for gpumf vectors:
+       * entry of global index g is g % 11, minus the mean, as deal.II does for its own
+       * distributed vectors (its generic choice, a constant vector, would give other estimates
+       * and so other iteration counts than deal.II's CPU programs). Defined in source/vector.cc.
+       */
+      template <>
+      void
+      set_initial_guess(gpumf::Vector<float> &vector);
+      template <>
+      void
+      set_initial_guess(gpumf::Vector<double> &vector);
+    } // namespace PreconditionChebyshevImplementation
+  }   // namespace internal
+} // namespace dealii
 
 #endif

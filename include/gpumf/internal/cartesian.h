@@ -1,0 +1,33 @@
+/**
+ * @file gpumf/internal/cartesian.h
+ * Integer coordinates of the cells of a logically Cartesian mesh, for parity colorings
+ * (MatrixFree's Cartesian cell coloring, the multi-color Gauss-Seidel's point colors).
+ */
+#ifndef gpumf_internal_cartesian_h
+#define gpumf_internal_cartesian_h
+
+#include <deal.II/grid/tria.h>
+
+#include <array>
+#include <vector>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /**
+     * Integer coordinates of @p cells, all on one level of a logically Cartesian mesh: the coarse
+     * cells are placed by walking face neighbors (face 2d/2d+1 = -/+ direction d, standard
+     * orientation required), the cells by their child path (children are numbered
+     * lexicographically), so a cell of level l spans [x, x+1) in units of 2^-l coarse cells.
+     * Every rank of a distributed mesh gets the same coordinates for the same cell (the coarse
+     * mesh is replicated). Empty when the mesh is not of that kind or the cells are on several levels.
+     */
+    template <int dim>
+    std::vector<std::array<long, dim>>
+    cartesian_coordinates(const dealii::Triangulation<dim> &                                   tria,
+                          const std::vector<typename dealii::Triangulation<dim>::cell_iterator> &cells);
+  } // namespace internal
+} // namespace gpumf
+
+#endif

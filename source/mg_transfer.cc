@@ -1,0 +1,684 @@
+// gpumf::MGTransferMatrixFree: setup on the host with deal.II (parents, children patches,
+// weights, colors, copy indices), the host reference loops, and the dispatch to the CUDA
+// kernels of mg_transfer_kernels.cu.
+#include <gpumf/mg_transfer.h>
+
+#include <deal.II/base/graph_coloring.h>
+#include <deal.II/distributed/tria_base.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <gpumf/internal/cuda_check.h>
+#include <gpumf/internal/dof_access.h>
+
+#include <map>
+#include <numeric>
+
+#include "mg_transfer_kernels.h"
+#include "vector_operations.h"
+
+#if GPUMF_WITH_CUDA
+#  define GPUMF_DEVICE(call) return cuda::call
+#else
+#  define GPUMF_DEVICE(call) AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"))
+#endif
+
+namespace gpumf
+{
+  using namespace dealii;
+
+  namespace internal
+  {
+    namespace
+    {
+      unsigned int
+      weight_class(const unsigned int q, const unsigned int N)
+      {
+        return q == 0 ? 0u : (q == N - 1 ? 2u : 1u);
+      }
+
+      /// Position of patch point @p j (lexicographic, N per direction) in direction d.
+      unsigned int
+      coordinate(const unsigned int j, const unsigned int N, const unsigned int d)
+      {
+        return d == 0 ? j % N : d == 1 ? (j / N) % N : j / (N * N);
+      }
+
+      /**
+       * Host reference of prolongate_add(): every fine value of a patch directly as
+       * sum_i prod_d P(q_d, i_d) u_i (no sum factorization), times its weight.
+       */
+      template <int dim, typename Number>
+      void
+      prolongate_add(Backend backend, const TransferLevel<Number> &level, Number *fine, const Number *coarse)
+      {
+        if (backend == Backend::cuda)
+          GPUMF_DEVICE(prolongate_add<dim>(level, fine, coarse));
+        const unsigned int n = level.n, N = 2 * n - 1, n_coarse = Utilities::pow(n, dim),
+                           n_fine = Utilities::pow(N, dim);
+        for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
+          for (unsigned int k = 0; k < level.n_components; ++k)
+            {
+              const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
+              const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
+              for (unsigned int j = 0; j < n_fine; ++j)
+                {
+                  Number       value = 0;
+                  unsigned int cls   = 0;
+                  for (unsigned int d = 0; d < dim; ++d)
+                    cls += Utilities::pow(3u, d) * weight_class(coordinate(j, N, d), N);
+                  for (unsigned int i = 0; i < n_coarse; ++i)
+                    {
+                      if (ci[i] == no_dof)
+                        continue;
+                      Number product = coarse[ci[i]];
+                      for (unsigned int d = 0; d < dim; ++d)
+                        product *= level.prolongation[coordinate(j, N, d) * n + coordinate(i, n, d)];
+                      value += product;
+                    }
+                  fine[fi[j]] += level.weights[parent * Utilities::pow(3u, dim) + cls] * value;
+                }
+            }
+      }
+
+      /// Host reference of restrict_add(): the transpose of prolongate_add(), entry by entry.
+      template <int dim, typename Number>
+      void
+      restrict_add(Backend backend, const TransferLevel<Number> &level, Number *coarse, const Number *fine)
+      {
+        if (backend == Backend::cuda)
+          GPUMF_DEVICE(restrict_add<dim>(level, coarse, fine));
+        const unsigned int n = level.n, N = 2 * n - 1, n_coarse = Utilities::pow(n, dim),
+                           n_fine = Utilities::pow(N, dim);
+        for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
+          for (unsigned int k = 0; k < level.n_components; ++k)
+            {
+              const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
+              const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
+              for (unsigned int i = 0; i < n_coarse; ++i)
+                {
+                  if (ci[i] == no_dof)
+                    continue;
+                  Number value = 0;
+                  for (unsigned int j = 0; j < n_fine; ++j)
+                    {
+                      unsigned int cls = 0;
+                      for (unsigned int d = 0; d < dim; ++d)
+                        cls += Utilities::pow(3u, d) * weight_class(coordinate(j, N, d), N);
+                      Number product = level.weights[parent * Utilities::pow(3u, dim) + cls] * fine[fi[j]];
+                      for (unsigned int d = 0; d < dim; ++d)
+                        product *= level.prolongation[coordinate(j, N, d) * n + coordinate(i, n, d)];
+                      value += product;
+                    }
+                  coarse[ci[i]] += value;
+                }
+            }
+      }
+
+      template <typename Dst, typename Src>
+      void
+      copy_indexed(Backend backend, Dst *dst, const unsigned int *dst_indices, const Src *src,
+                   const unsigned int *src_indices, const double *weights, std::size_t n, bool add)
+      {
+        if (backend == Backend::cuda)
+          GPUMF_DEVICE(copy_indexed(dst, dst_indices, src, src_indices, weights, n, add));
+        for (std::size_t i = 0; i < n; ++i)
+          dst[dst_indices[i]] = (add ? dst[dst_indices[i]] : Dst(0)) +
+                                (weights == nullptr ? Dst(src[src_indices[i]]) :
+                                                      Dst(weights[i] * double(src[src_indices[i]])));
+      }
+
+      template <int dim>
+      MPI_Comm
+      communicator_of(const Triangulation<dim> &tria)
+      {
+        if (const auto *parallel = dynamic_cast<const parallel::TriangulationBase<dim> *>(&tria))
+          return parallel->get_communicator();
+        return MPI_COMM_SELF;
+      }
+
+      template <typename Number>
+      bool
+      same_layout(const Vector<Number> &v, const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner)
+      {
+        return v.get_partitioner().get() == partitioner.get() ||
+               (v.get_partitioner() != nullptr && v.get_partitioner()->is_compatible(*partitioner));
+      }
+    } // namespace
+  }   // namespace internal
+
+  template <int dim, typename Number>
+  MGTransferMatrixFree<dim, Number>::MGTransferMatrixFree(const MGConstrainedDoFs &mg_constrained_dofs)
+  {
+    initialize_constraints(mg_constrained_dofs);
+  }
+
+  template <int dim, typename Number>
+  void
+  MGTransferMatrixFree<dim, Number>::initialize_constraints(const MGConstrainedDoFs &mg_constrained_dofs)
+  {
+    this->mg_constrained_dofs = &mg_constrained_dofs;
+  }
+
+  template <int dim, typename Number>
+  void
+  MGTransferMatrixFree<dim, Number>::clear()
+  {
+    levels.clear();
+    partitioners.clear();
+    global_partitioner.reset();
+    prolongation_matrix.clear();
+    ghosted.clear();
+    accumulated.clear();
+  }
+
+  template <int dim, typename Number>
+  void
+  MGTransferMatrixFree<dim, Number>::build(
+    const DoFHandler<dim> &                                                 dof,
+    const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &external_partitioners,
+    const Backend                                                           backend)
+  {
+    clear();
+    if (backend == Backend::cuda)
+      AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
+    backend_ = backend;
+    const FiniteElement<dim> &fe       = dof.get_fe();
+    const bool                one_base = fe.n_base_elements() == 1;
+    const auto *              fe_q     = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
+    AssertThrow(one_base && fe_q != nullptr,
+                ExcNotSupported("gpumf::MGTransferMatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim>, "
+                                "got " + fe.get_name() + "."));
+    AssertThrow(dof.has_level_dofs(),
+                ExcNotSupported("gpumf::MGTransferMatrixFree::build(): the DoFHandler has no level DoFs; call "
+                                "dof_handler.distribute_mg_dofs() first."));
+    fe_degree    = fe_q->degree;
+    n_components = fe.n_components();
+    const unsigned int n = fe_degree + 1, N = 2 * fe_degree + 1;
+    const unsigned int n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
+#if GPUMF_WITH_CUDA
+    if (backend_ == Backend::cuda)
+      {
+        int device = 0, max_shared = 0;
+        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        const std::size_t bytes = (N * n + 2 * n_fine) * sizeof(Number);
+        AssertThrow(bytes <= std::size_t(max_shared),
+                    ExcNotSupported("gpumf::MGTransferMatrixFree: FE_Q degree " + std::to_string(fe_degree) +
+                                    " needs " + std::to_string(bytes) + " bytes of shared memory per parent cell; "
+                                    "the GPU offers " + std::to_string(max_shared) + "."));
+      }
+#endif
+
+    // The 1D embedding: the coarse basis (the element's own 1D polynomials, through its
+    // support points) at the support points of the two children, lexicographic.
+    const std::vector<unsigned int> &lexicographic = fe_q->get_poly_space_numbering_inverse();
+    std::vector<Point<1>>            points_1d(n);
+    for (unsigned int i = 0; i < n; ++i)
+      points_1d[i][0] = fe_q->get_unit_support_points()[lexicographic[i]][0];
+    const FE_Q<1>                    fe_1d(Quadrature<1>(points_1d, std::vector<double>(n, 1. / n)));
+    const std::vector<unsigned int> &renumber = fe_1d.get_poly_space_numbering_inverse();
+    std::vector<Number>              embedding(N * n);
+    for (unsigned int c = 0; c < 2; ++c)
+      {
+        const FullMatrix<double> &P = fe_1d.get_prolongation_matrix(c);
+        for (unsigned int j = 0; j < n; ++j)
+          for (unsigned int i = 0; i < n; ++i)
+            embedding[(c * fe_degree + j) * n + i] = P(renumber[j], renumber[i]);
+      }
+    prolongation_matrix.reinit(backend_, embedding);
+
+    // cell DoF index of component k, lexicographic i
+    std::vector<unsigned int> numbering(n_components * n_coarse);
+    for (unsigned int k = 0; k < n_components; ++k)
+      for (unsigned int i = 0; i < n_coarse; ++i)
+        numbering[k * n_coarse + i] =
+          n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
+
+    const Triangulation<dim> &tria     = dof.get_triangulation();
+    const MPI_Comm            comm     = internal::communicator_of(tria);
+    const unsigned int        n_levels = tria.n_global_levels();
+    const auto is_boundary = [&](const unsigned int level, const types::global_dof_index i) {
+      return mg_constrained_dofs != nullptr && mg_constrained_dofs->is_boundary_index(level, i);
+    };
+
+    // Parents (owned cells of level l-1 with children) and their patches, global indices.
+    struct Parents
+    {
+      std::vector<types::global_dof_index> coarse, fine;
+      std::vector<bool>                    dirichlet;
+      unsigned int                         count = 0;
+    };
+    std::vector<Parents>   parents(n_levels);
+    std::vector<IndexSet>  ghosts(n_levels);
+    for (unsigned int l = 0; l < n_levels; ++l)
+      ghosts[l] = DoFTools::extract_locally_relevant_level_dofs(dof, l);
+    std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+    for (unsigned int l = 1; l < n_levels; ++l)
+      {
+        Parents &         p           = parents[l];
+        const IndexSet &  owned_fine   = dof.locally_owned_mg_dofs(l);
+        const IndexSet &  owned_coarse = dof.locally_owned_mg_dofs(l - 1);
+        for (const auto &cell : dof.mg_cell_iterators_on_level(l - 1))
+          {
+            if (!cell->has_children() || !cell->is_locally_owned_on_level())
+              continue;
+            cell->get_mg_dof_indices(indices);
+            for (const unsigned int i : numbering)
+              {
+                p.coarse.push_back(indices[i]);
+                p.dirichlet.push_back(is_boundary(l - 1, indices[i]));
+                if (!owned_coarse.is_element(indices[i]))
+                  ghosts[l - 1].add_index(indices[i]);
+              }
+            const std::size_t first = p.fine.size();
+            p.fine.resize(first + n_components * n_fine);
+            for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
+              {
+                cell->child(child)->get_mg_dof_indices(indices);
+                unsigned int shift = 0;
+                for (unsigned int d = 0; d < dim; ++d)
+                  shift += ((child >> d) & 1u) * fe_degree * Utilities::pow(N, d);
+                for (unsigned int k = 0; k < n_components; ++k)
+                  for (unsigned int i = 0; i < n_coarse; ++i)
+                    {
+                      unsigned int position = shift;
+                      for (unsigned int d = 0; d < dim; ++d)
+                        position += internal::coordinate(i, n, d) * Utilities::pow(N, d);
+                      const types::global_dof_index g = indices[numbering[k * n_coarse + i]];
+                      p.fine[first + k * n_fine + position] = g;
+                      if (!owned_fine.is_element(g))
+                        ghosts[l].add_index(g);
+                    }
+              }
+            ++p.count;
+          }
+      }
+
+    // Level layouts: the relevant level DoFs plus what the patches need; an external layout
+    // where it holds all of them on every rank.
+    partitioners.resize(n_levels);
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        ghosts[l].subtract_set(dof.locally_owned_mg_dofs(l));
+        ghosts[l].compress();
+        bool external = l < external_partitioners.size() && external_partitioners[l] != nullptr;
+        if (external)
+          {
+            const auto &e = *external_partitioners[l];
+            external      = e.locally_owned_range() == dof.locally_owned_mg_dofs(l) &&
+                       (ghosts[l] & e.ghost_indices()) == ghosts[l];
+          }
+        if (Utilities::MPI::min(int(external), comm) == 1)
+          partitioners[l] = external_partitioners[l];
+        else
+          partitioners[l] = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_mg_dofs(l), ghosts[l], comm);
+      }
+    // Per level: weights, colors, local indices.
+    levels.resize(n_levels);
+    for (unsigned int l = 1; l < n_levels; ++l)
+      {
+        const Parents &p = parents[l];
+        // how many parents (of all ranks) have each fine DoF in their patch
+        LinearAlgebra::distributed::Vector<double> touch(partitioners[l]);
+        for (unsigned int c = 0; c < p.count; ++c)
+          for (unsigned int j = 0; j < n_fine; ++j)
+            touch(p.fine[std::size_t(c) * n_components * n_fine + j]) += 1.;
+        touch.compress(VectorOperation::add);
+        touch.update_ghost_values();
+
+        // colors: parents sharing a coarse DoF (all that share a fine DoF do) are apart
+        std::vector<unsigned int> order;
+        std::vector<unsigned int> positions(p.count);
+        std::iota(positions.begin(), positions.end(), 0u);
+        Level &level = levels[l];
+        if (p.count > 0)
+          {
+            using Iterator = std::vector<unsigned int>::const_iterator;
+            const auto colors = GraphColoring::make_graph_coloring(
+              Iterator(positions.begin()), Iterator(positions.end()),
+              std::function<std::vector<types::global_dof_index>(const Iterator &)>([&](const Iterator &it) {
+                return std::vector<types::global_dof_index>(p.coarse.begin() + std::size_t(*it) * n_components * n_coarse,
+                                                            p.coarse.begin() +
+                                                              std::size_t(*it + 1) * n_components * n_coarse);
+              }));
+            for (const auto &color : colors)
+              {
+                for (const auto &it : color)
+                  order.push_back(*it);
+                level.color_start.push_back(order.size());
+              }
+          }
+        std::vector<unsigned int> coarse_local, fine_local;
+        std::vector<Number>       weights;
+        for (const unsigned int c : order)
+          {
+            for (unsigned int i = 0; i < n_components * n_coarse; ++i)
+              {
+                const std::size_t k = std::size_t(c) * n_components * n_coarse + i;
+                coarse_local.push_back(p.dirichlet[k] ? internal::no_dof :
+                                                        partitioners[l - 1]->global_to_local(p.coarse[k]));
+              }
+            std::vector<Number> w(Utilities::pow(3u, dim));
+            for (unsigned int j = 0; j < n_components * n_fine; ++j)
+              {
+                const types::global_dof_index g = p.fine[std::size_t(c) * n_components * n_fine + j];
+                fine_local.push_back(partitioners[l]->global_to_local(g));
+                if (j < n_fine)
+                  {
+                    unsigned int cls = 0;
+                    for (unsigned int d = 0; d < dim; ++d)
+                      cls += Utilities::pow(3u, d) * internal::weight_class(internal::coordinate(j, N, d), N);
+                    w[cls] = Number(1. / touch(g));
+                  }
+              }
+            weights.insert(weights.end(), w.begin(), w.end());
+          }
+        level.coarse_indices.reinit(backend_, coarse_local);
+        level.fine_indices.reinit(backend_, fine_local);
+        level.weights.reinit(backend_, weights);
+      }
+
+    // copy_to_mg / copy_from_mg: the (global, level) index pairs of the DoFs of the locally owned
+    // active cells of each level, refinement edges excluded (the coarser level holds those). On
+    // adaptive meshes a pair can be recorded on several ranks (the owners of the global and of the
+    // level index need not own a cell with it): each rank adds weight / (number of ranks recording
+    // the pair) and the compress(add) of the receiving vector sums to the value.
+    global_partitioner = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_dofs(),
+                                                                       DoFTools::extract_locally_relevant_dofs(dof), comm);
+    std::vector<std::map<types::global_dof_index, types::global_dof_index>> pairs(n_levels);
+    std::vector<types::global_dof_index>                                    level_indices(fe.n_dofs_per_cell());
+    for (const auto &cell : dof.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          const unsigned int l = cell->level();
+          cell->get_dof_indices(indices);
+          cell->get_mg_dof_indices(level_indices);
+          for (unsigned int i = 0; i < indices.size(); ++i)
+            if (!(mg_constrained_dofs != nullptr && mg_constrained_dofs->at_refinement_edge(l, level_indices[i])))
+              pairs[l].emplace(indices[i], level_indices[i]);
+        }
+    LinearAlgebra::distributed::Vector<double> recorded(global_partitioner);
+    for (unsigned int l = 0; l < n_levels; ++l)
+      for (const auto &pair : pairs[l])
+        recorded(pair.first) += 1.;
+    recorded.compress(VectorOperation::add);
+    recorded.update_ghost_values();
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        std::vector<unsigned int> global_local, level_local;
+        std::vector<double>       weights;
+        for (const auto &[g, lv] : pairs[l])
+          {
+            global_local.push_back(global_partitioner->global_to_local(g));
+            level_local.push_back(partitioners[l]->global_to_local(lv));
+            weights.push_back(1. / recorded(g));
+          }
+        levels[l].global_indices.reinit(backend_, global_local);
+        levels[l].level_indices.reinit(backend_, level_local);
+        levels[l].copy_weights.reinit(backend_, weights);
+      }
+    ghosted.resize(n_levels);
+    accumulated.resize(n_levels);
+  }
+
+  template <int dim, typename Number>
+  const Vector<Number> &
+  MGTransferMatrixFree<dim, Number>::in_layout(const unsigned int level, const VectorType &v, const bool copy_in) const
+  {
+    AssertThrow(v.backend() == backend_,
+                ExcVectorMismatch("a level vector on backend " + to_string(v.backend()),
+                                  "MGTransferMatrixFree built for backend " + to_string(backend_)));
+    AssertThrow(v.locally_owned_size() == partitioners[level]->locally_owned_size(),
+                ExcVectorMismatch("a vector with " + std::to_string(v.locally_owned_size()) + " owned entries",
+                                  "level " + std::to_string(level) + " with " +
+                                    std::to_string(partitioners[level]->locally_owned_size())));
+    if (internal::same_layout(v, partitioners[level]))
+      return v;
+    VectorType &own = ghosted[level];
+    if (!internal::same_layout(own, partitioners[level]))
+      own.reinit(partitioners[level], backend_);
+    own.zero_out_ghost_values();
+    if (copy_in)
+      internal::update<Number>(backend_, own.get_values(), v.locally_owned_size(), Number(0), false, Number(1),
+                               v.get_values(), Number(0), nullptr, Number(0));
+    return own;
+  }
+
+  template <int dim, typename Number>
+  Vector<Number> &
+  MGTransferMatrixFree<dim, Number>::accumulation_target(const unsigned int level, VectorType &dst) const
+  {
+    AssertThrow(dst.backend() == backend_ && dst.locally_owned_size() == partitioners[level]->locally_owned_size(),
+                ExcVectorMismatch("a level vector with " + std::to_string(dst.locally_owned_size()) +
+                                    " owned entries on " + to_string(dst.backend()),
+                                  "level " + std::to_string(level) + " with " +
+                                    std::to_string(partitioners[level]->locally_owned_size()) + " on " +
+                                    to_string(backend_)));
+    if (internal::same_layout(dst, partitioners[level]))
+      {
+        dst.zero_out_ghost_values();
+        return dst;
+      }
+    VectorType &own = accumulated[level];
+    if (!internal::same_layout(own, partitioners[level]))
+      own.reinit(partitioners[level], backend_);
+    else
+      own = Number(0);
+    return own;
+  }
+
+  template <int dim, typename Number>
+  void
+  MGTransferMatrixFree<dim, Number>::prolongate(const unsigned int to_level, VectorType &dst,
+                                                const VectorType &src) const
+  {
+    dst = Number(0);
+    prolongate_and_add(to_level, dst, src);
+  }
+
+  template <int dim, typename Number>
+  void
+  MGTransferMatrixFree<dim, Number>::prolongate_and_add(const unsigned int to_level, VectorType &dst,
+                                                        const VectorType &src) const
+  {
+    AssertThrow(to_level >= 1 && to_level < levels.size(),
+                ExcNotSupported("MGTransferMatrixFree::prolongate(): level " + std::to_string(to_level) +
+                                " is not in 1.." + std::to_string(int(levels.size()) - 1) + " (call build() first)."));
+    const VectorType &coarse = in_layout(to_level - 1, src, true);
+    coarse.update_ghost_values();
+    VectorType &fine = accumulation_target(to_level, dst);
+    const Level &level = levels[to_level];
+    for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
+      {
+        const internal::TransferLevel<Number> data{level.coarse_indices.data(), level.fine_indices.data(),
+                                                   level.weights.data(), prolongation_matrix.data(), fe_degree + 1,
+                                                   n_components, level.color_start[c],
+                                                   level.color_start[c + 1] - level.color_start[c]};
+        internal::prolongate_add<dim>(backend_, data, fine.get_values(), coarse.get_values());
+      }
+    fine.compress(VectorOperation::add);
+    if (&fine != &dst)
+      dst += fine;
+    coarse.zero_out_ghost_values();
+  }
+
+  template <int dim, typename Number>
+  void
+  MGTransferMatrixFree<dim, Number>::restrict_and_add(const unsigned int from_level, VectorType &dst,
+                                                      const VectorType &src) const
+  {
+    AssertThrow(from_level >= 1 && from_level < levels.size(),
+                ExcNotSupported("MGTransferMatrixFree::restrict_and_add(): level " + std::to_string(from_level) +
+                                " is not in 1.." + std::to_string(int(levels.size()) - 1) + " (call build() first)."));
+    const VectorType &fine = in_layout(from_level, src, true);
+    fine.update_ghost_values();
+    VectorType &coarse = accumulation_target(from_level - 1, dst);
+    const Level &level = levels[from_level];
+    for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
+      {
+        const internal::TransferLevel<Number> data{level.coarse_indices.data(), level.fine_indices.data(),
+                                                   level.weights.data(), prolongation_matrix.data(), fe_degree + 1,
+                                                   n_components, level.color_start[c],
+                                                   level.color_start[c + 1] - level.color_start[c]};
+        internal::restrict_add<dim>(backend_, data, coarse.get_values(), fine.get_values());
+      }
+    coarse.compress(VectorOperation::add);
+    if (&coarse != &dst)
+      dst += coarse;
+    fine.zero_out_ghost_values();
+  }
+
+  template <int dim, typename Number>
+  template <typename Number2>
+  void
+  MGTransferMatrixFree<dim, Number>::copy_to_mg(const DoFHandler<dim> &, MGLevelObject<VectorType> &dst,
+                                                const Vector<Number2> &src) const
+  {
+    AssertThrow(global_partitioner != nullptr, ExcNotSupported("MGTransferMatrixFree: call build() first."));
+    AssertThrow(src.locally_owned_size() == global_partitioner->locally_owned_size() && src.backend() == backend_,
+                ExcVectorMismatch("a global vector with " + std::to_string(src.locally_owned_size()) +
+                                    " owned entries on " + to_string(src.backend()),
+                                  "the DoFHandler's " + std::to_string(global_partitioner->locally_owned_size()) +
+                                    " on " + to_string(backend_)));
+    const unsigned int n_levels = levels.size();
+    if (dst.min_level() != 0 || dst.max_level() != n_levels - 1)
+      dst.resize(0, n_levels - 1);
+    // src with the ghosts of the locally relevant DoFs
+    Vector<Number2>        ghosted_src;
+    const Vector<Number2> *global = &src;
+    if (!internal::same_layout(src, global_partitioner))
+      {
+        ghosted_src.reinit(global_partitioner, backend_);
+        internal::update<Number2>(backend_, ghosted_src.get_values(), src.locally_owned_size(), Number2(0), false,
+                                  Number2(1), src.get_values(), Number2(0), nullptr, Number2(0));
+        global = &ghosted_src;
+      }
+    global->update_ghost_values();
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        if (!internal::same_layout(dst[l], partitioners[l]) || dst[l].backend() != backend_)
+          dst[l].reinit(partitioners[l], backend_);
+        else
+          dst[l] = Number(0);
+        internal::copy_indexed(backend_, dst[l].get_values(), levels[l].level_indices.data(), global->get_values(),
+                               levels[l].global_indices.data(), levels[l].copy_weights.data(),
+                               levels[l].level_indices.size(), true);
+        dst[l].compress(VectorOperation::add);
+      }
+    global->zero_out_ghost_values();
+  }
+
+  template <int dim, typename Number>
+  template <typename Number2>
+  void
+  MGTransferMatrixFree<dim, Number>::copy_from_mg(Vector<Number2> &dst, const MGLevelObject<VectorType> &src,
+                                                  const bool add) const
+  {
+    AssertThrow(global_partitioner != nullptr, ExcNotSupported("MGTransferMatrixFree: call build() first."));
+    AssertThrow(dst.locally_owned_size() == global_partitioner->locally_owned_size() && dst.backend() == backend_,
+                ExcVectorMismatch("a global vector with " + std::to_string(dst.locally_owned_size()) +
+                                    " owned entries on " + to_string(dst.backend()),
+                                  "the DoFHandler's " + std::to_string(global_partitioner->locally_owned_size()) +
+                                    " on " + to_string(backend_)));
+    // contributions go into a vector with the ghosts of the locally relevant DoFs, then compress(add)
+    Vector<Number2> own;
+    const bool      in_place = internal::same_layout(dst, global_partitioner);
+    Vector<Number2> &target  = in_place ? dst : own;
+    if (in_place)
+      {
+        dst.zero_out_ghost_values();
+        if (!add)
+          dst = Number2(0);
+      }
+    else
+      own.reinit(global_partitioner, backend_);
+    for (unsigned int l = src.min_level(); l <= src.max_level() && l < levels.size(); ++l)
+      {
+        const VectorType &level = in_layout(l, src[l], true);
+        level.update_ghost_values();
+        internal::copy_indexed(backend_, target.get_values(), levels[l].global_indices.data(), level.get_values(),
+                               levels[l].level_indices.data(), levels[l].copy_weights.data(),
+                               levels[l].level_indices.size(), true);
+        level.zero_out_ghost_values();
+      }
+    target.compress(VectorOperation::add);
+    if (!in_place)
+      {
+        if (!add)
+          dst = Number2(0);
+        dst += own;
+      }
+  }
+
+  template <int dim, typename Number>
+  template <typename Number2>
+  void
+  MGTransferMatrixFree<dim, Number>::copy_from_mg(const DoFHandler<dim> &, Vector<Number2> &dst,
+                                                  const MGLevelObject<VectorType> &src) const
+  {
+    copy_from_mg(dst, src, false);
+  }
+
+  template <int dim, typename Number>
+  template <typename Number2>
+  void
+  MGTransferMatrixFree<dim, Number>::copy_from_mg_add(const DoFHandler<dim> &, Vector<Number2> &dst,
+                                                      const MGLevelObject<VectorType> &src) const
+  {
+    copy_from_mg(dst, src, true);
+  }
+
+  template <int dim, typename Number>
+  const std::shared_ptr<const Utilities::MPI::Partitioner> &
+  MGTransferMatrixFree<dim, Number>::get_level_partitioner(const unsigned int level) const
+  {
+    AssertIndexRange(level, partitioners.size());
+    return partitioners[level];
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MGTransferMatrixFree<dim, Number>::n_colors(const unsigned int level) const
+  {
+    AssertIndexRange(level, levels.size());
+    return levels[level].color_start.size() - 1;
+  }
+
+  template <int dim, typename Number>
+  std::size_t
+  MGTransferMatrixFree<dim, Number>::memory_consumption() const
+  {
+    std::size_t bytes = sizeof(*this) + prolongation_matrix.memory_consumption();
+    for (const auto &level : levels)
+      bytes += level.coarse_indices.memory_consumption() + level.fine_indices.memory_consumption() +
+               level.weights.memory_consumption() + level.global_indices.memory_consumption() +
+               level.level_indices.memory_consumption();
+    for (const auto &p : partitioners)
+      bytes += p->memory_consumption();
+    return bytes;
+  }
+
+#define GPUMF_INSTANTIATE(dim, Number, Number2)                                                                  \
+  template void MGTransferMatrixFree<dim, Number>::copy_to_mg<Number2>(                                         \
+    const DoFHandler<dim> &, MGLevelObject<Vector<Number>> &, const Vector<Number2> &) const;                    \
+  template void MGTransferMatrixFree<dim, Number>::copy_from_mg<Number2>(                                       \
+    const DoFHandler<dim> &, Vector<Number2> &, const MGLevelObject<Vector<Number>> &) const;                    \
+  template void MGTransferMatrixFree<dim, Number>::copy_from_mg_add<Number2>(                                   \
+    const DoFHandler<dim> &, Vector<Number2> &, const MGLevelObject<Vector<Number>> &) const;
+  template class MGTransferMatrixFree<2, float>;
+  template class MGTransferMatrixFree<2, double>;
+  template class MGTransferMatrixFree<3, float>;
+  template class MGTransferMatrixFree<3, double>;
+  GPUMF_INSTANTIATE(2, float, float)
+  GPUMF_INSTANTIATE(2, float, double)
+  GPUMF_INSTANTIATE(2, double, float)
+  GPUMF_INSTANTIATE(2, double, double)
+  GPUMF_INSTANTIATE(3, float, float)
+  GPUMF_INSTANTIATE(3, float, double)
+  GPUMF_INSTANTIATE(3, double, float)
+  GPUMF_INSTANTIATE(3, double, double)
+#undef GPUMF_INSTANTIATE
+} // namespace gpumf

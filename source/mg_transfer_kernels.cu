@@ -1,0 +1,216 @@
+// CUDA kernels of gpumf::MGTransferMatrixFree: a thread block per parent cell; the coarse
+// values pass through shared memory one direction at a time (sum factorization with the 1D
+// embedding matrix, (2p+1) x (p+1)), the fine patch is added with its weights. The parents of
+// one launch are of one color: no two write the same entry, so plain additions suffice.
+#include <gpumf/internal/cuda_check.h>
+#include <gpumf/internal/dof_access.h>
+
+#include <algorithm>
+
+#include "mg_transfer_kernels.h"
+
+namespace gpumf
+{
+  namespace internal
+  {
+    namespace cuda
+    {
+      namespace
+      {
+        constexpr unsigned int threads = 128;
+
+        __host__ __device__ inline unsigned int
+        weight_class(const unsigned int q, const unsigned int N)
+        {
+          return q == 0 ? 0u : (q == N - 1 ? 2u : 1u);
+        }
+
+        /// One 1D pass in shared memory: out[a, r, b] = sum_s M(r, s) in[a, s, b], with
+        /// M(r, s) = P[r * n + s] (transpose: P[s * n + r]), `a` of extent n_before (faster),
+        /// r of extent n_out, s of extent n_in, b of extent n_after.
+        template <typename Number>
+        __device__ void
+        pass(const Number *P, const unsigned int n, const bool transpose, const Number *in, Number *out,
+             const unsigned int n_before, const unsigned int n_in, const unsigned int n_out,
+             const unsigned int n_after)
+        {
+          const unsigned int total = n_before * n_out * n_after;
+          for (unsigned int t = threadIdx.x; t < total; t += blockDim.x)
+            {
+              const unsigned int a = t % n_before, r = (t / n_before) % n_out, b = t / (n_before * n_out);
+              Number             sum = 0;
+              for (unsigned int s = 0; s < n_in; ++s)
+                sum += (transpose ? P[s * n + r] : P[r * n + s]) * in[a + n_before * (s + n_in * b)];
+              out[t] = sum;
+            }
+          __syncthreads();
+        }
+
+        template <int dim, typename Number>
+        __global__ void
+        prolongate_kernel(const TransferLevel<Number> level, Number *fine, const Number *coarse)
+        {
+          extern __shared__ unsigned char shared_bytes[];
+          Number *           P = reinterpret_cast<Number *>(shared_bytes);
+          const unsigned int n = level.n, N = 2 * n - 1;
+          const unsigned int n_coarse = dim == 2 ? n * n : n * n * n, n_fine = dim == 2 ? N * N : N * N * N;
+          Number *           a = P + N * n, *b = a + n_fine;
+          for (unsigned int t = threadIdx.x; t < N * n; t += blockDim.x)
+            P[t] = level.prolongation[t];
+          const unsigned int parent = level.first + blockIdx.x;
+          const Number *     w      = level.weights + parent * (dim == 2 ? 9 : 27);
+          for (unsigned int k = 0; k < level.n_components; ++k)
+            {
+              const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
+              const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
+              for (unsigned int t = threadIdx.x; t < n_coarse; t += blockDim.x)
+                a[t] = ci[t] == no_dof ? Number(0) : coarse[ci[t]];
+              __syncthreads();
+              if (dim == 2)
+                {
+                  pass(P, n, false, a, b, 1, n, N, n); // x
+                  pass(P, n, false, b, a, N, n, N, 1); // y
+                }
+              else
+                {
+                  pass(P, n, false, a, b, 1, n, N, n * n); // x
+                  pass(P, n, false, b, a, N, n, N, n);     // y
+                  pass(P, n, false, a, b, N * N, n, N, 1); // z
+                }
+              const Number *result = dim == 2 ? a : b;
+              for (unsigned int t = threadIdx.x; t < n_fine; t += blockDim.x)
+                {
+                  const unsigned int cls = weight_class(t % N, N) + 3 * weight_class((t / N) % N, N) +
+                                           (dim == 3 ? 9 * weight_class(t / (N * N), N) : 0);
+                  fine[fi[t]] += w[cls] * result[t];
+                }
+              __syncthreads();
+            }
+        }
+
+        template <int dim, typename Number>
+        __global__ void
+        restrict_kernel(const TransferLevel<Number> level, Number *coarse, const Number *fine)
+        {
+          extern __shared__ unsigned char shared_bytes[];
+          Number *           P = reinterpret_cast<Number *>(shared_bytes);
+          const unsigned int n = level.n, N = 2 * n - 1;
+          const unsigned int n_coarse = dim == 2 ? n * n : n * n * n, n_fine = dim == 2 ? N * N : N * N * N;
+          Number *           a = P + N * n, *b = a + n_fine;
+          for (unsigned int t = threadIdx.x; t < N * n; t += blockDim.x)
+            P[t] = level.prolongation[t];
+          const unsigned int parent = level.first + blockIdx.x;
+          const Number *     w      = level.weights + parent * (dim == 2 ? 9 : 27);
+          for (unsigned int k = 0; k < level.n_components; ++k)
+            {
+              const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
+              const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
+              for (unsigned int t = threadIdx.x; t < n_fine; t += blockDim.x)
+                {
+                  const unsigned int cls = weight_class(t % N, N) + 3 * weight_class((t / N) % N, N) +
+                                           (dim == 3 ? 9 * weight_class(t / (N * N), N) : 0);
+                  a[t] = w[cls] * fine[fi[t]];
+                }
+              __syncthreads();
+              if (dim == 2)
+                {
+                  pass(P, n, true, a, b, N, N, n, 1); // y
+                  pass(P, n, true, b, a, 1, N, n, n); // x
+                }
+              else
+                {
+                  pass(P, n, true, a, b, N * N, N, n, 1); // z
+                  pass(P, n, true, b, a, N, N, n, n);     // y
+                  pass(P, n, true, a, b, 1, N, n, n * n); // x
+                }
+              const Number *result = dim == 2 ? a : b;
+              for (unsigned int t = threadIdx.x; t < n_coarse; t += blockDim.x)
+                if (ci[t] != no_dof)
+                  coarse[ci[t]] += result[t];
+              __syncthreads();
+            }
+        }
+
+        template <typename Number>
+        std::size_t
+        shared_bytes(const unsigned int n, const int dim)
+        {
+          const unsigned int N = 2 * n - 1;
+          return (N * n + 2 * (dim == 2 ? N * N : N * N * N)) * sizeof(Number);
+        }
+
+        template <typename Kernel>
+        void
+        allow_shared(Kernel kernel, const std::size_t bytes)
+        {
+          if (bytes > 48 * 1024)
+            GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+        }
+
+        template <typename Dst, typename Src>
+        __global__ void
+        copy_indexed_kernel(Dst *dst, const unsigned int *dst_indices, const Src *src, const unsigned int *src_indices,
+                            const double *weights, std::size_t n, bool add)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            {
+              const Dst value = weights == nullptr ? Dst(src[src_indices[i]]) : Dst(weights[i] * double(src[src_indices[i]]));
+              if (add)
+                dst[dst_indices[i]] += value;
+              else
+                dst[dst_indices[i]] = value;
+            }
+        }
+      } // namespace
+
+      template <int dim, typename Number>
+      void
+      prolongate_add(const TransferLevel<Number> &level, Number *fine, const Number *coarse)
+      {
+        if (level.n_parents == 0)
+          return;
+        const std::size_t bytes = shared_bytes<Number>(level.n, dim);
+        allow_shared(prolongate_kernel<dim, Number>, bytes);
+        prolongate_kernel<dim, Number><<<level.n_parents, threads, bytes>>>(level, fine, coarse);
+        GPUMF_CHECK_CUDA(cudaGetLastError());
+      }
+
+      template <int dim, typename Number>
+      void
+      restrict_add(const TransferLevel<Number> &level, Number *coarse, const Number *fine)
+      {
+        if (level.n_parents == 0)
+          return;
+        const std::size_t bytes = shared_bytes<Number>(level.n, dim);
+        allow_shared(restrict_kernel<dim, Number>, bytes);
+        restrict_kernel<dim, Number><<<level.n_parents, threads, bytes>>>(level, coarse, fine);
+        GPUMF_CHECK_CUDA(cudaGetLastError());
+      }
+
+      template <typename Dst, typename Src>
+      void
+      copy_indexed(Dst *dst, const unsigned int *dst_indices, const Src *src, const unsigned int *src_indices,
+                   const double *weights, std::size_t n, bool add)
+      {
+        if (n == 0)
+          return;
+        const unsigned int blocks = static_cast<unsigned int>(std::min<std::size_t>(1024, (n + 255) / 256));
+        copy_indexed_kernel<<<blocks, 256>>>(dst, dst_indices, src, src_indices, weights, n, add);
+        GPUMF_CHECK_CUDA(cudaGetLastError());
+      }
+
+      template void prolongate_add<2, float>(const TransferLevel<float> &, float *, const float *);
+      template void prolongate_add<2, double>(const TransferLevel<double> &, double *, const double *);
+      template void prolongate_add<3, float>(const TransferLevel<float> &, float *, const float *);
+      template void prolongate_add<3, double>(const TransferLevel<double> &, double *, const double *);
+      template void restrict_add<2, float>(const TransferLevel<float> &, float *, const float *);
+      template void restrict_add<2, double>(const TransferLevel<double> &, double *, const double *);
+      template void restrict_add<3, float>(const TransferLevel<float> &, float *, const float *);
+      template void restrict_add<3, double>(const TransferLevel<double> &, double *, const double *);
+      template void copy_indexed<float, float>(float *, const unsigned int *, const float *, const unsigned int *, const double *, std::size_t, bool);
+      template void copy_indexed<float, double>(float *, const unsigned int *, const double *, const unsigned int *, const double *, std::size_t, bool);
+      template void copy_indexed<double, float>(double *, const unsigned int *, const float *, const unsigned int *, const double *, std::size_t, bool);
+      template void copy_indexed<double, double>(double *, const unsigned int *, const double *, const unsigned int *, const double *, std::size_t, bool);
+    } // namespace cuda
+  }   // namespace internal
+} // namespace gpumf

@@ -1,0 +1,546 @@
+// gpumf::MultiColorGaussSeidel: the stencil assembled from deal.II's FEValues, the coloring,
+// the host reference loops of the sweeps and the dispatch to the CUDA kernels in
+// multicolor_gauss_seidel_kernels.cu.
+#include <gpumf/internal/cartesian.h>
+#include <gpumf/multicolor_gauss_seidel.h>
+
+#include <deal.II/base/mpi.h>
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/mapping_q.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "multicolor_gauss_seidel_kernels.h"
+
+namespace gpumf
+{
+  using namespace dealii;
+
+  namespace
+  {
+    constexpr unsigned int no_index = numbers::invalid_unsigned_int;
+
+    /// The local index of @p global in @p partitioner's owned or ghost entries, or no_index.
+    unsigned int
+    local_index(const Utilities::MPI::Partitioner &partitioner, const types::global_dof_index global)
+    {
+      if (partitioner.in_local_range(global) || partitioner.is_ghost_entry(global))
+        return partitioner.global_to_local(global);
+      return no_index;
+    }
+
+    /// The Laplacian (grad u, grad v).
+    template <int dim>
+    void
+    laplace_matrix(const FEValues<dim> &fe_values, FullMatrix<double> &matrix)
+    {
+      const unsigned int n = fe_values.get_fe().n_dofs_per_cell();
+      for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+        for (unsigned int i = 0; i < n; ++i)
+          for (unsigned int j = 0; j < n; ++j)
+            matrix(i, j) += (fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q)) * fe_values.JxW(q);
+    }
+
+    template <typename Number>
+    internal::cuda::StencilLaunch<Number>
+    launch_of(const internal::Array<unsigned int> &rows, const internal::Array<unsigned int> &columns,
+              const internal::Array<Number> &values, const internal::Array<Number> &inverse_diagonal,
+              const unsigned int n_slots)
+    {
+      return {rows.data(), columns.data(), values.data(), inverse_diagonal.data(), unsigned(rows.size()), n_slots};
+    }
+  } // namespace
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::reinit(const MatrixFree<dim, Number> &mf, const AdditionalData &data)
+  {
+    clear();
+    const DoFHandler<dim> &   dof  = mf.get_dof_handler();
+    const Triangulation<dim> &tria = dof.get_triangulation();
+    const FiniteElement<dim> &fe   = dof.get_fe();
+    AssertThrow(dynamic_cast<const FE_Q<dim> *>(&fe) != nullptr && fe.degree == 1 && fe.n_components() == 1,
+                ExcNotSupported("MultiColorGaussSeidel supports the scalar FE_Q(1) element (trilinear, a 3^dim-point "
+                                "stencil), got " + fe.get_name() + "."));
+    AssertThrow(data.relaxation > 0. && data.relaxation < 2.,
+                ExcNotSupported("MultiColorGaussSeidel: the relaxation parameter must lie in (0, 2), got " +
+                                std::to_string(data.relaxation) + "."));
+    AssertThrow(data.n_q_points_1d >= 1, ExcNotSupported("MultiColorGaussSeidel: n_q_points_1d must be positive."));
+    partitioner                = mf.get_vector_partitioner();
+    backend_                   = mf.backend();
+    omega                      = data.relaxation;
+    symmetric                  = data.symmetric;
+    const MPI_Comm     comm    = partitioner->get_mpi_communicator();
+    const unsigned int n_owned = partitioner->locally_owned_size();
+
+    // the first problem found on this rank; thrown on every rank
+    std::string error;
+    bool        has_constraint_rows = false;
+    for (unsigned int c = 0; c < mf.n_colors(); ++c)
+      has_constraint_rows = has_constraint_rows || mf.get_data(c).has_constraint_rows;
+    if (Utilities::MPI::max(int(has_constraint_rows), comm) > 0)
+      {
+        clear();
+        AssertThrow(false, ExcNotSupported("MultiColorGaussSeidel: the constraints have lines with entries (hanging "
+                                           "nodes, periodicity); the stencil supports constraints without entries "
+                                           "(Dirichlet conditions) on conforming meshes."));
+      }
+
+    // constrained DoFs among the owned and ghost entries
+    Vector<Number> flags(partitioner, Backend::host);
+    for (const unsigned int i : mf.get_constrained_dofs())
+      flags.get_values()[i] = Number(1);
+    flags.update_ghost_values();
+    const unsigned int n_local = n_owned + partitioner->n_ghost_indices();
+    std::vector<bool>  constrained(n_local);
+    for (unsigned int i = 0; i < n_local; ++i)
+      constrained[i] = flags.get_values()[i] != Number(0);
+
+    // the cells around the owned DoFs: owned and ghost cells (of the level)
+    const unsigned int         level    = mf.get_mg_level();
+    const bool                 on_level = level != numbers::invalid_unsigned_int;
+    std::vector<cell_iterator> cells;
+    if (on_level)
+      {
+        for (const auto &level_cell : dof.mg_cell_iterators_on_level(level))
+          if (!level_cell->is_artificial_on_level())
+            cells.emplace_back(&tria, level_cell->level(), level_cell->index(), &dof);
+      }
+    else
+      for (const auto &cell : dof.active_cell_iterators())
+        if (!cell->is_artificial())
+          cells.push_back(cell);
+
+    // rows of the owned DoFs: (local column, value)
+    std::vector<std::vector<std::pair<unsigned int, double>>> entries(n_owned);
+    for (unsigned int i = 0; i < n_owned; ++i)
+      if (constrained[i])
+        entries[i].emplace_back(i, 1.);
+    const MappingQ<dim>        q1(1);
+    const Mapping<dim> &       mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
+    FEValues<dim>              fe_values(mapping, fe, QGauss<dim>(data.n_q_points_1d),
+                                         update_values | update_gradients | update_JxW_values | update_quadrature_points);
+    const unsigned int         n = fe.n_dofs_per_cell();
+    FullMatrix<double>         matrix(n, n);
+    std::vector<types::global_dof_index> dof_indices(n);
+    std::vector<unsigned int>  local(n);
+    // per cell: the local indices of its DoFs (kept for the coloring)
+    std::vector<unsigned int>  cell_dofs(cells.size() * n);
+    for (unsigned int c = 0; c < cells.size(); ++c)
+      {
+        const cell_iterator &cell = cells[c];
+        if (on_level)
+          cell->get_mg_dof_indices(dof_indices);
+        else
+          cell->get_dof_indices(dof_indices);
+        bool touches_row = false;
+        for (unsigned int a = 0; a < n; ++a)
+          {
+            local[a]              = local_index(*partitioner, dof_indices[a]);
+            cell_dofs[c * n + a] = local[a];
+            touches_row = touches_row || (local[a] < n_owned && !constrained[local[a]]);
+          }
+        if (!touches_row)
+          continue;
+        fe_values.reinit(typename Triangulation<dim>::cell_iterator(cell));
+        matrix = 0;
+        if (data.cell_matrix)
+          data.cell_matrix(cell, fe_values, matrix);
+        else
+          laplace_matrix(fe_values, matrix);
+        for (unsigned int a = 0; a < n; ++a)
+          {
+            const unsigned int i = local[a];
+            if (i >= n_owned || constrained[i])
+              continue;
+            for (unsigned int b = 0; b < n; ++b)
+              {
+                const unsigned int j = local[b];
+                if (j == no_index)
+                  {
+                    if (error.empty())
+                      error = "MultiColorGaussSeidel: DoF " + std::to_string(dof_indices[b]) +
+                              " couples with a locally owned DoF but is not among the vector's ghost entries.";
+                    continue;
+                  }
+                if (constrained[j])
+                  continue;
+                auto &row = entries[i];
+                auto  it  = std::find_if(row.begin(), row.end(), [j](const auto &e) { return e.first == j; });
+                if (it == row.end())
+                  row.emplace_back(j, matrix(a, b));
+                else
+                  it->second += matrix(a, b);
+              }
+          }
+      }
+
+    // the diagonal
+    std::vector<double> diagonal(n_owned, 0.);
+    for (unsigned int i = 0; i < n_owned; ++i)
+      {
+        for (const auto &[j, value] : entries[i])
+          if (j == i)
+            diagonal[i] = value;
+        if (diagonal[i] == 0. && error.empty())
+          error = "MultiColorGaussSeidel: the diagonal entry of row " +
+                  std::to_string(partitioner->local_to_global(i)) + " is zero.";
+      }
+
+    // colors: vertex parities on a logically Cartesian mesh
+    std::vector<unsigned int> color(n_owned, no_index);
+    bool                      cartesian = true;
+    if (!cells.empty())
+      {
+        const auto coordinates = internal::cartesian_coordinates<dim>(
+          tria, std::vector<typename Triangulation<dim>::cell_iterator>(cells.begin(), cells.end()));
+        cartesian = coordinates.size() == cells.size();
+        for (unsigned int c = 0; c < cells.size() && cartesian; ++c)
+          for (unsigned int a = 0; a < n; ++a)
+            {
+              const unsigned int i = cell_dofs[c * n + a];
+              if (i >= n_owned)
+                continue;
+              // FE_Q(1): DoF a sits at vertex a, lexicographic (x fastest)
+              unsigned int p = 0;
+              for (unsigned int d = 0; d < dim; ++d)
+                p |= unsigned((coordinates[c][d] + ((a >> d) & 1u)) & 1) << d;
+              if (color[i] == no_index)
+                color[i] = p;
+              else if (color[i] != p)
+                cartesian = false; // one vertex, two coordinates
+            }
+        for (unsigned int i = 0; i < n_owned && cartesian; ++i)
+          cartesian = color[i] != no_index;
+      }
+    parity = Utilities::MPI::min(int(cartesian), comm) == 1;
+    unsigned int n_colors_ = 1u << dim;
+    if (!parity)
+      {
+        if (Utilities::MPI::n_mpi_processes(comm) > 1)
+          {
+            clear();
+            AssertThrow(false, ExcNotSupported("MultiColorGaussSeidel: the mesh is not logically Cartesian (a "
+                                               "subdivided box, uniformly refined, deformed in any way); on such a "
+                                               "mesh the rows are colored greedily, which gpumf supports on one MPI "
+                                               "rank only."));
+          }
+        // greedy: each row the smallest color none of its (earlier) neighbors has
+        n_colors_ = 1;
+        std::vector<bool> used;
+        for (unsigned int i = 0; i < n_owned; ++i)
+          {
+            used.assign(n_colors_ + 1, false);
+            for (const auto &[j, value] : entries[i])
+              if (j < i)
+                used[color[j]] = true;
+            color[i] = std::find(used.begin(), used.end(), false) - used.begin();
+            n_colors_ = std::max(n_colors_, color[i] + 1);
+          }
+      }
+
+    for (const std::string &message : Utilities::MPI::all_gather(comm, error))
+      if (!message.empty())
+        {
+          clear();
+          AssertThrow(false, ExcNotSupported(message));
+        }
+
+    // the ELL arrays, rows sorted by color
+    colored_rows_host.assign(n_colors_, {});
+    for (unsigned int i = 0; i < n_owned; ++i)
+      colored_rows_host[color[i]].push_back(i);
+    color_start.assign(1, 0);
+    std::vector<unsigned int> row_of_position;
+    for (const auto &rows_of_color : colored_rows_host)
+      {
+        row_of_position.insert(row_of_position.end(), rows_of_color.begin(), rows_of_color.end());
+        color_start.push_back(row_of_position.size());
+      }
+    n_slots = 0;
+    for (const auto &row : entries)
+      n_slots = std::max<unsigned int>(n_slots, row.size());
+    std::vector<unsigned int> column_host(std::size_t(n_slots) * n_owned);
+    std::vector<Number>       value_host(std::size_t(n_slots) * n_owned, Number(0));
+    std::vector<Number>       inverse_host(n_owned);
+    for (unsigned int r = 0; r < n_owned; ++r)
+      {
+        const unsigned int i = row_of_position[r];
+        for (unsigned int k = 0; k < n_slots; ++k)
+          {
+            const std::size_t s = std::size_t(k) * n_owned + r;
+            column_host[s]      = k < entries[i].size() ? entries[i][k].first : i;
+            value_host[s]       = k < entries[i].size() ? Number(entries[i][k].second) : Number(0);
+          }
+        inverse_host[r] = Number(1. / diagonal[i]);
+      }
+    rows.reinit(backend_, row_of_position);
+    columns.reinit(backend_, column_host);
+    values.reinit(backend_, value_host);
+    inverse_diagonal.reinit(backend_, inverse_host);
+    forward_order.resize(n_colors_);
+    for (unsigned int c = 0; c < n_colors_; ++c)
+      forward_order[c] = c;
+    backward_order.assign(forward_order.rbegin(), forward_order.rend());
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::clear()
+  {
+    partitioner.reset();
+    backend_  = Backend::host;
+    omega     = 1.;
+    symmetric = true;
+    parity    = true;
+    n_slots   = 0;
+    color_start.clear();
+    colored_rows_host.clear();
+    forward_order.clear();
+    backward_order.clear();
+    rows.clear();
+    columns.clear();
+    values.clear();
+    inverse_diagonal.clear();
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::check_vector(const VectorType &v) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    AssertThrow(v.backend() == backend_ && (v.get_partitioner().get() == partitioner.get() ||
+                                            v.get_partitioner()->is_compatible(*partitioner)),
+                ExcVectorMismatch("a vector of another layout or backend",
+                                  "the layout and backend of the MatrixFree object of MultiColorGaussSeidel::reinit()"));
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::sweep(VectorType &x, const VectorType &b, const std::vector<unsigned int> &order) const
+  {
+    check_vector(x);
+    check_vector(b);
+    AssertThrow(&x != &b, ExcNotSupported("MultiColorGaussSeidel: the solution and the right-hand side must be "
+                                          "different vectors."));
+    const bool exchange = partitioner->n_mpi_processes() > 1;
+    const auto stencil  = launch_of(rows, columns, values, inverse_diagonal, n_slots);
+    const Number w      = Number(omega);
+    for (unsigned int k = 0; k < order.size(); ++k)
+      {
+        const unsigned int c = order[k];
+        // the rows of color c read the other colors' ghost values: fresh unless the previous
+        // step was this color (which changes none of what it reads)
+        if (exchange && (k == 0 || order[k - 1] != c))
+          x.update_ghost_values();
+        const unsigned int begin = color_start[c], end = color_start[c + 1];
+        Number *           xv    = x.get_values();
+        const Number *     bv    = b.get_values();
+        if (backend_ == Backend::cuda)
+          {
+#if GPUMF_WITH_CUDA
+            internal::cuda::gauss_seidel_color(stencil, begin, end, w, bv, xv);
+            continue;
+#else
+            AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"));
+#endif
+          }
+        // host reference: the same update, row after row
+        for (unsigned int r = begin; r < end; ++r)
+          {
+            const unsigned int i   = stencil.rows[r];
+            Number             sum = bv[i];
+            for (unsigned int s = 0; s < stencil.n_slots; ++s)
+              {
+                const std::size_t e = std::size_t(s) * stencil.n_rows + r;
+                sum -= stencil.values[e] * xv[stencil.columns[e]];
+              }
+            xv[i] += w * sum * stencil.inverse_diagonal[r];
+          }
+      }
+    if (exchange)
+      x.zero_out_ghost_values();
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::forward_sweep(VectorType &x, const VectorType &b) const
+  {
+    sweep(x, b, forward_order);
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::backward_sweep(VectorType &x, const VectorType &b) const
+  {
+    sweep(x, b, backward_order);
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::step(VectorType &x, const VectorType &b) const
+  {
+    if (!symmetric)
+      return sweep(x, b, forward_order);
+    std::vector<unsigned int> order = forward_order;
+    order.insert(order.end(), backward_order.begin(), backward_order.end());
+    sweep(x, b, order);
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::Tstep(VectorType &x, const VectorType &b) const
+  {
+    if (symmetric)
+      return step(x, b); // SSOR is its own transpose (deal.II: PreconditionSSOR::Tstep())
+    sweep(x, b, backward_order);
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::vmult(VectorType &dst, const VectorType &src) const
+  {
+    check_vector(dst);
+    dst = Number(0);
+    step(dst, src);
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::Tvmult(VectorType &dst, const VectorType &src) const
+  {
+    check_vector(dst);
+    dst = Number(0);
+    Tstep(dst, src);
+  }
+
+  template <int dim, typename Number>
+  void
+  MultiColorGaussSeidel<dim, Number>::stencil_vmult(VectorType &dst, const VectorType &src) const
+  {
+    check_vector(dst);
+    check_vector(src);
+    AssertThrow(&dst != &src, ExcNotSupported("MultiColorGaussSeidel::stencil_vmult(): dst and src must differ."));
+    const bool exchange = partitioner->n_mpi_processes() > 1 && !src.has_ghost_elements();
+    if (exchange)
+      src.update_ghost_values();
+    const auto stencil = launch_of(rows, columns, values, inverse_diagonal, n_slots);
+    if (backend_ == Backend::cuda)
+      {
+#if GPUMF_WITH_CUDA
+        internal::cuda::stencil_vmult(stencil, src.get_values(), dst.get_values());
+#else
+        AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"));
+#endif
+      }
+    else
+      {
+        const Number *s = src.get_values();
+        Number *      d = dst.get_values();
+        for (unsigned int r = 0; r < stencil.n_rows; ++r)
+          {
+            Number sum = 0;
+            for (unsigned int k = 0; k < stencil.n_slots; ++k)
+              {
+                const std::size_t e = std::size_t(k) * stencil.n_rows + r;
+                sum += stencil.values[e] * s[stencil.columns[e]];
+              }
+            d[stencil.rows[r]] = sum;
+          }
+      }
+    if (exchange)
+      src.zero_out_ghost_values();
+    if (partitioner->n_mpi_processes() > 1)
+      dst.zero_out_ghost_values();
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MultiColorGaussSeidel<dim, Number>::n_colors() const
+  {
+    return colored_rows_host.size();
+  }
+
+  template <int dim, typename Number>
+  const std::vector<std::vector<unsigned int>> &
+  MultiColorGaussSeidel<dim, Number>::colored_rows() const
+  {
+    return colored_rows_host;
+  }
+
+  template <int dim, typename Number>
+  bool
+  MultiColorGaussSeidel<dim, Number>::parity_coloring() const
+  {
+    return parity;
+  }
+
+  template <int dim, typename Number>
+  typename MultiColorGaussSeidel<dim, Number>::HostStencil
+  MultiColorGaussSeidel<dim, Number>::get_stencil() const
+  {
+    HostStencil result;
+    result.n_slots     = n_slots;
+    result.color_start = color_start;
+    result.rows        = rows.to_host();
+    result.columns     = columns.to_host();
+    result.values      = values.to_host();
+    return result;
+  }
+
+  template <int dim, typename Number>
+  typename MultiColorGaussSeidel<dim, Number>::size_type
+  MultiColorGaussSeidel<dim, Number>::m() const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    return partitioner->size();
+  }
+
+  template <int dim, typename Number>
+  typename MultiColorGaussSeidel<dim, Number>::size_type
+  MultiColorGaussSeidel<dim, Number>::n() const
+  {
+    return m();
+  }
+
+  template <int dim, typename Number>
+  double
+  MultiColorGaussSeidel<dim, Number>::relaxation() const
+  {
+    return omega;
+  }
+
+  template <int dim, typename Number>
+  const std::shared_ptr<const Utilities::MPI::Partitioner> &
+  MultiColorGaussSeidel<dim, Number>::get_vector_partitioner() const
+  {
+    return partitioner;
+  }
+
+  template <int dim, typename Number>
+  Backend
+  MultiColorGaussSeidel<dim, Number>::backend() const
+  {
+    return backend_;
+  }
+
+  template <int dim, typename Number>
+  std::size_t
+  MultiColorGaussSeidel<dim, Number>::memory_consumption() const
+  {
+    std::size_t bytes = rows.memory_consumption() + columns.memory_consumption() + values.memory_consumption() +
+                        inverse_diagonal.memory_consumption() +
+                        (color_start.size() + forward_order.size() + backward_order.size()) * sizeof(unsigned int);
+    for (const auto &c : colored_rows_host)
+      bytes += c.size() * sizeof(unsigned int);
+    return bytes;
+  }
+
+  template class MultiColorGaussSeidel<2, float>;
+  template class MultiColorGaussSeidel<2, double>;
+  template class MultiColorGaussSeidel<3, float>;
+  template class MultiColorGaussSeidel<3, double>;
+} // namespace gpumf
