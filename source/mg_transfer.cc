@@ -426,7 +426,7 @@ namespace gpumf
 
   template <int dim, typename Number>
   const Vector<Number> &
-  MGTransferMatrixFree<dim, Number>::in_layout(const unsigned int level, const VectorType &v, const bool copy_in) const
+  MGTransferMatrixFree<dim, Number>::in_layout(const unsigned int level, const VectorType &v) const
   {
     AssertThrow(v.backend() == backend_,
                 ExcVectorMismatch("a level vector on backend " + to_string(v.backend()),
@@ -441,8 +441,7 @@ namespace gpumf
     if (!internal::same_layout(own, partitioners[level]))
       own.reinit(partitioners[level], backend_);
     own.zero_out_ghost_values();
-    if (copy_in)
-      internal::update<Number>(backend_, own.get_values(), v.locally_owned_size(), Number(0), false, Number(1),
+    internal::update<Number>(backend_, own.get_values(), v.locally_owned_size(), Number(0), false, Number(1),
                                v.get_values(), Number(0), nullptr, Number(0));
     return own;
   }
@@ -484,25 +483,7 @@ namespace gpumf
   MGTransferMatrixFree<dim, Number>::prolongate_and_add(const unsigned int to_level, VectorType &dst,
                                                         const VectorType &src) const
   {
-    AssertThrow(to_level >= 1 && to_level < levels.size(),
-                ExcNotSupported("MGTransferMatrixFree::prolongate(): level " + std::to_string(to_level) +
-                                " is not in 1.." + std::to_string(int(levels.size()) - 1) + " (call build() first)."));
-    const VectorType &coarse = in_layout(to_level - 1, src, true);
-    coarse.update_ghost_values();
-    VectorType &fine = accumulation_target(to_level, dst);
-    const Level &level = levels[to_level];
-    for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
-      {
-        const internal::TransferLevel<Number> data{level.coarse_indices.data(), level.fine_indices.data(),
-                                                   level.weights.data(), prolongation_matrix.data(), fe_degree + 1,
-                                                   n_components, level.color_start[c],
-                                                   level.color_start[c + 1] - level.color_start[c]};
-        internal::prolongate_add<dim>(backend_, data, fine.get_values(), coarse.get_values());
-      }
-    fine.compress(VectorOperation::add);
-    if (&fine != &dst)
-      dst += fine;
-    coarse.zero_out_ghost_values();
+    apply(to_level, false, dst, src);
   }
 
   template <int dim, typename Number>
@@ -510,25 +491,40 @@ namespace gpumf
   MGTransferMatrixFree<dim, Number>::restrict_and_add(const unsigned int from_level, VectorType &dst,
                                                       const VectorType &src) const
   {
-    AssertThrow(from_level >= 1 && from_level < levels.size(),
-                ExcNotSupported("MGTransferMatrixFree::restrict_and_add(): level " + std::to_string(from_level) +
-                                " is not in 1.." + std::to_string(int(levels.size()) - 1) + " (call build() first)."));
-    const VectorType &fine = in_layout(from_level, src, true);
-    fine.update_ghost_values();
-    VectorType &coarse = accumulation_target(from_level - 1, dst);
-    const Level &level = levels[from_level];
+    apply(from_level, true, dst, src);
+  }
+
+  template <int dim, typename Number>
+  void
+  MGTransferMatrixFree<dim, Number>::apply(const unsigned int fine_level, const bool restriction, VectorType &dst,
+                                           const VectorType &src) const
+  {
+    AssertThrow(fine_level >= 1 && fine_level < levels.size(),
+                ExcNotSupported(std::string("MGTransferMatrixFree::") +
+                                (restriction ? "restrict_and_add" : "prolongate") + "(): level " +
+                                std::to_string(fine_level) + " is not in 1.." + std::to_string(int(levels.size()) - 1) +
+                                " (call build() first)."));
+    const unsigned int src_level = restriction ? fine_level : fine_level - 1;
+    const unsigned int dst_level = restriction ? fine_level - 1 : fine_level;
+    const VectorType & input     = in_layout(src_level, src);
+    input.update_ghost_values();
+    VectorType & output = accumulation_target(dst_level, dst);
+    const Level &level  = levels[fine_level];
     for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
       {
         const internal::TransferLevel<Number> data{level.coarse_indices.data(), level.fine_indices.data(),
                                                    level.weights.data(), prolongation_matrix.data(), fe_degree + 1,
                                                    n_components, level.color_start[c],
                                                    level.color_start[c + 1] - level.color_start[c]};
-        internal::restrict_add<dim>(backend_, data, coarse.get_values(), fine.get_values());
+        if (restriction)
+          internal::restrict_add<dim>(backend_, data, output.get_values(), input.get_values());
+        else
+          internal::prolongate_add<dim>(backend_, data, output.get_values(), input.get_values());
       }
-    coarse.compress(VectorOperation::add);
-    if (&coarse != &dst)
-      dst += coarse;
-    fine.zero_out_ghost_values();
+    output.compress(VectorOperation::add);
+    if (&output != &dst)
+      dst += output;
+    input.zero_out_ghost_values();
   }
 
   template <int dim, typename Number>
@@ -597,7 +593,7 @@ namespace gpumf
       own.reinit(global_partitioner, backend_);
     for (unsigned int l = src.min_level(); l <= src.max_level() && l < levels.size(); ++l)
       {
-        const VectorType &level = in_layout(l, src[l], true);
+        const VectorType &level = in_layout(l, src[l]);
         level.update_ghost_values();
         internal::copy_indexed(backend_, target.get_values(), levels[l].global_indices.data(), level.get_values(),
                                levels[l].level_indices.data(), levels[l].copy_weights.data(),

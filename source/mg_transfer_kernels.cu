@@ -46,9 +46,10 @@ namespace gpumf
           __syncthreads();
         }
 
-        template <int dim, typename Number>
+        /// restriction false: fine += weights .* (P x P x P) coarse; true: coarse += the transpose
+        template <int dim, typename Number, bool restriction>
         __global__ void
-        prolongate_kernel(const TransferLevel<Number> level, Number *fine, const Number *coarse)
+        transfer_kernel(const TransferLevel<Number> level, Number *out, const Number *in)
         {
           extern __shared__ unsigned char shared_bytes[];
           Number *           P = reinterpret_cast<Number *>(shared_bytes);
@@ -59,74 +60,55 @@ namespace gpumf
             P[t] = level.prolongation[t];
           const unsigned int parent = level.first + blockIdx.x;
           const Number *     w      = level.weights + parent * (dim == 2 ? 9 : 27);
+          const auto weight = [&](const unsigned int t) {
+            return w[weight_class(t % N, N) + 3 * weight_class((t / N) % N, N) +
+                     (dim == 3 ? 9 * weight_class(t / (N * N), N) : 0)];
+          };
           for (unsigned int k = 0; k < level.n_components; ++k)
             {
               const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
               const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
-              for (unsigned int t = threadIdx.x; t < n_coarse; t += blockDim.x)
-                a[t] = ci[t] == no_dof ? Number(0) : coarse[ci[t]];
-              __syncthreads();
-              if (dim == 2)
+              if (restriction)
                 {
-                  pass(P, n, false, a, b, 1, n, N, n); // x
-                  pass(P, n, false, b, a, N, n, N, 1); // y
+                  for (unsigned int t = threadIdx.x; t < n_fine; t += blockDim.x)
+                    a[t] = weight(t) * in[fi[t]];
+                  __syncthreads();
+                  if (dim == 2)
+                    {
+                      pass(P, n, true, a, b, N, N, n, 1); // y
+                      pass(P, n, true, b, a, 1, N, n, n); // x
+                    }
+                  else
+                    {
+                      pass(P, n, true, a, b, N * N, N, n, 1); // z
+                      pass(P, n, true, b, a, N, N, n, n);     // y
+                      pass(P, n, true, a, b, 1, N, n, n * n); // x
+                    }
+                  const Number *result = dim == 2 ? a : b;
+                  for (unsigned int t = threadIdx.x; t < n_coarse; t += blockDim.x)
+                    if (ci[t] != no_dof)
+                      out[ci[t]] += result[t];
                 }
               else
                 {
-                  pass(P, n, false, a, b, 1, n, N, n * n); // x
-                  pass(P, n, false, b, a, N, n, N, n);     // y
-                  pass(P, n, false, a, b, N * N, n, N, 1); // z
+                  for (unsigned int t = threadIdx.x; t < n_coarse; t += blockDim.x)
+                    a[t] = ci[t] == no_dof ? Number(0) : in[ci[t]];
+                  __syncthreads();
+                  if (dim == 2)
+                    {
+                      pass(P, n, false, a, b, 1, n, N, n); // x
+                      pass(P, n, false, b, a, N, n, N, 1); // y
+                    }
+                  else
+                    {
+                      pass(P, n, false, a, b, 1, n, N, n * n); // x
+                      pass(P, n, false, b, a, N, n, N, n);     // y
+                      pass(P, n, false, a, b, N * N, n, N, 1); // z
+                    }
+                  const Number *result = dim == 2 ? a : b;
+                  for (unsigned int t = threadIdx.x; t < n_fine; t += blockDim.x)
+                    out[fi[t]] += weight(t) * result[t];
                 }
-              const Number *result = dim == 2 ? a : b;
-              for (unsigned int t = threadIdx.x; t < n_fine; t += blockDim.x)
-                {
-                  const unsigned int cls = weight_class(t % N, N) + 3 * weight_class((t / N) % N, N) +
-                                           (dim == 3 ? 9 * weight_class(t / (N * N), N) : 0);
-                  fine[fi[t]] += w[cls] * result[t];
-                }
-              __syncthreads();
-            }
-        }
-
-        template <int dim, typename Number>
-        __global__ void
-        restrict_kernel(const TransferLevel<Number> level, Number *coarse, const Number *fine)
-        {
-          extern __shared__ unsigned char shared_bytes[];
-          Number *           P = reinterpret_cast<Number *>(shared_bytes);
-          const unsigned int n = level.n, N = 2 * n - 1;
-          const unsigned int n_coarse = dim == 2 ? n * n : n * n * n, n_fine = dim == 2 ? N * N : N * N * N;
-          Number *           a = P + N * n, *b = a + n_fine;
-          for (unsigned int t = threadIdx.x; t < N * n; t += blockDim.x)
-            P[t] = level.prolongation[t];
-          const unsigned int parent = level.first + blockIdx.x;
-          const Number *     w      = level.weights + parent * (dim == 2 ? 9 : 27);
-          for (unsigned int k = 0; k < level.n_components; ++k)
-            {
-              const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
-              const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
-              for (unsigned int t = threadIdx.x; t < n_fine; t += blockDim.x)
-                {
-                  const unsigned int cls = weight_class(t % N, N) + 3 * weight_class((t / N) % N, N) +
-                                           (dim == 3 ? 9 * weight_class(t / (N * N), N) : 0);
-                  a[t] = w[cls] * fine[fi[t]];
-                }
-              __syncthreads();
-              if (dim == 2)
-                {
-                  pass(P, n, true, a, b, N, N, n, 1); // y
-                  pass(P, n, true, b, a, 1, N, n, n); // x
-                }
-              else
-                {
-                  pass(P, n, true, a, b, N * N, N, n, 1); // z
-                  pass(P, n, true, b, a, N, N, n, n);     // y
-                  pass(P, n, true, a, b, 1, N, n, n * n); // x
-                }
-              const Number *result = dim == 2 ? a : b;
-              for (unsigned int t = threadIdx.x; t < n_coarse; t += blockDim.x)
-                if (ci[t] != no_dof)
-                  coarse[ci[t]] += result[t];
               __syncthreads();
             }
         }
@@ -163,28 +145,33 @@ namespace gpumf
         }
       } // namespace
 
+      namespace
+      {
+        template <int dim, typename Number, bool restriction>
+        void
+        launch(const TransferLevel<Number> &level, Number *out, const Number *in)
+        {
+          if (level.n_parents == 0)
+            return;
+          const std::size_t bytes = shared_bytes<Number>(level.n, dim);
+          allow_shared(transfer_kernel<dim, Number, restriction>, bytes);
+          transfer_kernel<dim, Number, restriction><<<level.n_parents, threads, bytes>>>(level, out, in);
+          GPUMF_CHECK_CUDA(cudaGetLastError());
+        }
+      } // namespace
+
       template <int dim, typename Number>
       void
       prolongate_add(const TransferLevel<Number> &level, Number *fine, const Number *coarse)
       {
-        if (level.n_parents == 0)
-          return;
-        const std::size_t bytes = shared_bytes<Number>(level.n, dim);
-        allow_shared(prolongate_kernel<dim, Number>, bytes);
-        prolongate_kernel<dim, Number><<<level.n_parents, threads, bytes>>>(level, fine, coarse);
-        GPUMF_CHECK_CUDA(cudaGetLastError());
+        launch<dim, Number, false>(level, fine, coarse);
       }
 
       template <int dim, typename Number>
       void
       restrict_add(const TransferLevel<Number> &level, Number *coarse, const Number *fine)
       {
-        if (level.n_parents == 0)
-          return;
-        const std::size_t bytes = shared_bytes<Number>(level.n, dim);
-        allow_shared(restrict_kernel<dim, Number>, bytes);
-        restrict_kernel<dim, Number><<<level.n_parents, threads, bytes>>>(level, coarse, fine);
-        GPUMF_CHECK_CUDA(cudaGetLastError());
+        launch<dim, Number, true>(level, coarse, fine);
       }
 
       template <typename Dst, typename Src>

@@ -139,10 +139,14 @@ namespace gpumf
     void
     copy_from_mg(Vector<Number2> &dst, const dealii::MGLevelObject<VectorType> &src, bool add) const;
 
-    /// The vector to work on for level @p level: @p v itself when it has the transfer's layout,
-    /// else an internal one with the transfer's ghosts (a copy of v's owned entries if @p copy_in).
+    /// The vector to read on level @p level: @p v itself when it has the transfer's layout,
+    /// else an internal one with the transfer's ghosts holding a copy of v's owned entries.
     const VectorType &
-    in_layout(const unsigned int level, const VectorType &v, const bool copy_in) const;
+    in_layout(const unsigned int level, const VectorType &v) const;
+
+    /// prolongate_and_add() (restriction false) or restrict_and_add() between @p fine_level and the level below.
+    void
+    apply(const unsigned int fine_level, const bool restriction, VectorType &dst, const VectorType &src) const;
 
     /// Where contributions to @p dst on @p level are added: @p dst itself (ghost entries zeroed)
     /// when it has the transfer's layout, else a zeroed internal vector (added to dst afterwards).
