@@ -14,6 +14,7 @@
 
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/matrix_free.h>
+#include <gpumf/setup_profile.h>
 
 #ifdef __CUDACC__
 #  include <gpumf/internal/cuda_check.h>
@@ -330,6 +331,7 @@ namespace gpumf
     check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
                   internal::ComponentsOf<Functor>::value);
     check_vector(diagonal);
+    internal::SetupSection section("diagonal (MatrixFree::diagonal_loop)", backend_);
     diagonal.zero_out_ghost_values();
     Number *           out           = diagonal.get_values();
     const unsigned int dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
@@ -351,6 +353,7 @@ namespace gpumf
   {
     check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
                   internal::ComponentsOf<Functor>::value);
+    internal::SetupSection section("coefficients (MatrixFree::evaluate_coefficients)", backend_);
     if (backend_ == Backend::host)
       internal::host_loop<dim, Number, Functor>(
         *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &) {
