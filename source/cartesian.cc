@@ -1,5 +1,6 @@
 // Integer coordinates of the cells of a logically Cartesian mesh (include/gpumf/internal/cartesian.h).
 #include <gpumf/internal/cartesian.h>
+#include <gpumf/internal/threads.h>
 
 #include <map>
 #include <set>
@@ -55,25 +56,29 @@ namespace gpumf
         }
       if (coarse.size() != tria.n_cells(0))
         return {};
-      std::vector<std::array<long, dim>> result;
-      for (const auto &cell : cells)
-        {
-          std::array<long, dim>                       position{};
-          typename Triangulation<dim>::cell_iterator c = cell;
-          for (unsigned int l = level; l > 0; --l)
-            {
-              const auto   parent = c->parent();
-              unsigned int child  = 0;
-              while (parent->child(child) != c)
-                ++child;
-              for (unsigned int d = 0; d < dim; ++d)
-                position[d] += long((child >> d) & 1u) << (level - l);
-              c = parent;
-            }
-          for (unsigned int d = 0; d < dim; ++d)
-            position[d] += coarse[c->index()][d] << level;
-          result.push_back(position);
-        }
+      // each cell by its child path, in threads
+      std::vector<std::array<long, dim>> result(cells.size());
+      parallel_for(cells.size(), [&](const unsigned int begin, const unsigned int end) {
+        for (unsigned int i = begin; i < end; ++i)
+          {
+            std::array<long, dim>                       position{};
+            typename Triangulation<dim>::cell_iterator c = cells[i];
+            for (unsigned int l = level; l > 0; --l)
+              {
+                const auto   parent = c->parent();
+                unsigned int child  = 0;
+                while (parent->child(child) != c)
+                  ++child;
+                for (unsigned int d = 0; d < dim; ++d)
+                  position[d] += long((child >> d) & 1u) << (level - l);
+                c = parent;
+              }
+            const std::array<long, dim> &origin = coarse.at(c->index());
+            for (unsigned int d = 0; d < dim; ++d)
+              position[d] += origin[d] << level;
+            result[i] = position;
+          }
+      });
       return result;
     }
 

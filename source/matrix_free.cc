@@ -17,10 +17,13 @@
 #include <atomic>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include <gpumf/internal/cuda_check.h>
 
 #include <gpumf/internal/cartesian.h>
+#include <gpumf/internal/threads.h>
+#include <gpumf/setup_profile.h>
 
 #include "vector_operations.h"
 
@@ -154,6 +157,7 @@ namespace gpumf
                 "AffineConstraints with constraints.reinit(locally_relevant_dofs) "
                 "(DoFTools::extract_locally_relevant_dofs).";
 
+    internal::SetupSection section("MatrixFree::reinit: cells, DoF codes");
     // Cells, and the code of each of their DoFs before the vector layout is known:
     // >= 0 a DoF index, -1 constrained without entries (Dirichlet), -2 - r row r of the table.
     std::vector<cell_iterator> cells;
@@ -179,67 +183,82 @@ namespace gpumf
         dof_numbering[k * n_tensor_dofs + i] =
           n_components_ > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
     const unsigned int max_entries = 2 * n_components_ * Utilities::pow(n, dim - 1);
-    std::vector<long long>                                           codes(cells.size() * dofs_per_cell);
-    std::map<types::global_dof_index, unsigned int>                  row_of;
+    const unsigned int n_cells     = cells.size();
+    std::vector<long long> codes(std::size_t(n_cells) * dofs_per_cell);
+    // per cell: reads or writes a vector entry owned by another rank
+    std::vector<unsigned char> cell_touches_ghost(n_cells, 0);
+    // Threads: each DoF's index, -1 for Dirichlet, or -2 - g for DoF g with a constraint line
+    // with entries (numbered as rows of the table below, serially, in order of first use).
+    internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
+      std::vector<types::global_dof_index> dof_indices(fe.n_dofs_per_cell());
+      for (unsigned int c = begin; c < end; ++c)
+        {
+          if (on_level)
+            cells[c]->get_mg_dof_indices(dof_indices);
+          else
+            cells[c]->get_dof_indices(dof_indices);
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            {
+              const types::global_dof_index g    = dof_indices[dof_numbering[i]];
+              long long &                   code = codes[std::size_t(c) * dofs_per_cell + i];
+              if (!constraints.is_constrained(g))
+                {
+                  code = g;
+                  if (!owned.is_element(g))
+                    cell_touches_ghost[c] = 1;
+                }
+              else
+                {
+                  const auto *line = constraints.get_constraint_entries(g);
+                  code             = line == nullptr || line->empty() ? -1 : -2 - static_cast<long long>(g);
+                }
+            }
+        }
+    });
+    // The constraint table: rows in order of first use, so the numbering does not depend on threads.
+    std::unordered_map<types::global_dof_index, unsigned int>            row_of;
     std::vector<std::vector<std::pair<types::global_dof_index, Number>>> rows;
-    // per row and per cell: reads or writes a vector entry owned by another rank
-    std::vector<bool> row_touches_ghost, cell_touches_ghost(cells.size(), false);
-    std::vector<types::global_dof_index>                             dof_indices(fe.n_dofs_per_cell());
-    IndexSet                                                         ghosts = relevant;
-    for (unsigned int c = 0; c < cells.size(); ++c)
+    std::vector<unsigned char>                                           row_touches_ghost;
+    IndexSet                                                             ghosts = relevant;
+    for (std::size_t k = 0; k < codes.size(); ++k)
       {
-        if (on_level)
-          cells[c]->get_mg_dof_indices(dof_indices);
-        else
-          cells[c]->get_dof_indices(dof_indices);
-        for (unsigned int i = 0; i < dofs_per_cell; ++i)
+        long long &code = codes[k];
+        if (code > -2)
+          continue;
+        const types::global_dof_index g = -2 - code;
+        const auto [row, is_new]        = row_of.emplace(g, rows.size());
+        if (is_new)
           {
-            const types::global_dof_index g    = dof_indices[dof_numbering[i]];
-            long long &                   code = codes[std::size_t(c) * dofs_per_cell + i];
-            const auto *                  line = constraints.get_constraint_entries(g);
-            if (!constraints.is_constrained(g))
+            const auto *line = constraints.get_constraint_entries(g);
+            if (line->size() > max_entries && error.empty())
+              error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to " +
+                      std::to_string(line->size()) + " other DoFs (a mean-value constraint or similar); "
+                      "gpumf applies constraint lines with at most " + std::to_string(max_entries) +
+                      " entries here (hanging nodes, periodicity, normal-flux conditions), because every "
+                      "cell with that DoF reads all of them. Impose the condition another way, e.g. by "
+                      "fixing one DoF or projecting out the mean in the solver.";
+            row_touches_ghost.push_back(0);
+            for (const auto &[master, weight] : *line)
               {
-                code = g;
-                if (!owned.is_element(g))
-                  cell_touches_ghost[c] = true;
-              }
-            else if (line == nullptr || line->empty())
-              code = -1;
-            else
-              {
-                const auto [row, is_new] = row_of.emplace(g, rows.size());
-                if (is_new)
+                if (constraints.is_constrained(master) && error.empty())
+                  error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to DoF " +
+                          std::to_string(master) + ", which is itself constrained: call "
+                          "constraints.close() before reinit().";
+                if (!owned.is_element(master))
                   {
-                    if (line->size() > max_entries && error.empty())
-                      error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to " +
-                              std::to_string(line->size()) + " other DoFs (a mean-value constraint or similar); "
-                              "gpumf applies constraint lines with at most " + std::to_string(max_entries) +
-                              " entries here (hanging nodes, periodicity, normal-flux conditions), because every "
-                              "cell with that DoF reads all of them. Impose the condition another way, e.g. by "
-                              "fixing one DoF or projecting out the mean in the solver.";
-                    row_touches_ghost.push_back(false);
-                    for (const auto &[master, weight] : *line)
-                      {
-                        if (constraints.is_constrained(master) && error.empty())
-                          error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to DoF " +
-                                  std::to_string(master) + ", which is itself constrained: call "
-                                  "constraints.close() before reinit().";
-                        if (!owned.is_element(master))
-                          {
-                            ghosts.add_index(master);
-                            row_touches_ghost.back() = true;
-                          }
-                      }
-                    rows.emplace_back(line->begin(), line->end());
+                    ghosts.add_index(master);
+                    row_touches_ghost.back() = 1;
                   }
-                code = -2 - static_cast<long long>(row->second);
-                if (row_touches_ghost[row->second])
-                  cell_touches_ghost[c] = true;
               }
+            rows.emplace_back(line->begin(), line->end());
           }
+        code = -2 - static_cast<long long>(row->second);
+        if (row_touches_ghost[row->second])
+          cell_touches_ghost[k / dofs_per_cell] = 1;
       }
     if (owned.n_elements() + ghosts.n_elements() >= internal::constrained_flag && error.empty())
       error = "gpumf::MatrixFree: more than 2^31 owned and ghost DoFs on one rank; use more MPI ranks.";
+    section.next("MatrixFree::reinit: constraint table, partitioner");
     for (const std::string &message : Utilities::MPI::all_gather(comm, error))
       if (!message.empty())
         {
@@ -272,6 +291,7 @@ namespace gpumf
     constrained_dofs.reinit(backend_, constrained);
     constrained_dofs_host = std::move(constrained);
 
+    section.next("MatrixFree::reinit: coloring");
     // Colors of cell positions: cells of a color touch disjoint vector entries.
     std::vector<std::vector<unsigned int>> colors;
     const bool use_coloring = additional_data.use_coloring;
@@ -355,106 +375,141 @@ namespace gpumf
           }
       }
 
-    // Per-cell data from FEValues on the tensor-product quadrature (x fastest).
+    // Per-cell data from FEValues on the tensor-product quadrature (x fastest), in threads (one
+    // FEValues per range of cells); each cell's entries depend on that cell alone.
+    section.next("MatrixFree::reinit: geometry (FEValues), DoF codes");
+    using G = GeometryStorage;
     const Quadrature<dim>      quadrature(quad);
     const unsigned int         n_points = quadrature.size();
-    const unsigned int         n_cells  = cells.size();
     const std::size_t          n_total  = std::size_t(n_cells) * n_points;
-    FEValues<dim> fe_values(mapping, fe, quadrature,
-                            update_quadrature_points | update_JxW_values | update_inverse_jacobians);
     AssertThrow(n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
                 ExcNotSupported("gpumf::MatrixFree: more than 2^32 point entries on one rank."));
-    std::vector<point_type>              host_points(n_total);
-    std::vector<Number>                  host_JxW(n_total), host_inv_jacobian(dim * dim * n_total);
-    std::vector<unsigned int>            host_indices(std::size_t(n_cells) * dofs_per_cell);
+    std::vector<Number> weights(n_points);
+    for (unsigned int q = 0; q < n_points; ++q)
+      weights[q] = quadrature.weight(q);
+    // Written by the threads below, so not initialized here (first touch in the threads). The
+    // per-point JxW and inverse Jacobians are only written where needed: an affine mesh (every
+    // cell a parallelepiped) keeps one of each per cell, and never touches those pages.
+    static_assert(sizeof(point_type) == dim * sizeof(Number), "Point<dim, Number> is dim Numbers");
+    const std::unique_ptr<Number[]>       point_coordinates(new Number[dim * n_total]);
+    point_type *const                     host_points = reinterpret_cast<point_type *>(point_coordinates.get());
+    const std::unique_ptr<Number[]>       host_JxW(new Number[n_total]);
+    const std::unique_ptr<Number[]>       host_inv_jacobian(new Number[dim * dim * n_total]);
+    const std::unique_ptr<unsigned int[]> host_indices(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
+    const std::unique_ptr<Number[]>       cell_det(new Number[n_cells]);
+    const std::unique_ptr<Number[]>       cell_inverse(new Number[dim * dim * std::size_t(n_cells)]);
     std::vector<unsigned char>           host_has_rows(n_cells, 0);
-    for (unsigned int c = 0; c < n_cells; ++c)
-      {
-        // geometry only: the Triangulation's iterator serves active and level cells alike
-        fe_values.reinit(typename Triangulation<dim>::cell_iterator(cells[order[c]]));
-        for (unsigned int q = 0; q < n_points; ++q)
-          {
-            const std::size_t k = std::size_t(c) * n_points + q;
+    // per cell: 1 when its Jacobian is not constant (to rounding) over its points
+    std::vector<unsigned char>           curved(n_cells, 0);
+    // Per range of cells (internal::parallel_for): whether its per-point arrays were written. A
+    // range writes them when per-point storage is asked for or a curved cell was seen before it
+    // started; if the mesh turns out not affine, the other ranges are computed again. A range's
+    // values do not depend on when it ran (its own FEValues), so neither does the result.
+    constexpr unsigned int     range = 512;
+    std::vector<unsigned char> range_has_points((n_cells + range - 1) / range, 0);
+    std::atomic<bool>          seen_curved{additional_data.geometry == G::per_point};
+    const auto geometry = [&](const unsigned int begin, const unsigned int end, const bool first_pass) {
+      const bool    per_point = seen_curved.load();
+      FEValues<dim> fe_values(mapping, fe, quadrature,
+                              update_quadrature_points | update_JxW_values | update_inverse_jacobians);
+      for (unsigned int c = begin; c < end; ++c)
+        {
+          // geometry only: the Triangulation's iterator serves active and level cells alike
+          fe_values.reinit(typename Triangulation<dim>::cell_iterator(cells[order[c]]));
+          const std::size_t k0 = std::size_t(c) * n_points;
+          if (per_point)
+            for (unsigned int q = 0; q < n_points; ++q)
+              {
+                host_JxW[k0 + q]            = fe_values.JxW(q);
+                const auto inverse_jacobian = fe_values.inverse_jacobian(q);
+                for (unsigned int e = 0; e < dim; ++e)
+                  for (unsigned int d = 0; d < dim; ++d)
+                    host_inv_jacobian[(e * dim + d) * n_total + k0 + q] = inverse_jacobian[e][d];
+              }
+          if (!first_pass)
+            continue;
+          for (unsigned int q = 0; q < n_points; ++q)
             for (unsigned int d = 0; d < dim; ++d)
-              host_points[k][d] = fe_values.quadrature_point(q)[d];
-            host_JxW[k]                  = fe_values.JxW(q);
-            const auto inverse_jacobian = fe_values.inverse_jacobian(q);
-            for (unsigned int e = 0; e < dim; ++e)
-              for (unsigned int d = 0; d < dim; ++d)
-                host_inv_jacobian[(e * dim + d) * n_total + k] = inverse_jacobian[e][d];
-          }
-        for (unsigned int i = 0; i < dofs_per_cell; ++i)
-          {
-            const long long code = codes[std::size_t(order[c]) * dofs_per_cell + i];
-            unsigned int &  out  = host_indices[std::size_t(c) * dofs_per_cell + i];
-            out = code >= 0 ? partitioner->global_to_local(code) :
-                  code == -1 ? internal::no_dof :
-                               internal::constrained_flag | static_cast<unsigned int>(-2 - code);
-            if (code <= -2)
-              host_has_rows[c] = 1;
-          }
-      }
-    q_points.reinit(backend_, host_points);
-    local_to_global.reinit(backend_, host_indices);
+              host_points[k0 + q][d] = fe_values.quadrature_point(q)[d];
+          // the cell's Jacobian at point 0, and whether it is the same at every point
+          const auto   inverse_0 = fe_values.inverse_jacobian(0);
+          const Number JxW_0     = fe_values.JxW(0);
+          cell_det[c]            = JxW_0 / weights[0];
+          double scale           = 0;
+          for (unsigned int e = 0; e < dim; ++e)
+            for (unsigned int d = 0; d < dim; ++d)
+              {
+                cell_inverse[(e * dim + d) * std::size_t(n_cells) + c] = inverse_0[e][d];
+                scale = std::max(scale, std::abs(double(Number(inverse_0[e][d]))));
+              }
+          const double det = cell_det[c];
+          for (unsigned int q = 1; q < n_points && !curved[c]; ++q)
+            {
+              const Number JxW_q = fe_values.JxW(q);
+              if (std::abs(JxW_q / weights[q] - det) > 1e-12 * std::abs(det))
+                curved[c] = 1;
+              const auto inverse_q = fe_values.inverse_jacobian(q);
+              for (unsigned int e = 0; e < dim; ++e)
+                for (unsigned int d = 0; d < dim; ++d)
+                  if (std::abs(double(Number(inverse_q[e][d])) - double(Number(inverse_0[e][d]))) > 1e-12 * scale)
+                    curved[c] = 1;
+            }
+          if (curved[c])
+            seen_curved = true;
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            {
+              const long long code = codes[std::size_t(order[c]) * dofs_per_cell + i];
+              unsigned int &  out  = host_indices[std::size_t(c) * dofs_per_cell + i];
+              out = code >= 0 ? partitioner->global_to_local(code) :
+                    code == -1 ? internal::no_dof :
+                                 internal::constrained_flag | static_cast<unsigned int>(-2 - code);
+              if (code <= -2)
+                host_has_rows[c] = 1;
+            }
+        }
+      if (first_pass)
+        range_has_points[begin / range] = per_point;
+    };
+    internal::parallel_for(
+      n_cells, [&](const unsigned int begin, const unsigned int end) { geometry(begin, end, true); }, range);
+
+    // Geometry per point, or per cell where every cell is a parallelepiped (constant Jacobian).
+    const auto first_curved = std::find(curved.begin(), curved.end(), 1);
+    AssertThrow(first_curved == curved.end() || additional_data.geometry != G::affine,
+                ExcNotSupported("gpumf::MatrixFree: GeometryStorage::affine needs parallelepiped cells "
+                                "(constant Jacobian), but the Jacobian varies within locally owned cell " +
+                                std::to_string(first_curved - curved.begin()) + " in color order. Use "
+                                "GeometryStorage::per_point or automatic."));
+    affine = additional_data.geometry != G::per_point && first_curved == curved.end();
+    if (!affine)
+      internal::parallel_for(
+        n_cells,
+        [&](const unsigned int begin, const unsigned int end) {
+          if (!range_has_points[begin / range])
+            geometry(begin, end, false);
+        },
+        range);
+
+    section.next("MatrixFree::reinit: copies to the backend");
+    local_to_global.reinit(backend_, host_indices.get(), std::size_t(n_cells) * dofs_per_cell);
     cell_has_constraint_rows.reinit(backend_, host_has_rows);
     color_has_constraint_rows.clear();
     for (unsigned int color = 0; color < colors.size(); ++color)
       color_has_constraint_rows.push_back(
         std::any_of(host_has_rows.begin() + color_start[color], host_has_rows.begin() + color_start[color + 1],
                     [](const unsigned char has) { return has != 0; }));
-
-    // Geometry per point, or per cell where every cell is a parallelepiped (constant Jacobian).
-    std::vector<Number> weights(n_points);
-    for (unsigned int q = 0; q < n_points; ++q)
-      weights[q] = quadrature.weight(q);
-    const auto first_non_affine = [&]() -> int {
-      for (unsigned int c = 0; c < n_cells; ++c)
-        {
-          const std::size_t k0    = std::size_t(c) * n_points;
-          const double      det   = host_JxW[k0] / weights[0];
-          double            scale = 0;
-          for (unsigned int i = 0; i < dim * dim; ++i)
-            scale = std::max(scale, std::abs(double(host_inv_jacobian[i * n_total + k0])));
-          for (unsigned int q = 1; q < n_points; ++q)
-            {
-              if (std::abs(host_JxW[k0 + q] / weights[q] - det) > 1e-12 * std::abs(det))
-                return c;
-              for (unsigned int i = 0; i < dim * dim; ++i)
-                if (std::abs(host_inv_jacobian[i * n_total + k0 + q] - host_inv_jacobian[i * n_total + k0]) >
-                    1e-12 * scale)
-                  return c;
-            }
-        }
-      return -1;
-    };
-    using G = GeometryStorage;
-    if (additional_data.geometry != G::per_point)
-      {
-        const int bad = first_non_affine();
-        AssertThrow(bad < 0 || additional_data.geometry == G::automatic,
-                    ExcNotSupported("gpumf::MatrixFree: GeometryStorage::affine needs parallelepiped cells "
-                                    "(constant Jacobian), but the Jacobian varies within locally owned cell " +
-                                    std::to_string(bad) + " in color order. Use GeometryStorage::per_point "
-                                    "or automatic."));
-        affine = bad < 0;
-      }
+    q_points.reinit(backend_, host_points, n_total);
     if (affine)
       {
-        std::vector<Number> cell_det(n_cells), cell_inverse(dim * dim * std::size_t(n_cells));
-        for (unsigned int c = 0; c < n_cells; ++c)
-          {
-            cell_det[c] = host_JxW[std::size_t(c) * n_points] / weights[0];
-            for (unsigned int i = 0; i < dim * dim; ++i)
-              cell_inverse[i * std::size_t(n_cells) + c] = host_inv_jacobian[i * n_total + std::size_t(c) * n_points];
-          }
-        JxW.reinit(backend_, cell_det);
-        inv_jacobian.reinit(backend_, cell_inverse);
+        JxW.reinit(backend_, cell_det.get(), n_cells);
+        inv_jacobian.reinit(backend_, cell_inverse.get(), dim * dim * std::size_t(n_cells));
       }
     else
       {
-        JxW.reinit(backend_, host_JxW);
-        inv_jacobian.reinit(backend_, host_inv_jacobian);
+        JxW.reinit(backend_, host_JxW.get(), n_total);
+        inv_jacobian.reinit(backend_, host_inv_jacobian.get(), dim * dim * n_total);
       }
+    section.next("MatrixFree::reinit: 1D tables");
     quadrature_weights.reinit(backend_, weights);
 
     // 1D tables from the element itself: along the x axis the tensor-product basis

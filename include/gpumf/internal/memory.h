@@ -119,8 +119,15 @@ namespace gpumf
       void
       reinit(const Backend backend, const std::vector<T> &host_data)
       {
-        reinit(backend, host_data.size());
-        copy(backend, ptr, Backend::host, host_data.data(), n * sizeof(T));
+        reinit(backend, host_data.data(), host_data.size());
+      }
+
+      /// Resizes to @p size entries and fills them from @p host_data (host memory).
+      void
+      reinit(const Backend backend, const T *host_data, const std::size_t size)
+      {
+        reinit(backend, size);
+        copy(backend, ptr, Backend::host, host_data, n * sizeof(T));
       }
 
       /// Copies the entries to the host.
