@@ -10,8 +10,11 @@
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include <gpumf/internal/cartesian.h>
 #include <gpumf/internal/cuda_check.h>
 #include <gpumf/internal/dof_access.h>
+#include <gpumf/internal/threads.h>
+#include <gpumf/setup_profile.h>
 
 #include <map>
 #include <numeric>
@@ -244,61 +247,78 @@ namespace gpumf
       return mg_constrained_dofs != nullptr && mg_constrained_dofs->is_boundary_index(level, i);
     };
 
-    // Parents (owned cells of level l-1 with children) and their patches, global indices.
+    // Parents (owned cells of level l-1 with children) and their patches, global indices, in threads.
+    internal::SetupSection section("MGTransferMatrixFree::build: patches");
     struct Parents
     {
-      std::vector<types::global_dof_index> coarse, fine;
-      std::vector<bool>                    dirichlet;
-      unsigned int                         count = 0;
+      std::vector<typename Triangulation<dim>::cell_iterator> cells;
+      std::vector<types::global_dof_index>                     coarse, fine;
+      std::vector<unsigned char>                               dirichlet;
+      unsigned int                                             count = 0;
     };
-    std::vector<Parents>   parents(n_levels);
-    std::vector<IndexSet>  ghosts(n_levels);
+    const unsigned int   coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
+    std::vector<Parents>  parents(n_levels);
+    std::vector<IndexSet> ghosts(n_levels);
     for (unsigned int l = 0; l < n_levels; ++l)
       ghosts[l] = DoFTools::extract_locally_relevant_level_dofs(dof, l);
-    std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+    // the indices of @p list not in @p owned, added to @p set at once
+    const auto add_not_owned = [](const std::vector<types::global_dof_index> &list, const IndexSet &owned,
+                                  IndexSet &set) {
+      std::vector<types::global_dof_index> others;
+      for (const types::global_dof_index g : list)
+        if (!owned.is_element(g))
+          others.push_back(g);
+      std::sort(others.begin(), others.end());
+      others.erase(std::unique(others.begin(), others.end()), others.end());
+      set.add_indices(others.begin(), others.end());
+    };
     for (unsigned int l = 1; l < n_levels; ++l)
       {
-        Parents &         p           = parents[l];
-        const IndexSet &  owned_fine   = dof.locally_owned_mg_dofs(l);
-        const IndexSet &  owned_coarse = dof.locally_owned_mg_dofs(l - 1);
+        Parents &p = parents[l];
         for (const auto &cell : dof.mg_cell_iterators_on_level(l - 1))
-          {
-            if (!cell->has_children() || !cell->is_locally_owned_on_level())
-              continue;
-            cell->get_mg_dof_indices(indices);
-            for (const unsigned int i : numbering)
-              {
-                p.coarse.push_back(indices[i]);
-                p.dirichlet.push_back(is_boundary(l - 1, indices[i]));
-                if (!owned_coarse.is_element(indices[i]))
-                  ghosts[l - 1].add_index(indices[i]);
-              }
-            const std::size_t first = p.fine.size();
-            p.fine.resize(first + n_components * n_fine);
-            for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
-              {
-                cell->child(child)->get_mg_dof_indices(indices);
-                unsigned int shift = 0;
-                for (unsigned int d = 0; d < dim; ++d)
-                  shift += ((child >> d) & 1u) * fe_degree * Utilities::pow(N, d);
-                for (unsigned int k = 0; k < n_components; ++k)
-                  for (unsigned int i = 0; i < n_coarse; ++i)
-                    {
-                      unsigned int position = shift;
-                      for (unsigned int d = 0; d < dim; ++d)
-                        position += internal::coordinate(i, n, d) * Utilities::pow(N, d);
-                      const types::global_dof_index g = indices[numbering[k * n_coarse + i]];
-                      p.fine[first + k * n_fine + position] = g;
-                      if (!owned_fine.is_element(g))
-                        ghosts[l].add_index(g);
-                    }
-              }
-            ++p.count;
-          }
+          if (cell->has_children() && cell->is_locally_owned_on_level())
+            p.cells.emplace_back(cell);
+        p.count = p.cells.size();
+        p.coarse.resize(std::size_t(p.count) * coarse_per_parent);
+        p.dirichlet.resize(p.coarse.size());
+        p.fine.resize(std::size_t(p.count) * fine_per_parent);
+        internal::parallel_for(p.count, [&](const unsigned int begin, const unsigned int end) {
+          std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+          for (unsigned int c = begin; c < end; ++c)
+            {
+              const typename DoFHandler<dim>::level_cell_iterator cell(&tria, l - 1, p.cells[c]->index(), &dof);
+              cell->get_mg_dof_indices(indices);
+              for (unsigned int i = 0; i < coarse_per_parent; ++i)
+                {
+                  const std::size_t k = std::size_t(c) * coarse_per_parent + i;
+                  p.coarse[k]         = indices[numbering[i]];
+                  p.dirichlet[k]      = is_boundary(l - 1, p.coarse[k]);
+                }
+              for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
+                {
+                  cell->child(child)->get_mg_dof_indices(indices);
+                  unsigned int shift = 0;
+                  for (unsigned int d = 0; d < dim; ++d)
+                    shift += ((child >> d) & 1u) * fe_degree * Utilities::pow(N, d);
+                  for (unsigned int k = 0; k < n_components; ++k)
+                    for (unsigned int i = 0; i < n_coarse; ++i)
+                      {
+                        unsigned int position = shift;
+                        for (unsigned int d = 0; d < dim; ++d)
+                          position += internal::coordinate(i, n, d) * Utilities::pow(N, d);
+                        p.fine[std::size_t(c) * fine_per_parent + k * n_fine + position] =
+                          indices[numbering[k * n_coarse + i]];
+                      }
+                }
+            }
+        });
+        add_not_owned(p.coarse, dof.locally_owned_mg_dofs(l - 1), ghosts[l - 1]);
+        add_not_owned(p.fine, dof.locally_owned_mg_dofs(l), ghosts[l]);
       }
 
     // Level layouts: the relevant level DoFs plus what the patches need; an external layout
     // where it holds all of them on every rank.
+    section.next("MGTransferMatrixFree::build: level layouts");
     partitioners.resize(n_levels);
     for (unsigned int l = 0; l < n_levels; ++l)
       {
@@ -316,33 +336,61 @@ namespace gpumf
         else
           partitioners[l] = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_mg_dofs(l), ghosts[l], comm);
       }
-    // Per level: weights, colors, local indices.
+    // Per level: local indices, weights, colors.
+    section.next("MGTransferMatrixFree::build: weights, colors");
     levels.resize(n_levels);
     for (unsigned int l = 1; l < n_levels; ++l)
       {
         const Parents &p = parents[l];
+        // local indices of the patches (parent order), in threads
+        std::vector<unsigned int> coarse_patch(p.coarse.size()), fine_patch(p.fine.size());
+        internal::parallel_for(p.count, [&](const unsigned int begin, const unsigned int end) {
+          for (std::size_t k = std::size_t(begin) * coarse_per_parent; k < std::size_t(end) * coarse_per_parent; ++k)
+            coarse_patch[k] = p.dirichlet[k] ? internal::no_dof : partitioners[l - 1]->global_to_local(p.coarse[k]);
+          for (std::size_t k = std::size_t(begin) * fine_per_parent; k < std::size_t(end) * fine_per_parent; ++k)
+            fine_patch[k] = partitioners[l]->global_to_local(p.fine[k]);
+        });
         // how many parents (of all ranks) have each fine DoF in their patch
         LinearAlgebra::distributed::Vector<double> touch(partitioners[l]);
         for (unsigned int c = 0; c < p.count; ++c)
           for (unsigned int j = 0; j < n_fine; ++j)
-            touch(p.fine[std::size_t(c) * n_components * n_fine + j]) += 1.;
+            touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]) += 1.;
         touch.compress(VectorOperation::add);
         touch.update_ghost_values();
 
-        // colors: parents sharing a coarse DoF (all that share a fine DoF do) are apart
+        // colors: parents sharing a coarse DoF (all that share a fine DoF do) are apart; by the
+        // parity of their coordinates (2^dim colors) where the mesh is logically Cartesian
         std::vector<unsigned int> order;
-        std::vector<unsigned int> positions(p.count);
-        std::iota(positions.begin(), positions.end(), 0u);
-        Level &level = levels[l];
-        if (p.count > 0)
+        Level &                   level       = levels[l];
+        const auto                coordinates = internal::cartesian_coordinates<dim>(tria, p.cells);
+        if (!coordinates.empty())
           {
-            using Iterator = std::vector<unsigned int>::const_iterator;
+            std::vector<std::vector<unsigned int>> parity(1u << dim);
+            for (unsigned int c = 0; c < p.count; ++c)
+              {
+                unsigned int color = 0;
+                for (unsigned int d = 0; d < dim; ++d)
+                  color |= unsigned(coordinates[c][d] & 1) << d;
+                parity[color].push_back(c);
+              }
+            for (const auto &color : parity)
+              if (!color.empty())
+                {
+                  order.insert(order.end(), color.begin(), color.end());
+                  level.color_start.push_back(order.size());
+                }
+          }
+        else if (p.count > 0)
+          {
+            std::vector<unsigned int> positions(p.count);
+            std::iota(positions.begin(), positions.end(), 0u);
+            using Iterator    = std::vector<unsigned int>::const_iterator;
             const auto colors = GraphColoring::make_graph_coloring(
               Iterator(positions.begin()), Iterator(positions.end()),
               std::function<std::vector<types::global_dof_index>(const Iterator &)>([&](const Iterator &it) {
-                return std::vector<types::global_dof_index>(p.coarse.begin() + std::size_t(*it) * n_components * n_coarse,
+                return std::vector<types::global_dof_index>(p.coarse.begin() + std::size_t(*it) * coarse_per_parent,
                                                             p.coarse.begin() +
-                                                              std::size_t(*it + 1) * n_components * n_coarse);
+                                                              std::size_t(*it + 1) * coarse_per_parent);
               }));
             for (const auto &color : colors)
               {
@@ -351,31 +399,28 @@ namespace gpumf
                 level.color_start.push_back(order.size());
               }
           }
-        std::vector<unsigned int> coarse_local, fine_local;
-        std::vector<Number>       weights;
-        for (const unsigned int c : order)
-          {
-            for (unsigned int i = 0; i < n_components * n_coarse; ++i)
-              {
-                const std::size_t k = std::size_t(c) * n_components * n_coarse + i;
-                coarse_local.push_back(p.dirichlet[k] ? internal::no_dof :
-                                                        partitioners[l - 1]->global_to_local(p.coarse[k]));
-              }
-            std::vector<Number> w(Utilities::pow(3u, dim));
-            for (unsigned int j = 0; j < n_components * n_fine; ++j)
-              {
-                const types::global_dof_index g = p.fine[std::size_t(c) * n_components * n_fine + j];
-                fine_local.push_back(partitioners[l]->global_to_local(g));
-                if (j < n_fine)
-                  {
-                    unsigned int cls = 0;
-                    for (unsigned int d = 0; d < dim; ++d)
-                      cls += Utilities::pow(3u, d) * internal::weight_class(internal::coordinate(j, N, d), N);
-                    w[cls] = Number(1. / touch(g));
-                  }
-              }
-            weights.insert(weights.end(), w.begin(), w.end());
-          }
+        // the patches in color order, with the weights 1/touch of the 3^dim classes of patch points
+        const unsigned int  n_classes = Utilities::pow(3u, dim);
+        std::vector<unsigned int> coarse_local(p.coarse.size()), fine_local(p.fine.size());
+        std::vector<Number>       weights(std::size_t(p.count) * n_classes);
+        internal::parallel_for(p.count, [&](const unsigned int begin, const unsigned int end) {
+          for (unsigned int position = begin; position < end; ++position)
+            {
+              const unsigned int c = order[position];
+              std::copy_n(coarse_patch.begin() + std::size_t(c) * coarse_per_parent, coarse_per_parent,
+                          coarse_local.begin() + std::size_t(position) * coarse_per_parent);
+              std::copy_n(fine_patch.begin() + std::size_t(c) * fine_per_parent, fine_per_parent,
+                          fine_local.begin() + std::size_t(position) * fine_per_parent);
+              for (unsigned int j = 0; j < n_fine; ++j)
+                {
+                  unsigned int cls = 0;
+                  for (unsigned int d = 0; d < dim; ++d)
+                    cls += Utilities::pow(3u, d) * internal::weight_class(internal::coordinate(j, N, d), N);
+                  weights[std::size_t(position) * n_classes + cls] =
+                    Number(1. / touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]));
+                }
+            }
+        });
         level.coarse_indices.reinit(backend_, coarse_local);
         level.fine_indices.reinit(backend_, fine_local);
         level.weights.reinit(backend_, weights);
@@ -386,36 +431,66 @@ namespace gpumf
     // adaptive meshes a pair can be recorded on several ranks (the owners of the global and of the
     // level index need not own a cell with it): each rank adds weight / (number of ranks recording
     // the pair) and the compress(add) of the receiving vector sums to the value.
+    section.next("MGTransferMatrixFree::build: copy_to_mg indices");
     global_partitioner = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_dofs(),
                                                                        DoFTools::extract_locally_relevant_dofs(dof), comm);
-    std::vector<std::map<types::global_dof_index, types::global_dof_index>> pairs(n_levels);
-    std::vector<types::global_dof_index>                                    level_indices(fe.n_dofs_per_cell());
-    for (const auto &cell : dof.active_cell_iterators())
+    std::vector<typename Triangulation<dim>::active_cell_iterator> active;
+    for (const auto &cell : tria.active_cell_iterators())
       if (cell->is_locally_owned())
+        active.push_back(cell);
+    // per DoF of each active cell: its local index in the global layout (invalid at a refinement
+    // edge) and its level index, in threads
+    const unsigned int        dofs_per_cell = fe.n_dofs_per_cell();
+    std::vector<unsigned int> cell_global(active.size() * std::size_t(dofs_per_cell));
+    std::vector<types::global_dof_index> cell_level(cell_global.size());
+    internal::parallel_for(active.size(), [&](const unsigned int begin, const unsigned int end) {
+      std::vector<types::global_dof_index> global_indices(dofs_per_cell), level_indices(dofs_per_cell);
+      for (unsigned int c = begin; c < end; ++c)
         {
-          const unsigned int l = cell->level();
-          cell->get_dof_indices(indices);
+          const typename DoFHandler<dim>::active_cell_iterator cell(&tria, active[c]->level(), active[c]->index(), &dof);
+          const unsigned int                                   l = cell->level();
+          cell->get_dof_indices(global_indices);
           cell->get_mg_dof_indices(level_indices);
-          for (unsigned int i = 0; i < indices.size(); ++i)
-            if (!(mg_constrained_dofs != nullptr && mg_constrained_dofs->at_refinement_edge(l, level_indices[i])))
-              pairs[l].emplace(indices[i], level_indices[i]);
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            {
+              const std::size_t k = std::size_t(c) * dofs_per_cell + i;
+              const bool edge = mg_constrained_dofs != nullptr && mg_constrained_dofs->at_refinement_edge(l, level_indices[i]);
+              cell_global[k]  = edge ? numbers::invalid_unsigned_int : global_partitioner->global_to_local(global_indices[i]);
+              cell_level[k]   = level_indices[i];
+            }
         }
+    });
+    // per level and entry of the global layout: its level index (invalid where the level has none)
+    const unsigned int n_global_local =
+      global_partitioner->locally_owned_size() + global_partitioner->n_ghost_indices();
+    std::vector<std::vector<types::global_dof_index>> level_of(n_levels);
+    for (std::size_t c = 0; c < active.size(); ++c)
+      {
+        auto &map = level_of[active[c]->level()];
+        if (map.empty())
+          map.assign(n_global_local, numbers::invalid_dof_index);
+        for (std::size_t k = c * dofs_per_cell; k < (c + 1) * dofs_per_cell; ++k)
+          if (cell_global[k] != numbers::invalid_unsigned_int)
+            map[cell_global[k]] = cell_level[k];
+      }
     LinearAlgebra::distributed::Vector<double> recorded(global_partitioner);
-    for (unsigned int l = 0; l < n_levels; ++l)
-      for (const auto &pair : pairs[l])
-        recorded(pair.first) += 1.;
+    for (const auto &map : level_of)
+      for (unsigned int i = 0; i < map.size(); ++i)
+        if (map[i] != numbers::invalid_dof_index)
+          recorded.local_element(i) += 1.;
     recorded.compress(VectorOperation::add);
     recorded.update_ghost_values();
     for (unsigned int l = 0; l < n_levels; ++l)
       {
         std::vector<unsigned int> global_local, level_local;
         std::vector<double>       weights;
-        for (const auto &[g, lv] : pairs[l])
-          {
-            global_local.push_back(global_partitioner->global_to_local(g));
-            level_local.push_back(partitioners[l]->global_to_local(lv));
-            weights.push_back(1. / recorded(g));
-          }
+        for (unsigned int i = 0; i < level_of[l].size(); ++i)
+          if (level_of[l][i] != numbers::invalid_dof_index)
+            {
+              global_local.push_back(i);
+              level_local.push_back(partitioners[l]->global_to_local(level_of[l][i]));
+              weights.push_back(1. / recorded.local_element(i));
+            }
         levels[l].global_indices.reinit(backend_, global_local);
         levels[l].level_indices.reinit(backend_, level_local);
         levels[l].copy_weights.reinit(backend_, weights);
