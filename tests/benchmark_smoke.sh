@@ -34,7 +34,8 @@ for dim in (2, 3):
         if measured != applies or (not measured and not r["note"]):
             print(f"{dim}d: unexpected row {r}"); bad += 1
         if measured and not (float(r["gdofs_per_s"]) > 0 and float(r["copy_gb_per_s"]) > 0
-                             and float(r["cpu_seconds"]) > 0):
+                             and float(r["cpu_seconds"]) > 0 and float(r["setup_seconds"]) > 0
+                             and float(r["bytes_per_dof"]) > 0):
             print(f"{dim}d: missing figures in {r}"); bad += 1
     print(f"{dim}d: {len(rows)} rows checked")
 sys.exit(1 if bad else 0)
