@@ -137,7 +137,7 @@ Every combination of the list options is run (cases that do not apply are report
       "device", "backend", "dim", "form", "degree", "n_q_1d", "mesh", "implementation", "conflict", "geometry",
       "cells_per_block", "layout", "what", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
       "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_threads", "cpu_seconds",
-      "cpu_gdofs_per_s", "speedup_vs_cpu", "setup_seconds", "note"};
+      "cpu_gdofs_per_s", "speedup_vs_cpu", "mesh_seconds", "setup_seconds", "bytes_per_dof", "note"};
 
     struct Output
     {
@@ -284,17 +284,19 @@ Every combination of the list options is run (cases that do not apply are report
                             row["cells_per_block"] = std::to_string(r.skipped ? k : r.cells_per_block);
                             row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
                             row["layout"] = layout;
-                            row["setup_seconds"] = fmt(problem.setup_seconds);
+                            row["mesh_seconds"] = fmt(problem.mesh_seconds);
                             for (const auto &key : {"cells", "colors", "seconds", "gdofs_per_s", "model_bytes",
                                                     "gb_per_s", "copy_gb_per_s", "roofline_fraction", "gflop_per_s",
                                                     "cg_iterations", "cpu_threads", "cpu_seconds", "cpu_gdofs_per_s",
-                                                    "speedup_vs_cpu"})
+                                                    "speedup_vs_cpu", "setup_seconds", "bytes_per_dof"})
                               row[key] = "";
                             if (!r.skipped)
                               {
                                 const double copy = copy_bandwidth(options.backend, r.bytes, options.repeat);
                                 row["cells"] = std::to_string(r.n_cells), row["colors"] = std::to_string(r.n_colors);
                                 row["seconds"]      = fmt(r.seconds, 6);
+                                row["setup_seconds"] = fmt(r.setup_seconds, 4);
+                                row["bytes_per_dof"] = fmt(r.data_bytes / n_dofs, 4);
                                 row["gdofs_per_s"]  = fmt(n_dofs / r.seconds * 1e-9);
                                 row["model_bytes"]  = fmt(r.bytes, 8);
                                 row["gb_per_s"]     = fmt(r.bytes / r.seconds * 1e-9);

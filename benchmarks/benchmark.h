@@ -96,7 +96,8 @@ namespace bench
     std::unique_ptr<dealii::Mapping<dim>>     mapping;
     dealii::DoFHandler<dim>                   dof_handler;
     dealii::AffineConstraints<double>         constraints;
-    double                                    setup_seconds = 0;
+    /// wall seconds of the mesh, DoFs and constraints (deal.II's work in a user's program)
+    double                                    mesh_seconds = 0;
 
     Problem();
     /// A box of n_1 x ... cells chosen so that FE_Q(degree) has about target_dofs DoFs,
@@ -126,6 +127,8 @@ namespace bench
     unsigned int iterations = 0;    // CG iterations timed
     std::string  implementation;    // what ran ("tp", "lm shared", "lm per-cell")
     std::string  geometry;          // what ran ("stored", "affine")
+    double       setup_seconds = 0; // the operator's reinit() and compute_diagonal(), wall
+    double       data_bytes    = 0; // MatrixFree::memory_consumption() (device memory on the GPU backend)
   };
 
   /// gpumf on Options::backend (gpumf_cases.cu).

@@ -11,7 +11,9 @@
 // (tests/step37_dealii), run in the same session (doc/performance.md).
 #include <gpumf/mg_transfer.h>
 #include <gpumf/operators.h>
+#include <gpumf/setup_profile.h>
 
+#include <deal.II/base/multithread_info.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/fe/fe_q.h>
@@ -61,11 +63,13 @@ namespace
   run(const unsigned int refinements, const unsigned int repeat, const gpumf::Backend backend)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
+    gpumf::reset_setup_profile();
     Timer          setup_timer;
     parallel::distributed::Triangulation<dim> tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                                                    parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
     GridGenerator::hyper_cube(tria, 0., 1.);
     tria.refine_global(refinements);
+    const double mesh_seconds = setup_timer.wall_time();
     const FE_Q<dim>      fe(degree);
     const MappingQ1<dim> mapping;
     DoFHandler<dim>      dof(tria);
@@ -78,6 +82,7 @@ namespace
     MGConstrainedDoFs mg_constrained_dofs;
     mg_constrained_dofs.initialize(dof);
     mg_constrained_dofs.make_zero_boundary_constraints(dof, {0});
+    const double dealii_seconds = setup_timer.wall_time() - mesh_seconds;
 
     using SystemOperator = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, double>;
     using LevelOperator  = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, float>;
@@ -109,6 +114,9 @@ namespace
       }
     gpumf::MGTransferMatrixFree<dim, float> transfer(mg_constrained_dofs);
     transfer.build(dof, partitioners, backend);
+    std::size_t gpumf_device_bytes = system.matrix_free().memory_consumption() + transfer.memory_consumption();
+    for (unsigned int level = 0; level < n_levels; ++level)
+      gpumf_device_bytes += operators[level].get_matrix_free()->memory_consumption();
 
     using Chebyshev = PreconditionChebyshev<LevelOperator, LevelVector>;
     MGLevelObject<typename Chebyshev::AdditionalData> smoother_data(0, n_levels - 1);
@@ -169,10 +177,15 @@ namespace
           parts_total += s;
         std::cout << "device " << gpumf::device_name() << ", " << Utilities::MPI::n_mpi_processes(comm)
                   << " MPI ranks; 3D FE_Q(" << degree << "), " << dof.n_dofs() << " DoFs, " << n_levels
-                  << " levels\n"
-                  << "setup " << setup << " s, solve " << best << " s (best of " << repeat << "), " << iterations
+                  << " levels, " << MultithreadInfo::n_threads() << " threads per rank\n"
+                  << "setup " << setup << " s (mesh " << mesh_seconds << " s, deal.II DoFs and constraints "
+                  << dealii_seconds << " s, gpumf " << setup - mesh_seconds - dealii_seconds << " s), solve " << best << " s (best of " << repeat << "), " << iterations
                   << " CG iterations, " << dof.n_dofs() * double(iterations) / best / 1e9
                   << " GDoF x iterations / s\n"
+                  << "gpumf set-up parts (rank 0):\n";
+        gpumf::print_setup_profile(std::cout, "  ");
+        std::cout << "gpumf data " << double(gpumf_device_bytes) / dof.n_dofs() << " bytes per DoF (MatrixFree "
+                  << "objects of all levels and the transfer; device memory on the GPU backend)\n"
                   << "V-cycle parts (last solve, summed over levels):\n";
         for (const auto &[part, s] : parts.seconds)
           std::cout << "  " << std::setw(15) << std::left << part << std::setw(10) << std::right << std::fixed
@@ -188,7 +201,8 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  // gpumf's set-up uses deal.II's threads: all cores of the node, shared by its ranks
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
   unsigned int degree = 2, refinements = 5, repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2)
     {

@@ -246,3 +246,21 @@ s|^    data_out\.add_data_vector(solution, "solution");$|    data_out.add_data_v
 # 13. One GPU per MPI rank (or the host backend, with a notice, where there is none).
 /^      Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);$/a\
       gpumf::select_device(MPI_COMM_WORLD);
+
+# 14. Threads: gpumf's set-up (MatrixFree::reinit, MGTransferMatrixFree::build) runs in deal.II's
+#     threads. deal.II's step-37 limits each rank to one thread (one rank per core); with one rank
+#     per GPU the cores of the node are shared by the ranks on it (MPI_InitFinalize's default).
+s|^      Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);$|      Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv,\
+                                                numbers::invalid_unsigned_int);|
+
+# 15. Set-up profile: with the environment variable GPUMF_SETUP_PROFILE set, step-37's own
+#     detailed timings (time_details) and gpumf's parts of them (gpumf/setup_profile.h) are
+#     printed after each "Total setup time".
+s|^                   false &&$|                   std::getenv("GPUMF_SETUP_PROFILE") \&\&|
+/^    pcout << "Total setup time               (wall) " << setup_time << "s\\n";$/a\
+    if (std::getenv("GPUMF_SETUP_PROFILE") != nullptr &&\
+        Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)\
+      gpumf::print_setup_profile(std::cout, "  gpumf ");\
+    gpumf::reset_setup_profile();
+s|^#include <gpumf/mg_transfer.h>$|&\
+#include <gpumf/setup_profile.h>|

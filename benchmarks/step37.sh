@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Time to solution of deal.II's step-37 (3D, Q2, geometric multigrid) on the CPU against its
+# gpumf port, both with step37-bench.sed, in one job (doc/performance.md, "Time to solution"):
+#
+#   benchmarks/step37.sh [cycles] [port ranks ...]
+#
+#   cycles      step-37's refinement cycles (default 6: last 2.1 million DoFs; 7: 17 million)
+#   port ranks  MPI ranks of the port, sharing the node's GPUs round robin (default 1)
+#
+# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
+# the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
+# Prints, per run: the whole program's wall time, and the last cycle's DoFs, "Total setup time"
+# and solve time; with GPUMF_SETUP_PROFILE=1 also both programs' detailed set-up timings.
+# The programs come from $GPUMF_BIN (default: build/benchmarks, built there when missing).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cycles=${1:-6}
+shift || true
+port_ranks=("${@:-1}")
+bin=${GPUMF_BIN:-$here/../build/benchmarks}
+if [ ! -x "$bin/gpumf_step37" ] || [ ! -x "$bin/dealii_step37" ]; then
+  cmake --build "$here/../build" --target gpumf_step37 dealii_step37
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GPUMF_STEP37_CYCLES=$cycles
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" # the programs write solution_*.vtu here
+
+# run <label> <log> <command...>: the command's output in <log>, its wall time appended
+run() {
+  local label=$1 log=$2
+  shift 2
+  local start end
+  start=$(date +%s.%N)
+  "$@" > "$log" 2>&1 || { cat "$log"; echo "step37.sh: $label failed"; exit 1; }
+  end=$(date +%s.%N)
+  echo "Program wall time $(python3 -c "print($end - $start)")" >> "$log"
+}
+
+summary() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+label, text = sys.argv[1], open(sys.argv[2]).read()
+dofs  = re.findall(r"Number of degrees of freedom: (\d+)", text)
+setup = re.findall(r"Total setup time\s+\(wall\) ([\d.e+-]+)s", text)
+solve = re.findall(r"Time solve \((\d+) iterations\).*?/([\d.e+-]+)s", text)
+wall  = re.findall(r"Program wall time ([\d.]+)", text)
+print(f"{label:<34} {int(dofs[-1]):>11} {float(setup[-1]):>10.3f} {float(solve[-1][1]):>10.3f} "
+      f"{solve[-1][0]:>5} {float(wall[-1]):>10.2f}")
+PY
+}
+
+cores=$(nproc)
+run "deal.II step-37, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step37"
+for ranks in "${port_ranks[@]}"; do
+  run "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step37"
+done
+if [ -n "${GPUMF_SETUP_PROFILE:-}" ]; then
+  for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done
+fi
+echo "step-37, $cycles cycles; host: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
+printf "%-34s %11s %10s %10s %5s %10s\n" program "DoFs (last)" "setup [s]" "solve [s]" its "wall [s]"
+summary "deal.II CPU MatrixFree, $cores ranks" dealii.log
+for ranks in "${port_ranks[@]}"; do
+  summary "gpumf port, $ranks rank(s)" "gpumf$ranks.log"
+done
