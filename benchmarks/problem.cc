@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "benchmark.h"
+#include "deformed_mapping.h"
 
 namespace bench
 {
@@ -76,20 +77,7 @@ namespace bench
     if (mesh == "cartesian")
       mapping = std::make_unique<MappingQ1<dim>>();
     else
-      {
-        // a smooth displacement, zero on no face: curved, non-affine cells
-        auto cache = std::make_unique<MappingQCache<dim>>(3);
-        cache->initialize(
-          MappingQ1<dim>(), tria,
-          [](const typename Triangulation<dim>::cell_iterator &, const Point<dim> &x) {
-            Point<dim> shift;
-            for (unsigned int d = 0; d < dim; ++d)
-              shift[d] = 0.03 * std::sin(numbers::PI * x[(d + 1) % dim]) * std::sin(2 * numbers::PI * x[d]);
-            return shift;
-          },
-          true);
-        mapping = std::move(cache);
-      }
+      mapping = deformed_mapping(tria);
     constraints.clear();
     VectorTools::interpolate_boundary_values(*mapping, dof_handler, 0, Functions::ZeroFunction<dim>(), constraints);
     constraints.close();

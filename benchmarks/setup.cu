@@ -6,7 +6,8 @@
 //
 // 3D box of cubes refined to about N DoFs (default 2e6) of FE_Q(degree) (default 2), degree+1
 // Gauss points, zero Dirichlet values on the boundary. cartesian: MappingQ1 (affine cells);
-// curved: a smooth displacement of the box represented by MappingQCache(3) (per-point geometry).
+// curved: the benchmarks' smooth displacement of the box (deformed_mapping.h, MappingQCache(3):
+// per-point geometry).
 // --side gpumf (default): LaplaceOperator::reinit() + compute_diagonal() on gpumf's default
 // backend with deal.II's threads (run one rank per GPU, mpirun --bind-to none), and the parts of
 // gpumf::setup_profile(); --side dealii: deal.II's MatrixFree::reinit() +
@@ -30,6 +31,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "deformed_mapping.h"
 #include "setup.h"
 
 using namespace dealii;
@@ -72,19 +74,7 @@ namespace
     if (mesh == "cartesian")
       mapping = std::make_unique<MappingQ1<dim>>();
     else
-      {
-        auto cache = std::make_unique<MappingQCache<dim>>(3);
-        cache->initialize(
-          MappingQ1<dim>(), tria,
-          [](const typename Triangulation<dim>::cell_iterator &, const Point<dim> &x) {
-            Point<dim> shift;
-            for (unsigned int d = 0; d < dim; ++d)
-              shift[d] = 0.03 * std::sin(numbers::PI * x[(d + 1) % dim]) * std::sin(2 * numbers::PI * x[d]);
-            return shift;
-          },
-          true);
-        mapping = std::move(cache);
-      }
+      mapping = bench::deformed_mapping(tria);
     const FE_Q<dim> fe(degree);
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(fe);

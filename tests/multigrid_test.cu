@@ -28,6 +28,7 @@
 #include <deal.II/multigrid/multigrid.h>
 
 #include "dealii_multigrid.h"
+#include "mg_setup.h"
 #include "test_utils.h"
 
 using namespace dealii;
@@ -54,41 +55,6 @@ namespace
       }
   }
 
-  /// Level Laplace operators of @p degree on every level, as step-37 sets them up.
-  template <int dim, int degree, typename Number>
-  void
-  make_level_operators(const DoFHandler<dim> &dof, const MGConstrainedDoFs &mg_constrained_dofs,
-                       const gpumf::Backend                                                  backend,
-                       MGLevelObject<gpumf::LaplaceOperator<dim, degree, degree + 1, 1, Number>> &operators)
-  {
-    const unsigned int n_levels = dof.get_triangulation().n_global_levels();
-    operators.resize(0, n_levels - 1);
-    for (unsigned int level = 0; level < n_levels; ++level)
-      {
-        AffineConstraints<Number> level_constraints;
-        level_constraints.reinit(DoFTools::extract_locally_relevant_level_dofs(dof, level));
-        level_constraints.add_lines(mg_constrained_dofs.get_boundary_indices(level));
-        level_constraints.close();
-        typename gpumf::MatrixFree<dim, Number>::AdditionalData data;
-        data.backend  = backend;
-        data.mg_level = level;
-        auto mf       = std::make_shared<gpumf::MatrixFree<dim, Number>>();
-        mf->reinit(MappingQ1<dim>(), dof, level_constraints, QGauss<1>(degree + 1), data);
-        operators[level].initialize(mf, mg_constrained_dofs, level);
-        operators[level].compute_diagonal();
-      }
-  }
-
-  template <typename OperatorType>
-  std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>>
-  partitioners(const MGLevelObject<OperatorType> &operators)
-  {
-    std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> result;
-    for (unsigned int l = operators.min_level(); l <= operators.max_level(); ++l)
-      result.push_back(operators[l].get_matrix_free()->get_vector_partitioner());
-    return result;
-  }
-
   /// Part 1: level operators and transfer against deal.II.
   template <int dim, int degree>
   void
@@ -110,9 +76,9 @@ namespace
     reference.reinit(MappingQ1<dim>(), dof, mg_constrained_dofs);
     using Operator = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, double>;
     MGLevelObject<Operator> operators;
-    make_level_operators<dim, degree>(dof, mg_constrained_dofs, backend, operators);
+    test::make_level_operators<dim, degree>(MappingQ1<dim>(), dof, mg_constrained_dofs, backend, false, operators);
     gpumf::MGTransferMatrixFree<dim, double> transfer(mg_constrained_dofs);
-    transfer.build(dof, partitioners(operators), backend);
+    transfer.build(dof, test::partitioners(operators), backend);
 
     using DealiiVector = typename test::DealiiMultigrid<dim>::VectorType;
     using GpuVector    = gpumf::Vector<double>;
@@ -234,7 +200,7 @@ namespace
     using Operator   = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, double>;
     using VectorType = gpumf::Vector<double>;
     MGLevelObject<Operator> operators;
-    make_level_operators<dim, degree>(dof, mg_constrained_dofs, backend, operators);
+    test::make_level_operators<dim, degree>(MappingQ1<dim>(), dof, mg_constrained_dofs, backend, false, operators);
     const Operator &op = operators[operators.max_level()];
 
     VectorType zero, rough, smooth;
@@ -314,19 +280,12 @@ namespace
     Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
     make_mesh(tria, refinements, adaptive);
-    const FE_Q<dim>     fe(degree);
-    const MappingQ1<dim> mapping;
-    DoFHandler<dim>     dof(tria);
-    dof.distribute_dofs(fe);
-    dof.distribute_mg_dofs();
+    const FE_Q<dim>           fe(degree);
+    const MappingQ1<dim>      mapping;
+    DoFHandler<dim>           dof(tria);
     AffineConstraints<double> constraints;
-    constraints.reinit(DoFTools::extract_locally_relevant_dofs(dof));
-    DoFTools::make_hanging_node_constraints(dof, constraints);
-    VectorTools::interpolate_boundary_values(mapping, dof, 0, Functions::ZeroFunction<dim>(), constraints);
-    constraints.close();
-    MGConstrainedDoFs mg_constrained_dofs;
-    mg_constrained_dofs.initialize(dof);
-    mg_constrained_dofs.make_zero_boundary_constraints(dof, {0});
+    MGConstrainedDoFs         mg_constrained_dofs;
+    test::distribute_mg_dofs(mapping, fe, dof, constraints, mg_constrained_dofs);
 
     using SystemOperator = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, double>;
     using LevelOperator  = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, float>;
@@ -337,9 +296,9 @@ namespace
     SystemOperator system;
     system.reinit(mapping, dof, constraints, QGauss<1>(degree + 1), data);
     MGLevelObject<LevelOperator> operators;
-    make_level_operators<dim, degree>(dof, mg_constrained_dofs, backend, operators);
+    test::make_level_operators<dim, degree>(MappingQ1<dim>(), dof, mg_constrained_dofs, backend, false, operators);
     gpumf::MGTransferMatrixFree<dim, float> transfer(mg_constrained_dofs);
-    transfer.build(dof, partitioners(operators), backend);
+    transfer.build(dof, test::partitioners(operators), backend);
 
     const unsigned int n_levels = tria.n_global_levels();
     using Chebyshev             = PreconditionChebyshev<LevelOperator, LevelVector>;

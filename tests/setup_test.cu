@@ -28,6 +28,7 @@
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/multigrid/mg_constrained_dofs.h>
 
+#include "mg_setup.h"
 #include "test_utils.h"
 
 using namespace dealii;
@@ -59,27 +60,9 @@ namespace
       data.use_coloring = true;
       op.reinit(mapping, dof, constraints, QGauss<1>(degree + 1), data);
       op.compute_diagonal();
-      const unsigned int n_levels = dof.get_triangulation().n_global_levels();
-      levels.resize(0, n_levels - 1);
-      std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> partitioners;
-      for (unsigned int level = 0; level < n_levels; ++level)
-        {
-          AffineConstraints<float> level_constraints;
-          level_constraints.reinit(DoFTools::extract_locally_relevant_level_dofs(dof, level));
-          level_constraints.add_lines(mg_constrained_dofs.get_boundary_indices(level));
-          level_constraints.close();
-          typename gpumf::MatrixFree<dim, float>::AdditionalData level_data;
-          level_data.backend      = backend;
-          level_data.mg_level     = level;
-          level_data.use_coloring = true;
-          auto mf                 = std::make_shared<gpumf::MatrixFree<dim, float>>();
-          mf->reinit(mapping, dof, level_constraints, QGauss<1>(degree + 1), level_data);
-          levels[level].initialize(mf, mg_constrained_dofs, level);
-          levels[level].compute_diagonal();
-          partitioners.push_back(mf->get_vector_partitioner());
-        }
+      test::make_level_operators<dim, degree>(mapping, dof, mg_constrained_dofs, backend, true, levels);
       transfer = std::make_unique<gpumf::MGTransferMatrixFree<dim, float>>(mg_constrained_dofs);
-      transfer->build(dof, partitioners, backend);
+      transfer->build(dof, test::partitioners(levels), backend);
       MultithreadInfo::set_thread_limit(1);
     }
   };
@@ -274,19 +257,12 @@ namespace
       if (cell->is_locally_owned() && cell->center()[0] < 0 && (curved || cell->center()[1] < 0))
         cell->set_refine_flag();
     tria.execute_coarsening_and_refinement();
-    const MappingQ<dim> mapping(curved ? 3 : 1);
-    const FE_Q<dim>     fe(degree);
-    DoFHandler<dim>     dof(tria);
-    dof.distribute_dofs(fe);
-    dof.distribute_mg_dofs();
+    const MappingQ<dim>       mapping(curved ? 3 : 1);
+    const FE_Q<dim>           fe(degree);
+    DoFHandler<dim>           dof(tria);
     AffineConstraints<double> constraints;
-    constraints.reinit(DoFTools::extract_locally_relevant_dofs(dof));
-    DoFTools::make_hanging_node_constraints(dof, constraints);
-    VectorTools::interpolate_boundary_values(mapping, dof, 0, Functions::ZeroFunction<dim>(), constraints);
-    constraints.close();
-    MGConstrainedDoFs mg_constrained_dofs;
-    mg_constrained_dofs.initialize(dof);
-    mg_constrained_dofs.make_zero_boundary_constraints(dof, {0});
+    MGConstrainedDoFs         mg_constrained_dofs;
+    test::distribute_mg_dofs(mapping, fe, dof, constraints, mg_constrained_dofs);
 
     const Setup<dim> one(mapping, dof, constraints, mg_constrained_dofs, backend, 1);
     const Setup<dim> two(mapping, dof, constraints, mg_constrained_dofs, backend, 2);
