@@ -25,7 +25,8 @@
  * the size of CG's algebraic error (L2 errors near 1e-9 at degrees 3 and 4) do the L2 errors
  * part, as both are then mostly the algebraic error.
  *
- * Each cycle's line: the mesh (cells, DoFs), the CG iterations and the errors of each solver,
+ * Each cycle's line: the mesh (cells, DoFs), the CG iterations, the errors and the wall seconds
+ * of set-up and solve (s: operator set-up, diagonal, right-hand side moves and CG) of each solver,
  * and the observed convergence rates with respect to the number of DoFs N: the slope of
  * log(error) over log(N) between this cycle and the previous. Adaptive refinement recovers the
  * rates of a smooth solution, N^{-(p+1)/dim} in L2 and N^{-p/dim} in H1, where uniform
@@ -227,7 +228,7 @@ namespace adaptive
     for (const std::string name : {"gpumf", "deal.II"})
       if ((name == "gpumf" && options.gpumf) || (name == "deal.II" && options.dealii))
         line << std::setw(13) << "its(" + name + ")" << std::setw(15) << "L2(" + name + ")" << std::setw(15)
-             << "H1(" + name + ")";
+             << "H1(" + name + ")" << std::setw(13) << "s(" + name + ")";
     if (options.gpumf && options.dealii)
       line << std::setw(10) << "rel.diff";
     line << std::setw(10) << "rate(L2)" << std::setw(10) << "rate(H1)";
@@ -274,7 +275,8 @@ namespace adaptive
             errors = gpumf_errors = problem.compute_errors(solution);
             gpumf_seconds += result.seconds;
             line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6)
-                 << std::setw(15) << errors.l2 << std::setw(15) << errors.h1 << std::defaultfloat;
+                 << std::setw(15) << errors.l2 << std::setw(15) << errors.h1 << std::defaultfloat
+                 << std::setprecision(4) << std::setw(13) << result.seconds;
           }
         if (options.dealii)
           {
@@ -283,7 +285,8 @@ namespace adaptive
             const Errors       dealii_errors = problem.compute_errors(dealii_solution);
             dealii_seconds += result.seconds;
             line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6)
-                 << std::setw(15) << dealii_errors.l2 << std::setw(15) << dealii_errors.h1;
+                 << std::setw(15) << dealii_errors.l2 << std::setw(15) << dealii_errors.h1 << std::defaultfloat
+                 << std::setprecision(4) << std::setw(13) << result.seconds;
             if (options.gpumf)
               {
                 // relative difference of the two solvers' errors, the larger of L2 and H1
@@ -327,7 +330,8 @@ int
 main(int argc, char **argv)
 {
   using namespace dealii;
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  // gpumf's set-up runs in deal.II's threads: all cores of the node, shared by its ranks
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
   try
     {
       const MPI_Comm           comm    = MPI_COMM_WORLD;
