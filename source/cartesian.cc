@@ -82,6 +82,30 @@ namespace gpumf
       return result;
     }
 
+    template <int dim>
+    std::vector<std::vector<unsigned int>>
+    parity_colors(const std::vector<std::array<long, dim>> &coordinates)
+    {
+      std::vector<std::vector<unsigned int>> parity(1u << dim);
+      for (unsigned int c = 0; c < coordinates.size(); ++c)
+        {
+          unsigned int color = 0;
+          for (unsigned int d = 0; d < dim; ++d)
+            color |= unsigned(coordinates[c][d] & 1) << d;
+          parity[color].push_back(c);
+        }
+      std::vector<std::vector<unsigned int>> colors;
+      for (auto &color : parity)
+        if (!color.empty())
+          colors.push_back(std::move(color));
+      return colors;
+    }
+
+    template std::vector<std::vector<unsigned int>>
+    parity_colors<2>(const std::vector<std::array<long, 2>> &);
+    template std::vector<std::vector<unsigned int>>
+    parity_colors<3>(const std::vector<std::array<long, 3>> &);
+
     template std::vector<std::array<long, 2>>
     cartesian_coordinates<2>(const Triangulation<2> &, const std::vector<typename Triangulation<2>::cell_iterator> &);
     template std::vector<std::array<long, 3>>

@@ -304,17 +304,7 @@ namespace gpumf
       {
         // two cells of equal coordinate parities are two cells apart: no shared vertex
         strategy = ConflictStrategy::cartesian_coloring;
-        std::vector<std::vector<unsigned int>> parity(1u << dim);
-        for (unsigned int c = 0; c < cells.size(); ++c)
-          {
-            unsigned int color = 0;
-            for (unsigned int d = 0; d < dim; ++d)
-              color |= unsigned(coordinates[c][d] & 1) << d;
-            parity[color].push_back(c);
-          }
-        for (auto &color : parity)
-          if (!color.empty())
-            colors.push_back(std::move(color));
+        colors   = internal::parity_colors<dim>(coordinates);
       }
     else if (use_coloring)
       {
@@ -405,7 +395,7 @@ namespace gpumf
     // range writes them when per-point storage is asked for or a curved cell was seen before it
     // started; if the mesh turns out not affine, the other ranges are computed again. A range's
     // values do not depend on when it ran (its own FEValues), so neither does the result.
-    constexpr unsigned int     range = 512;
+    constexpr unsigned int     range = internal::parallel_range;
     std::vector<unsigned char> range_has_points((n_cells + range - 1) / range, 0);
     std::atomic<bool>          seen_curved{additional_data.geometry == G::per_point};
     const auto geometry = [&](const unsigned int begin, const unsigned int end, const bool first_pass) {
@@ -470,8 +460,9 @@ namespace gpumf
       if (first_pass)
         range_has_points[begin / range] = per_point;
     };
-    internal::parallel_for(
-      n_cells, [&](const unsigned int begin, const unsigned int end) { geometry(begin, end, true); }, range);
+    internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
+      geometry(begin, end, true);
+    });
 
     // Geometry per point, or per cell where every cell is a parallelepiped (constant Jacobian).
     const auto first_curved = std::find(curved.begin(), curved.end(), 1);
@@ -482,13 +473,10 @@ namespace gpumf
                                 "GeometryStorage::per_point or automatic."));
     affine = additional_data.geometry != G::per_point && first_curved == curved.end();
     if (!affine)
-      internal::parallel_for(
-        n_cells,
-        [&](const unsigned int begin, const unsigned int end) {
-          if (!range_has_points[begin / range])
-            geometry(begin, end, false);
-        },
-        range);
+      internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
+        if (!range_has_points[begin / range])
+          geometry(begin, end, false);
+      });
 
     section.next("MatrixFree::reinit: copies to the backend");
     local_to_global.reinit(backend_, host_indices.get(), std::size_t(n_cells) * dofs_per_cell);

@@ -254,7 +254,6 @@ namespace gpumf
       std::vector<typename Triangulation<dim>::cell_iterator> cells;
       std::vector<types::global_dof_index>                     coarse, fine;
       std::vector<unsigned char>                               dirichlet;
-      unsigned int                                             count = 0;
     };
     const unsigned int   coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
     std::vector<Parents>  parents(n_levels);
@@ -278,11 +277,10 @@ namespace gpumf
         for (const auto &cell : dof.mg_cell_iterators_on_level(l - 1))
           if (cell->has_children() && cell->is_locally_owned_on_level())
             p.cells.emplace_back(cell);
-        p.count = p.cells.size();
-        p.coarse.resize(std::size_t(p.count) * coarse_per_parent);
+        p.coarse.resize(p.cells.size() * coarse_per_parent);
         p.dirichlet.resize(p.coarse.size());
-        p.fine.resize(std::size_t(p.count) * fine_per_parent);
-        internal::parallel_for(p.count, [&](const unsigned int begin, const unsigned int end) {
+        p.fine.resize(p.cells.size() * fine_per_parent);
+        internal::parallel_for(p.cells.size(), [&](const unsigned int begin, const unsigned int end) {
           std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
           for (unsigned int c = begin; c < end; ++c)
             {
@@ -341,10 +339,11 @@ namespace gpumf
     levels.resize(n_levels);
     for (unsigned int l = 1; l < n_levels; ++l)
       {
-        const Parents &p = parents[l];
+        const Parents &    p         = parents[l];
+        const unsigned int n_parents = p.cells.size();
         // local indices of the patches (parent order), in threads
         std::vector<unsigned int> coarse_patch(p.coarse.size()), fine_patch(p.fine.size());
-        internal::parallel_for(p.count, [&](const unsigned int begin, const unsigned int end) {
+        internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
           for (std::size_t k = std::size_t(begin) * coarse_per_parent; k < std::size_t(end) * coarse_per_parent; ++k)
             coarse_patch[k] = p.dirichlet[k] ? internal::no_dof : partitioners[l - 1]->global_to_local(p.coarse[k]);
           for (std::size_t k = std::size_t(begin) * fine_per_parent; k < std::size_t(end) * fine_per_parent; ++k)
@@ -352,7 +351,7 @@ namespace gpumf
         });
         // how many parents (of all ranks) have each fine DoF in their patch
         LinearAlgebra::distributed::Vector<double> touch(partitioners[l]);
-        for (unsigned int c = 0; c < p.count; ++c)
+        for (unsigned int c = 0; c < n_parents; ++c)
           for (unsigned int j = 0; j < n_fine; ++j)
             touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]) += 1.;
         touch.compress(VectorOperation::add);
@@ -365,24 +364,15 @@ namespace gpumf
         const auto                coordinates = internal::cartesian_coordinates<dim>(tria, p.cells);
         if (!coordinates.empty())
           {
-            std::vector<std::vector<unsigned int>> parity(1u << dim);
-            for (unsigned int c = 0; c < p.count; ++c)
+            for (const auto &color : internal::parity_colors<dim>(coordinates))
               {
-                unsigned int color = 0;
-                for (unsigned int d = 0; d < dim; ++d)
-                  color |= unsigned(coordinates[c][d] & 1) << d;
-                parity[color].push_back(c);
+                order.insert(order.end(), color.begin(), color.end());
+                level.color_start.push_back(order.size());
               }
-            for (const auto &color : parity)
-              if (!color.empty())
-                {
-                  order.insert(order.end(), color.begin(), color.end());
-                  level.color_start.push_back(order.size());
-                }
           }
-        else if (p.count > 0)
+        else if (n_parents > 0)
           {
-            std::vector<unsigned int> positions(p.count);
+            std::vector<unsigned int> positions(n_parents);
             std::iota(positions.begin(), positions.end(), 0u);
             using Iterator    = std::vector<unsigned int>::const_iterator;
             const auto colors = GraphColoring::make_graph_coloring(
@@ -402,8 +392,8 @@ namespace gpumf
         // the patches in color order, with the weights 1/touch of the 3^dim classes of patch points
         const unsigned int  n_classes = Utilities::pow(3u, dim);
         std::vector<unsigned int> coarse_local(p.coarse.size()), fine_local(p.fine.size());
-        std::vector<Number>       weights(std::size_t(p.count) * n_classes);
-        internal::parallel_for(p.count, [&](const unsigned int begin, const unsigned int end) {
+        std::vector<Number>       weights(std::size_t(n_parents) * n_classes);
+        internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
           for (unsigned int position = begin; position < end; ++position)
             {
               const unsigned int c = order[position];

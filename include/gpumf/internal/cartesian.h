@@ -27,6 +27,15 @@ namespace gpumf
     std::vector<std::array<long, dim>>
     cartesian_coordinates(const dealii::Triangulation<dim> &                                   tria,
                           const std::vector<typename dealii::Triangulation<dim>::cell_iterator> &cells);
+
+    /**
+     * The positions 0, 1, ... of @p coordinates grouped by the parity of their coordinates, one
+     * group per parity pattern that occurs (at most 2^dim, in the order of the pattern's bits):
+     * two cells of one group are two cells apart in some direction and share no vertex.
+     */
+    template <int dim>
+    std::vector<std::vector<unsigned int>>
+    parity_colors(const std::vector<std::array<long, dim>> &coordinates);
   } // namespace internal
 } // namespace gpumf
 
