@@ -35,8 +35,9 @@ Every combination of the list options is run (cases that do not apply are report
   --geometry LIST        stored,affine (default stored): per quadrature point, or one Jacobian
                          per cell with JxW computed in the kernel (cartesian mesh only)
   --cells-per-block LIST 0 (automatic) or fixed counts, e.g. 0,1 (default 0)
-  --layouts LIST         points,columns (default points): 3D sum factorization with a thread per
-                         point up to n_q = 10 (the ready operators) or a column of points per thread
+  --layouts LIST         ready,points (default ready): the ready operator's kernel (3D: register-
+                         tiled, a column of points per thread) or FEEvaluation with a thread per point
+                         up to n_q = 10 (user functors; the ready operators before issue #13)
   --what LIST            vmult,cg,cg-fused (default vmult): the operator alone, deal.II's SolverCG
                          with Jacobi on gpumf vectors, gpumf::SolverCG (fused vector updates)
   --repeat N             timed runs per case after one warm-up, median reported (default 20;
@@ -216,7 +217,7 @@ Every combination of the list options is run (cases that do not apply are report
       const auto meshes = split(get("mesh", "cartesian"));
       const auto impls = split(get("implementations", "tp")), conflicts = split(get("conflicts", "atomics")),
                  geometries = split(get("geometry", "stored")), whats = split(get("what", "vmult")),
-                 layouts = split(get("layouts", "points"));
+                 layouts = split(get("layouts", "ready"));
       std::vector<unsigned int> cells_per_block;
       for (const auto &k : split(get("cells-per-block", "0")))
         cells_per_block.push_back(std::stoul(k));
@@ -231,7 +232,7 @@ Every combination of the list options is run (cases that do not apply are report
       for (const auto &w : whats)
         check_choice("--what", w, {"vmult", "cg", "cg-fused"});
       for (const auto &l : layouts)
-        check_choice("--layouts", l, {"columns", "points"});
+        check_choice("--layouts", l, {"ready", "points"});
 
       const std::string device = options.backend == gpumf::Backend::cuda ? gpumf::device_name() :
                                                                            "host backend (1 thread): " + cpu_name();

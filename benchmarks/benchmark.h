@@ -78,9 +78,9 @@ namespace bench
     std::string geometry = "stored";
     /// cells per CUDA block, 0 = automatic
     unsigned int cells_per_block = 0;
-    /// 3D thread layout of sum factorization: "points" (a thread per point up to n_q = 10,
-    /// what the ready operators use) or "columns" (a column of points per thread at every degree)
-    std::string layout = "points";
+    /// Sum factorization kernel: "ready" (the ready operator's: register-tiled in 3D) or "points"
+    /// (FEEvaluation with a thread per point up to n_q = 10, as user functors run)
+    std::string layout = "ready";
     /// "vmult", "cg" (deal.II's SolverCG + Jacobi on gpumf vectors) or "cg-fused" (gpumf::SolverCG + Jacobi)
     std::string what = "vmult";
   };

@@ -64,10 +64,10 @@ namespace bench
           result.note    = "affine geometry needs the cartesian mesh";
           return result;
         }
-      if ((c.conflict == "none" || c.layout == "columns") && c.implementation == "lm")
+      if ((c.conflict == "none" || c.layout == "points") && c.implementation == "lm")
         {
           result.skipped = true;
-          result.note    = "the unprotected and thread-per-point variants are measured for sum factorization only";
+          result.note    = "the unprotected and FEEvaluation variants are measured for sum factorization only";
           return result;
         }
       // set-up as a user's program does it: the operator and its diagonal (for Jacobi)
@@ -82,15 +82,16 @@ namespace bench
       result.data_bytes      = mf.memory_consumption();
       result.n_cells         = mf.n_cells();
       result.n_colors        = mf.n_colors();
-      // the ready operator's cell functor (a thread per point) and the column-per-thread variant
-      using Points  = typename Operator::CellOperator;
-      using Columns = gpumf::internal::CoefficientCellOperator<dim, degree, n_q, 1, double, values, gradients, true>;
-      static_assert(!Points::thread_per_column, "the ready operators use a thread per point");
+      // the ready operator's cell functor (register-tiled in 3D) and FEEvaluation with a thread
+      // per point (the path of user functors; the ready operators' kernel before issue #13)
+      using Ready  = typename Operator::CellOperator;
+      using Points = gpumf::internal::CoefficientCellOperator<dim, degree, n_q, 1, double, values, gradients, false>;
       result.cells_per_block = c.layout == "points" ? mf.cells_per_block(gpumf::internal::layout_of<dim, Points>()) :
-                                                      mf.cells_per_block(gpumf::internal::layout_of<dim, Columns>());
+                                                      mf.cells_per_block(gpumf::internal::layout_of<dim, Ready>());
       result.geometry        = mf.has_affine_geometry() ? "affine" : "stored";
 
-      gpumf::CellTraffic traffic{dim, degree, n_q, 1, values, gradients, 0, mf.has_affine_geometry()};
+      gpumf::CellTraffic traffic{dim,       degree, n_q, 1, values, gradients, 0, mf.has_affine_geometry(),
+                                 c.layout == "ready" && Ready::thread_per_column};
       const double       n_dofs = problem.dof_handler.n_dofs();
       if (const auto *lm = op.local_matrix_operator())
         {
@@ -113,33 +114,28 @@ namespace bench
       if (c.what == "vmult")
         {
           std::function<void()> apply = [&]() { op.vmult(y, x); };
+          const auto            loop  = [&](const auto &functor) {
+            return [&, functor]() {
+              y = 0.;
+              mf.cell_loop(functor, x, y);
+              mf.add_constrained_values(x, y);
+            };
+          };
           if (c.conflict == "none" && c.layout == "points")
-            apply = [&]() {
-              y = 0.;
-              mf.cell_loop(Unprotected<Points, dim>{{nullptr, nullptr}}, x, y);
-              mf.add_constrained_values(x, y);
-            };
+            apply = loop(Unprotected<Points, dim>{{nullptr, nullptr}});
           else if (c.conflict == "none")
-            apply = [&]() {
-              y = 0.;
-              mf.cell_loop(Unprotected<Columns, dim>{{nullptr, nullptr}}, x, y);
-              mf.add_constrained_values(x, y);
-            };
-          else if (c.layout == "columns")
-            apply = [&]() {
-              y = 0.;
-              mf.cell_loop(Columns{nullptr, nullptr}, x, y);
-              mf.add_constrained_values(x, y);
-            };
+            apply = loop(Unprotected<Ready, dim>{op.cell_operator()});
+          else if (c.layout == "points")
+            apply = loop(Points{nullptr, nullptr});
           result.seconds = median_seconds(options.backend, options.repeat, apply);
           return result;
         }
 
       // CG with Jacobi, a fixed number of iterations (the tolerance is never met)
-      if (c.layout == "columns")
+      if (c.layout == "points")
         {
           result.skipped = true;
-          result.note    = "CG runs the ready operator (layout points)";
+          result.note    = "CG runs the ready operator (layout ready)";
           return result;
         }
       mf.set_constrained_values(0., x);

@@ -11,7 +11,7 @@ run() { local name=$1; shift; echo "== $name: $*"; "$bench" "$@" --csv "$out/$na
 for part in $parts; do
   case $part in
     # every degree, stored and affine geometry, ~4M DoFs (no cliff from degree 1 to 15)
-    degrees) run degrees --forms bp5,bp3 --degrees 1-15 --dofs 4e6 --geometry stored,affine --layouts columns,points \
+    degrees) run degrees --forms bp5,bp3 --degrees 1-15 --dofs 4e6 --geometry stored,affine --layouts ready,points \
                --cpu-threads 0 ;;
     # the targets: >= 20M DoFs, degrees 4-8, stored and affine geometry, vs deal.II on all host cores
     targets) run targets --forms bp1,bp3,bp5 --degrees 4,6,8 --dofs 2e7 --geometry stored,affine --repeat 10 ;;

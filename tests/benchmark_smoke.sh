@@ -12,7 +12,7 @@ trap 'rm -rf "$out"' EXIT
 for dim in 2 3; do
   "$bench" --backend "$backend" --dim $dim --forms bp1,bp3,bp5,helmholtz --degrees 1,2 --dofs 300 \
     --mesh cartesian,deformed --implementations tp,lm --conflicts atomics,coloring,none \
-    --geometry stored,affine --cells-per-block 0,1 --layouts columns,points --what vmult,cg,cg-fused --repeat 2 --cg-iterations 3 \
+    --geometry stored,affine --cells-per-block 0,1 --layouts ready,points --what vmult,cg,cg-fused --repeat 2 --cg-iterations 3 \
     --cpu-threads 1 --csv "$out/$dim.csv" --json "$out/$dim.json" > "$out/$dim.log"
 done
 python3 - "$out" <<'PY'
@@ -29,8 +29,8 @@ for dim in (2, 3):
     for r in rows:
         measured = r["seconds"] != ""
         applies = not (r["geometry"] == "affine" and r["mesh"] == "deformed") and \
-                  not ((r["conflict"] == "none" or r["layout"] == "columns") and r["implementation"].startswith("lm")) and \
-                  not (r["layout"] == "columns" and r["what"] != "vmult")
+                  not ((r["conflict"] == "none" or r["layout"] == "points") and r["implementation"].startswith("lm")) and \
+                  not (r["layout"] == "points" and r["what"] != "vmult")
         if measured != applies or (not measured and not r["note"]):
             print(f"{dim}d: unexpected row {r}"); bad += 1
         if measured and not (float(r["gdofs_per_s"]) > 0 and float(r["copy_gb_per_s"]) > 0

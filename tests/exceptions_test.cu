@@ -3,6 +3,7 @@
 // another degree, vectors of another partitioner or backend, the CUDA backend without a
 // GPU, and (with a GPU) device out-of-memory, after which the program goes on.
 #include <gpumf/internal/memory.h>
+#include <gpumf/operators.h>
 
 #include <deal.II/fe/fe_dgq.h>
 #include <deal.II/fe/fe_q.h>
@@ -166,6 +167,13 @@ main(int argc, char **argv)
     expect_throw<gpumf::ExcNotSupported>(checker, "an FEEvaluation with thread_per_column in a functor without it is rejected",
                                          "static constexpr bool thread_per_column = true;",
                                          [&] { mf.cell_loop(ColumnsWithoutTrait{}, src, dst); });
+    using Laplace = gpumf::LaplaceOperator<3, 2, 3>;
+    expect_throw<gpumf::ExcNotSupported>(checker, "a 3D ready cell functor without its 1D matrices is rejected",
+                                         "CellOperator::make(matrix_free, a, kappa)",
+                                         [&] { mf.cell_loop(Laplace::CellOperator{nullptr, nullptr}, src, dst); });
+    src = 1.;
+    mf.cell_loop(Laplace::CellOperator::make(mf, nullptr, nullptr), src, dst);
+    checker.check(dst.l2_norm() < 1e-10, "the same functor made by make() runs: the Laplacian of a constant is zero");
     data.geometry = gpumf::MatrixFree<3, double>::GeometryStorage::affine;
     expect_throw<gpumf::ExcNotSupported>(checker, "affine geometry on a curved mesh is rejected",
                                          "GeometryStorage::affine needs parallelepiped cells",

@@ -10,6 +10,7 @@ s|^#include <deal.II/multigrid/mg_transfer_matrix_free.h>|#include <gpumf/mg_tra
 s|^#include <deal.II/matrix_free/matrix_free.h>|#include <gpumf/matrix_free.h>|
 s|^#include <deal.II/matrix_free/operators.h>|#include <gpumf/operator_base.h>|
 s|^#include <deal.II/matrix_free/fe_evaluation.h>|#include <gpumf/fe_evaluation.h>\
+#include <gpumf/operators.h>\
 #include <gpumf/vector.h>\
 \
 #include <deal.II/dofs/dof_tools.h>\
@@ -41,12 +42,14 @@ s|^\( *const unsigned int /\*component\*/)\) const$|\1|
 s|return 1\. / (0\.05 + 2\. \* p\.square());|return 1. / (0.05 + 2. * p.norm_square());|
 
 # 6. LaplaceOperator: the cell work of local_apply() and local_compute_diagonal() moves into a
-#    device functor (7, 8); the member functions go, the coefficient table becomes an array on
-#    the device (one entry per quadrature point of each cell).
+#    device functor (7, 8), a member; the member functions go, the coefficient table becomes an
+#    array on the device (one entry per quadrature point of each cell).
 /^      const gpumf::Vector<number> &src) const override;$/,/^    Table<2, VectorizedArray<number>> coefficient;$/c\
       const gpumf::Vector<number> &src) const override;\
 \
-    gpumf::Vector<number> coefficient;
+    gpumf::Vector<number> coefficient;\
+    // the cell work (8), made with the coefficient in evaluate_coefficient()\
+    typename gpumf::LaplaceOperator<dim, fe_degree, fe_degree + 1, 1, number>::CellOperator cell_operator;
 s|^    coefficient\.reinit(0, 0);$|    coefficient.reinit(0);|
 
 # 7. evaluate_coefficient(): a functor fills the coefficient at every quadrature point on the
@@ -82,70 +85,22 @@ s|^    coefficient\.reinit(0, 0);$|    coefficient.reinit(0);|
     using Functor = CoefficientFunctor<dim, fe_degree, number>;\
     coefficient.reinit(this->data->n_cells() * Functor::n_q_points);\
     this->data->evaluate_coefficients(Functor{coefficient.get_values()});\
+    cell_operator = decltype(cell_operator)::make(\
+      *this->data, nullptr, coefficient.get_values());\
   }
 
-# 8. local_apply() and local_compute_diagonal() as one device functor: its first operator() is
-#    local_apply() on one cell (for gpumf::MatrixFree::cell_loop()), its second adds column i
-#    of the cell matrix to the diagonal (for diagonal_loop(); set_unit_dof_values(i) instead of
-#    the loop over unit vectors); deal.II's EvaluationFlags::gradients is (false, true).
+# 8. local_apply() and local_compute_diagonal(): one device functor, gpumf's ready Laplace cell
+#    operation (LaplaceCellOperator, a member made in (7) with the coefficient per quadrature
+#    point in local_q_point_id() order): its first operator() is local_apply() on one cell (read,
+#    gradients, coefficient times gradient, integrate, distribute; for gpumf::MatrixFree::
+#    cell_loop()), its second adds column i of the cell matrix to the diagonal (for
+#    diagonal_loop()). In 3D it runs register-tiled on the GPU (doc/performance.md); the same
+#    work written with gpumf::FEEvaluation compiles and runs on the slower general path.
 /^  void LaplaceOperator<dim, fe_degree, number>::local_apply($/,/^  }$/c\
-  struct LaplaceCellOperator\
-  {\
-    using FEEval = gpumf::FEEvaluation<dim, fe_degree, fe_degree + 1, 1, number>;\
-\
-    static constexpr unsigned int n_dofs_1d    = fe_degree + 1;\
-    static constexpr unsigned int n_local_dofs = FEEval::tensor_dofs_per_cell;\
-    static constexpr unsigned int n_q_points   = FEEval::n_q_points;\
-\
-    const number *coefficient;\
-\
-    // local_apply(): dst += A src on one cell\
-    __host__ __device__ void\
-    operator()(const unsigned int                                    cell,\
-               const typename gpumf::MatrixFree<dim, number>::Data *data,\
-               gpumf::SharedData<dim, number> *                      shared,\
-               const number *                                        src,\
-               number *                                              dst) const\
-    {\
-      FEEval phi(cell, data, shared);\
-      phi.read_dof_values(src);\
-      phi.evaluate(false, true);\
-      quadrature_point_operation(phi, cell, data);\
-      phi.integrate(false, true);\
-      phi.distribute_local_to_global(dst);\
-    }\
-\
-    // local_compute_diagonal(): column i of the cell matrix, its entry i added to diagonal\
-    __host__ __device__ void\
-    operator()(const unsigned int                                    cell,\
-               const typename gpumf::MatrixFree<dim, number>::Data *data,\
-               gpumf::SharedData<dim, number> *                      shared,\
-               const unsigned int                                    i,\
-               number *                                              diagonal) const\
-    {\
-      FEEval phi(cell, data, shared);\
-      phi.set_unit_dof_values(i);\
-      phi.evaluate(false, true);\
-      quadrature_point_operation(phi, cell, data);\
-      phi.integrate(false, true);\
-      phi.distribute_local_diagonal(i, diagonal);\
-    }\
-\
-    // the coefficient times the gradient, at each quadrature point\
-    __host__ __device__ void quadrature_point_operation(\
-      FEEval &                                              phi,\
-      const unsigned int                                    cell,\
-      const typename gpumf::MatrixFree<dim, number>::Data *data) const\
-    {\
-      phi.apply_for_each_quad_point([&](FEEval *p, const unsigned int q) {\
-        const unsigned int point = gpumf::local_q_point_id<dim, number>(\
-          cell, data, n_dofs_1d, n_q_points, q);\
-        p->submit_gradient(coefficient[point] * p->get_gradient(q), q);\
-      });\
-    }\
-  };
+  using LaplaceCellOperator =\
+    typename gpumf::LaplaceOperator<dim, fe_degree, fe_degree + 1, 1, number>::CellOperator;
 s|^    this->data->cell_loop(&LaplaceOperator::local_apply, this, dst, src);$|    this->data->cell_loop(\
-      LaplaceCellOperator<dim, fe_degree, number>{coefficient.get_values()},\
+      cell_operator,\
       src,\
       dst);|
 
@@ -156,7 +111,7 @@ s|^    this->data->cell_loop(&LaplaceOperator::local_apply, this, dst, src);$|  
     gpumf::Vector<number> diagonal;\
     this->data->initialize_dof_vector(diagonal);\
     this->data->diagonal_loop(\
-      LaplaceCellOperator<dim, fe_degree, number>{coefficient.get_values()},\
+      cell_operator,\
       diagonal);\
     this->set_diagonal(std::move(diagonal));\
   }

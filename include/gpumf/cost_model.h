@@ -7,8 +7,10 @@
  * @verbatim
  *   tensor product  bytes: 16 n_c p^dim (src, dst; shared DoFs counted once) + 4 n (indices)
  *                          + 8 G (geometry: Q (dim^2 + 1) with gradients, Q without; per point,
- *                                 or dim^2 + 1 resp. 1 per cell for affine geometry)
- *                          + 8 Q n_coefficients (kappa, a)
+ *                                 or dim^2 + 1 resp. 1 per cell for affine geometry;
+ *                                 merged (3D ready operators, per point): Q (dim (dim+1)/2
+ *                                 with gradients + 1 with values), coefficients included)
+ *                          + 8 Q n_coefficients (kappa, a; not with merged geometry)
  *                   flops: 2 n_c sum_d n_q^(d+1) (p+1)^(dim-d) there and back (interpolation)
  *                          + 4 n_c dim Q n_q (collocation gradients there and back) + pointwise work
  *   local matrix    bytes: 16 n_c p^dim + 4 n + 8 n^2 (per-cell matrices; 0 when shared)
@@ -53,6 +55,9 @@ namespace gpumf
     unsigned int n_coefficients = 0;
     /// geometry per cell (one inverse Jacobian and determinant) instead of per point
     bool         affine_geometry = false;
+    /// per point: the symmetric kappa JxW J^{-1} J^{-T} and a JxW, coefficients merged in
+    /// (the register-tiled kernel of the 3D ready operators), instead of J^{-1}, JxW and coefficients
+    bool         merged_geometry = false;
     unsigned int number_bytes    = 8;
 
     double
@@ -74,7 +79,11 @@ namespace gpumf
     geometry_numbers() const
     {
       const double per_point = with_gradients ? dim * dim + 1. : 1.;
-      return affine_geometry ? per_point : per_point * std::pow(double(n_q_1d), dim);
+      if (affine_geometry)
+        return per_point;
+      if (merged_geometry)
+        return ((with_gradients ? dim * (dim + 1) / 2. : 0.) + (with_values ? 1. : 0.)) * std::pow(double(n_q_1d), dim);
+      return per_point * std::pow(double(n_q_1d), dim);
     }
 
     /// Bytes the tensor-product operator must move per cell beyond the vectors: DoF
@@ -82,7 +91,8 @@ namespace gpumf
     double
     tensor_product_cell_bytes() const
     {
-      return 4 * dofs() + number_bytes * (geometry_numbers() + n_coefficients * std::pow(double(n_q_1d), dim));
+      const double coefficients = merged_geometry && !affine_geometry ? 0. : n_coefficients;
+      return 4 * dofs() + number_bytes * (geometry_numbers() + coefficients * std::pow(double(n_q_1d), dim));
     }
 
     /// Flops of sum factorization as gpumf runs it: interpolation to the points one

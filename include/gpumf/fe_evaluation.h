@@ -41,9 +41,10 @@ namespace gpumf
    * @p thread_per_column_ (gpumf's extension, 3D): each thread owns a column of points along z
    * at every degree, the 2D thread blocks of high-order GPU kernels; the functor that creates
    * the FEEvaluation declares `static constexpr bool thread_per_column = true;` so that the
-   * loops launch that layout, and uses the point-indexed interface. Measured slower than a
-   * thread per point at most degrees up to n_q = 10 (doc/performance.md), so the ready-made
-   * operators keep a thread per point.
+   * loops launch that layout, and uses the point-indexed interface. Through FEEvaluation
+   * (every operand of the contractions in shared memory) it measured slower than a thread per
+   * point at most degrees up to n_q = 10 (doc/performance.md); the ready-made operators use
+   * this layout with their own register-tiled kernel (internal/tensor_product_kernels.cuh).
    *
    * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
    * quadrature-point work, integrate(), distribute_local_to_global() (or
@@ -579,16 +580,7 @@ namespace gpumf
     __host__ __device__ void
     add(Number *dst, const unsigned int index, const Number value) const
     {
-      if (index == internal::no_dof || !shared.writes)
-        return;
-#ifdef __CUDA_ARCH__
-      if (!data.use_coloring)
-        {
-          atomicAdd(&dst[index], value);
-          return;
-        }
-#endif
-      dst[index] += value;
+      internal::add_value(dst, index, value, !data.use_coloring, shared.writes);
     }
 
     __host__ __device__ Number *

@@ -10,6 +10,7 @@
 
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/internal/diagonal.h>
+#include <gpumf/internal/tensor_product_kernels.cuh>
 #include <gpumf/local_matrix_operator.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/operator_base.h>
@@ -28,15 +29,19 @@ namespace gpumf
      * The cell operation of CoefficientOperator: a cell_loop() functor (apply) and a
      * diagonal_loop() functor (one column of the cell matrix). Coefficients are arrays over
      * all quadrature points (local_q_point_id order); nullptr stands for 1.
+     *
+     * With @p columns (the ready operators in 3D) a thread owns a column of points; on the
+     * GPU the cell operation then runs register-tiled (internal/tensor_product_kernels.cuh),
+     * reading the merged geometry @p metric on curved meshes. Without, and on the host, it
+     * runs FEEvaluation (a thread per point up to n_q = 10 without @p columns): the host
+     * reference, and the path of user functors the benchmark compares with.
      */
     template <int dim, int fe_degree, int n_q_points_1d, int n_components_, typename Number, bool with_values,
-              bool with_gradients, bool columns = false>
+              bool with_gradients, bool columns = (dim == 3)>
     struct CoefficientCellOperator
     {
       using FEEval = FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number, columns>;
 
-      /// 3D: a column of points per thread at every degree, or (default) a thread per point up
-      /// to n_q = 10 (measured faster at most degrees, doc/performance.md)
       static constexpr bool thread_per_column = columns;
 
       static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
@@ -46,6 +51,40 @@ namespace gpumf
 
       const Number *value_coefficient;
       const Number *gradient_coefficient;
+      /// Curved meshes, GPU, register-tiled path: the merged geometry (PointData), else nullptr.
+      const Number *metric        = nullptr;
+      std::size_t   metric_stride = 0;
+
+      /// Numbers of the 1D matrices the register-tiled path carries (1 where unused).
+      static constexpr unsigned int n_table = dim == 3 && columns ? n_q_points_1d * (n_dofs_1d + n_q_points_1d) : 1;
+      /// The register-tiled path (3D, GPU): the 1D matrices of the MatrixFree object the functor
+      /// was made for (make()), shape values then collocation derivative: kernel parameters,
+      /// so that the z contractions read them as constants.
+      Number tables[n_table] = {};
+      bool   has_tables      = false;
+
+      /**
+       * The functor for cell_loop() and diagonal_loop() on @p mf (its quadrature: the functor
+       * carries the 1D matrices), with the coefficients @p a and @p kappa per quadrature point
+       * (local_q_point_id order; nullptr: 1) and, optionally, the merged geometry.
+       */
+      static CoefficientCellOperator
+      make(const MatrixFree<dim, Number> &mf, const Number *a, const Number *kappa, const Number *metric = nullptr,
+           const std::size_t metric_stride = 0)
+      {
+        CoefficientCellOperator op{a, kappa, metric, metric_stride};
+        if constexpr (dim == 3 && columns)
+          if (mf.n_colors() > 0)
+            {
+              const auto data = mf.get_data(0);
+              copy(Backend::host, op.tables, mf.backend(), data.shape_values,
+                   n_q_points_1d * n_dofs_1d * sizeof(Number));
+              copy(Backend::host, op.tables + n_q_points_1d * n_dofs_1d, mf.backend(), data.co_shape_gradients,
+                   n_q_points_1d * n_q_points_1d * sizeof(Number));
+              op.has_tables = true;
+            }
+        return op;
+      }
 
       __host__ __device__ void
       operator()(const unsigned int                                cell,
@@ -54,6 +93,48 @@ namespace gpumf
                  const Number *                                    src,
                  Number *                                          dst) const
       {
+        check_tables();
+#ifdef __CUDA_ARCH__
+        if constexpr (dim == 3 && columns)
+          if (!data->has_constraint_rows) // (the same for all cells of the launch)
+            {
+              // each thread reads and adds its column of DoFs itself, no shared-memory staging
+              const unsigned int tx = threadIdx.x, ty = threadIdx.y;
+              const bool         owner = tx < n_dofs_1d && ty < n_dofs_1d;
+              const unsigned int *codes =
+                data->local_to_global + std::size_t(data->row_start + cell) * n_components * n_local_dofs + tx +
+                n_dofs_1d * ty;
+              constexpr unsigned int slab = n_dofs_1d * n_dofs_1d;
+              Number                 u[n_components][n_q_points_1d];
+              if (owner)
+#pragma unroll
+                for (unsigned int c = 0; c < n_components; ++c)
+#pragma unroll
+                  for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                    u[c][k] = read_dof(src, read_only(codes + c * n_local_dofs + k * slab), data->constraint_rows);
+              tiled(cell, *data, *shared, u);
+              if (owner)
+#pragma unroll
+                for (unsigned int c = 0; c < n_components; ++c)
+#pragma unroll
+                  for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                    add_value(dst, read_only(codes + c * n_local_dofs + k * slab), u[c][k], !data->use_coloring,
+                              shared->writes);
+              return;
+            }
+        if constexpr (dim == 3 && columns)
+          {
+            // constraint rows: FEEvaluation reads and distributes through the shared values
+            {
+              FEEval phi(cell, data, shared);
+              phi.read_dof_values(src);
+            }
+            through_shared(cell, data, shared);
+            FEEval phi(cell, data, shared);
+            phi.distribute_local_to_global(dst);
+            return;
+          }
+#endif
         FEEval phi(cell, data, shared);
         phi.read_dof_values(src);
         apply(phi, cell, data);
@@ -67,6 +148,20 @@ namespace gpumf
                  const unsigned int                                i,
                  Number *                                          diagonal) const
       {
+        check_tables();
+#ifdef __CUDA_ARCH__
+        if constexpr (dim == 3 && columns)
+          {
+            {
+              FEEval phi(cell, data, shared);
+              phi.set_unit_dof_values(i);
+            }
+            through_shared(cell, data, shared);
+            FEEval phi(cell, data, shared);
+            phi.distribute_local_diagonal(i, diagonal);
+            return;
+          }
+#endif
         FEEval phi(cell, data, shared);
         phi.set_unit_dof_values(i);
         apply(phi, cell, data);
@@ -74,6 +169,72 @@ namespace gpumf
       }
 
     private:
+      /// The register-tiled path needs the tables of make(); the host says so where they are missing.
+      __host__ __device__ void
+      check_tables() const
+      {
+        if constexpr (dim == 3 && columns)
+          {
+#ifdef __CUDA_ARCH__
+            if (!has_tables)
+              __trap();
+#else
+            AssertThrow(has_tables,
+                        ExcNotSupported("gpumf: the cell functor of a ready operator (CoefficientOperator::CellOperator) "
+                                        "in 3D must be made by CellOperator::make(matrix_free, a, kappa) or by the "
+                                        "operator's cell_operator(): it carries the 1D matrices of its MatrixFree "
+                                        "object."));
+#endif
+          }
+      }
+
+#ifdef __CUDA_ARCH__
+      /// The register-tiled cell operation on the DoF values @p u of the thread's column (all components).
+      __device__ void
+      tiled(const unsigned int                             cell,
+            const typename MatrixFree<dim, Number>::Data &data,
+            const SharedData<dim, Number> &                shared,
+            Number (&u)[n_components][n_q_points_1d]) const
+      {
+        constexpr unsigned int nq = n_q_points_1d;
+        const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
+        const CoefficientPoint<nq, Number, with_values, with_gradients> point(
+          data, cell, PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient}, tx, ty);
+#  pragma unroll
+        for (unsigned int c = 0; c < n_components; ++c)
+          RegisterTiled<n_dofs_1d, nq, Number, with_values, with_gradients>::apply(
+            u[c], data.collocation, shared.shape_values, shared.co_shape_gradients, tables, shared.values, tx, ty,
+            point);
+      }
+
+      /// The register-tiled operation on the DoF values in shared->values, in place.
+      __device__ void
+      through_shared(const unsigned int cell, const typename MatrixFree<dim, Number>::Data *data,
+                     SharedData<dim, Number> *shared) const
+      {
+        constexpr unsigned int nq = n_q_points_1d, P = nq * nq * nq;
+        const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
+        const bool             owner = tx < n_dofs_1d && ty < n_dofs_1d;
+        Number                 u[n_components][nq];
+        if (owner)
+#  pragma unroll
+          for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+            for (unsigned int k = 0; k < n_dofs_1d; ++k)
+              u[c][k] = shared->values[c * P + tx + nq * ty + k * nq * nq];
+        tiled(cell, *data, *shared, u); // (the tiled operation uses all of the scratch)
+        __syncthreads();                // the scratch is read no more
+        if (owner)
+#  pragma unroll
+          for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+            for (unsigned int k = 0; k < n_dofs_1d; ++k)
+              shared->values[c * P + tx + nq * ty + k * nq * nq] = u[c][k];
+        __syncthreads(); // the distribution may read every thread's column
+      }
+#endif
+
+      /// FEEvaluation's cell operation: the host reference, 2D, and the thread-per-point functor.
       __host__ __device__ void
       apply(FEEval &phi, const unsigned int cell, const typename MatrixFree<dim, Number>::Data *data) const
       {
@@ -156,6 +317,7 @@ namespace gpumf
     {
       Base::initialize(matrix_free);
       clear_own();
+      update_cell_operator();
     }
 
     /**
@@ -170,6 +332,7 @@ namespace gpumf
     {
       Base::initialize(matrix_free, mg_constrained_dofs, level);
       clear_own();
+      update_cell_operator();
     }
 
     void
@@ -177,6 +340,13 @@ namespace gpumf
     {
       Base::clear();
       clear_own();
+    }
+
+    /// The cell functor of vmult() and compute_diagonal() (tensor-product implementation).
+    const CellOperator &
+    cell_operator() const
+    {
+      return cell_op;
     }
 
     /// tensor_product or local_matrix: what vmult() uses.
@@ -200,6 +370,7 @@ namespace gpumf
       static_assert(with_values, "this operator has no value term");
       set(value_coefficient, values);
       value_host = values;
+      update_cell_operator();
       choose_implementation();
     }
 
@@ -217,6 +388,7 @@ namespace gpumf
       static_assert(with_gradients, "this operator has no gradient term");
       set(gradient_coefficient, values);
       gradient_host = values;
+      update_cell_operator();
       choose_implementation();
     }
 
@@ -291,8 +463,15 @@ namespace gpumf
       if (asked == Implementation::tensor_product)
         return;
       const CostModel model;
-      CellTraffic     cell{dim, fe_degree, n_q_points_1d, n_components, with_values, with_gradients,
-                       unsigned(!value_host.empty() + !gradient_host.empty()), this->matrix_free().has_affine_geometry()};
+      CellTraffic     cell{dim,
+                       fe_degree,
+                       n_q_points_1d,
+                       n_components,
+                       with_values,
+                       with_gradients,
+                       unsigned(!value_host.empty() + !gradient_host.empty()),
+                       this->matrix_free().has_affine_geometry(),
+                       CellOperator::thread_per_column};
       const double tensor_product = model.tensor_product(cell);
       if (asked == Implementation::automatic && model.local_matrix(cell, true) > tensor_product)
         return;
@@ -324,22 +503,39 @@ namespace gpumf
     }
 
     internal::Array<Number> value_coefficient, gradient_coefficient;
+    /// The merged geometry and coefficients of the register-tiled path (internal::PointData):
+    /// CUDA, 3D, geometry per point; else empty.
+    internal::Array<Number> metric;
 
     void
     clear_own()
     {
       value_coefficient.clear();
       gradient_coefficient.clear();
+      metric.clear();
       value_host.clear();
       gradient_host.clear();
       setup.reset();
       local_matrix.reset();
     }
 
-    CellOperator
-    cell_operator() const
+    /// The cell functor, with the 1D matrices (copied from the MatrixFree object's memory).
+    CellOperator cell_op{};
+
+    /// (Re)makes the cell functor and the merged geometry where the register-tiled path reads it.
+    void
+    update_cell_operator()
     {
-      return CellOperator{value_coefficient.data(), gradient_coefficient.data()};
+      metric.clear();
+#ifdef __CUDACC__
+      if constexpr (dim == 3 && CellOperator::thread_per_column)
+        if (this->matrix_free().backend() == Backend::cuda && !this->matrix_free().has_affine_geometry())
+          internal::compute_metric(this->matrix_free(), with_values, with_gradients, gradient_coefficient.data(),
+                                   value_coefficient.data(), metric);
+#endif
+      cell_op = CellOperator::make(this->matrix_free(), value_coefficient.data(), gradient_coefficient.data(),
+                                   metric.data(),
+                                   std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points());
     }
 
     std::vector<Number>

@@ -78,15 +78,18 @@ namespace gpumf
       static constexpr unsigned int max_block_threads_for_many = 256;
 
       /**
-       * Most cells one block takes: where a cell has fewer threads than a warp, as many as fit
-       * in 256 threads and in blockDim.z <= 64; else one. Measured on an H200 (doc/performance.md,
-       * "Several cells per block"): 3.6x for BP5 at degree 1 (8 threads per cell), +13% for BP3
-       * at degree 1 (27 threads), but 2-6% slower than one cell per block from 64 threads on.
+       * Most cells one block takes: where a cell has fewer threads than a warp (with columns:
+       * at most 128 threads), as many as fit in 256 threads and in blockDim.z <= 64; else one.
+       * Measured on an H200 (doc/performance.md, "Several cells per block"): 3.6x for BP5 at
+       * degree 1 (8 threads per cell), +13% for BP3 at degree 1 (27 threads), but 2-6% slower
+       * than one cell per block from 64 threads on with a thread per point. With columns
+       * (n_q^2 threads a cell, the register-tiled kernel) blocks of one cell would leave warps
+       * part-empty (36 or 49 threads) and SMs short of blocks.
        */
       constexpr unsigned int
       max_cells_per_block() const
       {
-        if (n_threads() >= 32)
+        if (n_threads() >= (columns ? max_block_threads_for_many / 2 + 1 : 32))
           return 1;
         const unsigned int by_threads = max_block_threads_for_many / n_threads();
         const unsigned int by_z       = 64 / block_z();

@@ -167,6 +167,11 @@ namespace gpumf
       if (shared_bytes > 48 * 1024)
         GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared_bytes)));
+      // a column per thread: few threads, much shared memory per block; without the largest
+      // shared-memory carve-out of L1 the driver fits fewer blocks on an SM than the registers allow
+      if (with_scratch && layout.columns)
+        GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              int(cudaSharedmemCarveoutMaxShared)));
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
           typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);

@@ -78,6 +78,29 @@ namespace gpumf
         add(read_only(rows.indices + k), read_only(rows.weights + k) * value);
     }
 
+    /**
+     * dst[index] += value for a cell's contribution: atomically on the GPU unless the cells
+     * are colored (@p atomic false); nothing for no_dof or where the cell @p writes nothing
+     * (the padding cells of a block).
+     */
+    template <typename Number>
+    __host__ __device__ inline void
+    add_value(Number *dst, const unsigned int index, const Number value, const bool atomic, const bool writes)
+    {
+      if (index == no_dof || !writes)
+        return;
+#ifdef __CUDA_ARCH__
+      if (atomic)
+        {
+          atomicAdd(&dst[index], value);
+          return;
+        }
+#else
+      (void)atomic;
+#endif
+      dst[index] += value;
+    }
+
     /// The weight of vector entry @p index in the DoF with @p code (C_{l, index}).
     template <typename Number>
     __host__ __device__ inline Number
