@@ -40,6 +40,8 @@ Every combination of the list options is run (cases that do not apply are report
                          up to n_q = 10 (user functors; the ready operators before issue #13)
   --what LIST            vmult,cg,cg-fused (default vmult): the operator alone, deal.II's SolverCG
                          with Jacobi on gpumf vectors, gpumf::SolverCG (fused vector updates)
+  --numbers LIST         double,float (default double); float: the ready operator's vmult with
+                         atomics or coloring, in 3D (no deal.II CPU comparison)
   --repeat N             timed runs per case after one warm-up, median reported (default 20;
                          CG: N/10 solves)
   --cg-iterations N      CG iterations per solve (default 50)
@@ -136,7 +138,7 @@ Every combination of the list options is run (cases that do not apply are report
     /// The columns of the output, in order.
     const std::vector<std::string> columns{
       "device", "backend", "dim", "form", "degree", "n_q_1d", "mesh", "implementation", "conflict", "geometry",
-      "cells_per_block", "layout", "what", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
+      "cells_per_block", "layout", "what", "number", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
       "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_threads", "cpu_seconds",
       "cpu_gdofs_per_s", "speedup_vs_cpu", "mesh_seconds", "setup_seconds", "bytes_per_dof", "note"};
 
@@ -217,7 +219,7 @@ Every combination of the list options is run (cases that do not apply are report
       const auto meshes = split(get("mesh", "cartesian"));
       const auto impls = split(get("implementations", "tp")), conflicts = split(get("conflicts", "atomics")),
                  geometries = split(get("geometry", "stored")), whats = split(get("what", "vmult")),
-                 layouts = split(get("layouts", "ready"));
+                 layouts = split(get("layouts", "ready")), numbers = split(get("numbers", "double"));
       std::vector<unsigned int> cells_per_block;
       for (const auto &k : split(get("cells-per-block", "0")))
         cells_per_block.push_back(std::stoul(k));
@@ -233,6 +235,8 @@ Every combination of the list options is run (cases that do not apply are report
         check_choice("--what", w, {"vmult", "cg", "cg-fused"});
       for (const auto &l : layouts)
         check_choice("--layouts", l, {"ready", "points"});
+      for (const auto &n : numbers)
+        check_choice("--numbers", n, {"double", "float"});
 
       const std::string device = options.backend == gpumf::Backend::cuda ? gpumf::device_name() :
                                                                            "host backend (1 thread): " + cpu_name();
@@ -256,10 +260,12 @@ Every combination of the list options is run (cases that do not apply are report
                       for (const unsigned int k : cells_per_block)
                         for (const auto &layout : layouts)
                         for (const auto &what : whats)
+                        for (const auto &number : numbers)
                           {
                             Case c;
                             c.form = form, c.degree = degree, c.implementation = impl, c.conflict = conflict;
                             c.geometry = geometry, c.cells_per_block = k, c.what = what, c.layout = layout;
+                            c.number = number;
                             Result r;
                             try
                               {
@@ -284,7 +290,7 @@ Every combination of the list options is run (cases that do not apply are report
                             row["conflict"] = conflict, row["geometry"] = r.skipped ? geometry : r.geometry;
                             row["cells_per_block"] = std::to_string(r.skipped ? k : r.cells_per_block);
                             row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
-                            row["layout"] = layout;
+                            row["layout"] = layout, row["number"] = number;
                             row["mesh_seconds"] = fmt(problem.mesh_seconds);
                             for (const auto &key : {"cells", "colors", "seconds", "gdofs_per_s", "model_bytes",
                                                     "gb_per_s", "copy_gb_per_s", "roofline_fraction", "gflop_per_s",
@@ -307,7 +313,7 @@ Every combination of the list options is run (cases that do not apply are report
                                 row["cg_iterations"] = r.iterations ? std::to_string(r.iterations) : "";
                                 if (what == "cg" || what == "cg-fused")
                                   row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
-                                if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE)
+                                if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE && number == "double")
                                   {
                                     const std::string key = std::to_string(dim) + to_string(form) +
                                                             std::to_string(degree) + mesh + fmt(size) +
@@ -357,7 +363,7 @@ main(int argc, char **argv)
       args[a.substr(2)] = argv[++i];
     }
   const std::vector<std::string> known{"backend", "dim", "forms", "degrees", "dofs", "mesh", "implementations",
-                                       "conflicts", "geometry", "cells-per-block", "layouts", "what", "repeat",
+                                       "conflicts", "geometry", "cells-per-block", "layouts", "what", "numbers", "repeat",
                                        "cg-iterations", "cpu-threads", "csv", "json"};
   try
     {

@@ -83,6 +83,8 @@ namespace bench
     std::string layout = "ready";
     /// "vmult", "cg" (deal.II's SolverCG + Jacobi on gpumf vectors) or "cg-fused" (gpumf::SolverCG + Jacobi)
     std::string what = "vmult";
+    /// "double" or "float" (float: the ready operator's vmult with atomics or coloring)
+    std::string number = "double";
   };
 
   /// The mesh, element, mapping and constraints of one size.

@@ -33,10 +33,11 @@ namespace bench
       }
     };
 
+    template <typename Number>
     void
-    fill_random(gpumf::Vector<double> &v)
+    fill_random(gpumf::Vector<Number> &v)
     {
-      dealii::LinearAlgebra::ReadWriteVector<double> rw(v.locally_owned_elements());
+      dealii::LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
       std::mt19937                                   generator(42);
       std::uniform_real_distribution<double>         uniform(-1., 1.);
       for (auto &x : rw)
@@ -44,12 +45,13 @@ namespace bench
       v.import(rw, dealii::VectorOperation::insert);
     }
 
-    template <int dim, int degree, int n_q, bool values, bool gradients>
+    template <typename Number, int dim, int degree, int n_q, bool values, bool gradients>
     Result
     run(const Problem<dim> &problem, const Case &c, const Options &options)
     {
-      using Operator = gpumf::CoefficientOperator<dim, degree, n_q, 1, double, values, gradients>;
-      using Geometry = typename gpumf::MatrixFree<dim, double>::GeometryStorage;
+      constexpr bool is_double = std::is_same_v<Number, double>;
+      using Operator = gpumf::CoefficientOperator<dim, degree, n_q, 1, Number, values, gradients>;
+      using Geometry = typename gpumf::MatrixFree<dim, Number>::GeometryStorage;
       typename Operator::AdditionalData data;
       data.backend         = options.backend;
       data.use_coloring    = c.conflict == "coloring";
@@ -64,6 +66,12 @@ namespace bench
           result.note    = "affine geometry needs the cartesian mesh";
           return result;
         }
+      if (!is_double && (c.what != "vmult" || c.conflict == "none" || c.layout == "points" || c.implementation == "lm"))
+        {
+          result.skipped = true;
+          result.note    = "float is measured for the ready operator's vmult with atomics or coloring";
+          return result;
+        }
       if ((c.conflict == "none" || c.layout == "points") && c.implementation == "lm")
         {
           result.skipped = true;
@@ -74,7 +82,14 @@ namespace bench
       gpumf::synchronize(options.backend);
       dealii::Timer setup_timer;
       Operator      op;
-      op.reinit(*problem.mapping, problem.dof_handler, problem.constraints, quadrature(c.form, degree), data);
+      if constexpr (is_double)
+        op.reinit(*problem.mapping, problem.dof_handler, problem.constraints, quadrature(c.form, degree), data);
+      else
+        {
+          dealii::AffineConstraints<Number> constraints;
+          constraints.copy_from(problem.constraints);
+          op.reinit(*problem.mapping, problem.dof_handler, constraints, quadrature(c.form, degree), data);
+        }
       op.compute_diagonal();
       gpumf::synchronize(options.backend);
       result.setup_seconds   = setup_timer.wall_time();
@@ -85,29 +100,29 @@ namespace bench
       // the ready operator's cell functor (register-tiled in 3D) and FEEvaluation with a thread
       // per point (the path of user functors; the ready operators' kernel before issue #13)
       using Ready  = typename Operator::CellOperator;
-      using Points = gpumf::internal::CoefficientCellOperator<dim, degree, n_q, 1, double, values, gradients, false>;
+      using Points = gpumf::internal::CoefficientCellOperator<dim, degree, n_q, 1, Number, values, gradients, false>;
       result.cells_per_block = c.layout == "points" ? mf.cells_per_block(gpumf::internal::layout_of<dim, Points>()) :
                                                       mf.cells_per_block(gpumf::internal::layout_of<dim, Ready>());
       result.geometry        = mf.has_affine_geometry() ? "affine" : "stored";
 
       gpumf::CellTraffic traffic{dim,       degree, n_q, 1, values, gradients, 0, mf.has_affine_geometry(),
-                                 c.layout == "ready" && Ready::thread_per_column};
+                                 c.layout == "ready" && Ready::thread_per_column, sizeof(Number)};
       const double       n_dofs = problem.dof_handler.n_dofs();
       if (const auto *lm = op.local_matrix_operator())
         {
-          const bool shared     = lm->storage() == gpumf::LocalMatrixOperator<dim, double>::Storage::shared;
+          const bool shared     = lm->storage() == gpumf::LocalMatrixOperator<dim, Number>::Storage::shared;
           result.implementation = shared ? "lm shared" : "lm per-cell";
-          result.bytes          = 16 * n_dofs + result.n_cells * traffic.local_matrix_cell_bytes(shared);
+          result.bytes          = 2 * sizeof(Number) * n_dofs + result.n_cells * traffic.local_matrix_cell_bytes(shared);
           result.flops          = result.n_cells * traffic.local_matrix_flops();
         }
       else
         {
           result.implementation = "tp";
-          result.bytes          = 16 * n_dofs + result.n_cells * traffic.tensor_product_cell_bytes();
+          result.bytes          = 2 * sizeof(Number) * n_dofs + result.n_cells * traffic.tensor_product_cell_bytes();
           result.flops          = result.n_cells * traffic.tensor_product_flops();
         }
 
-      gpumf::Vector<double> x, y;
+      gpumf::Vector<Number> x, y;
       op.initialize_dof_vector(x);
       op.initialize_dof_vector(y);
       fill_random(x);
@@ -121,15 +136,22 @@ namespace bench
               mf.add_constrained_values(x, y);
             };
           };
-          if (c.conflict == "none" && c.layout == "points")
-            apply = loop(Unprotected<Points, dim>{{nullptr, nullptr}});
-          else if (c.conflict == "none")
-            apply = loop(Unprotected<Ready, dim>{op.cell_operator()});
-          else if (c.layout == "points")
-            apply = loop(Points{nullptr, nullptr});
+          if constexpr (is_double)
+            {
+              if (c.conflict == "none" && c.layout == "points")
+                apply = loop(Unprotected<Points, dim>{{nullptr, nullptr}});
+              else if (c.conflict == "none")
+                apply = loop(Unprotected<Ready, dim>{op.cell_operator()});
+              else if (c.layout == "points")
+                apply = loop(Points{nullptr, nullptr});
+            }
           result.seconds = median_seconds(options.backend, options.repeat, apply);
           return result;
         }
+      if constexpr (!is_double)
+        return result; // (rejected above)
+      else
+        {
 
       // CG with Jacobi, a fixed number of iterations (the tolerance is never met)
       if (c.layout == "points")
@@ -156,6 +178,7 @@ namespace bench
       result.seconds    = median_seconds(options.backend, std::max(1u, options.repeat / 10), solve) /
                        options.cg_iterations;
       return result;
+        }
     }
   } // namespace
 
@@ -164,8 +187,16 @@ namespace bench
   run_gpumf(const Problem<dim> &problem, const Case &c, const Options &options)
   {
     return with_form<degree>(c.form, [&](auto n_q, auto values, auto gradients) {
-      return run<dim, degree, decltype(n_q)::value, decltype(values)::value, decltype(gradients)::value>(problem, c,
-                                                                                                          options);
+      constexpr int  q = decltype(n_q)::value;
+      constexpr bool v = decltype(values)::value, g = decltype(gradients)::value;
+      if (c.number == "double")
+        return run<double, dim, degree, q, v, g>(problem, c, options);
+      if constexpr (dim == 3)
+        return run<float, dim, degree, q, v, g>(problem, c, options);
+      Result result;
+      result.skipped = true;
+      result.note    = "float is measured in 3D";
+      return result;
     });
   }
 

@@ -28,7 +28,8 @@ def number(row, key):
 
 
 def variant(row):
-    return f"{row['implementation']} {row['conflict']} {row['geometry']} {row['mesh']} {row.get('layout', '')}"
+    number = " float" if row.get("number") == "float" else ""
+    return f"{row['implementation']} {row['conflict']} {row['geometry']} {row['mesh']} {row.get('layout', '')}{number}"
 
 
 def finish(fig, ax, out, name, xlabel, ylabel, title):

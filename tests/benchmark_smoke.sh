@@ -15,6 +15,13 @@ for dim in 2 3; do
     --geometry stored,affine --cells-per-block 0,1 --layouts ready,points --what vmult,cg,cg-fused --repeat 2 --cg-iterations 3 \
     --cpu-threads 1 --csv "$out/$dim.csv" --json "$out/$dim.json" > "$out/$dim.log"
 done
+# float: measured for the ready operator's vmult with atomics or coloring in 3D, skipped otherwise
+for dim in 2 3; do
+  "$bench" --backend "$backend" --dim $dim --forms bp3,bp5 --degrees 1,2 --dofs 300 --mesh cartesian \
+    --implementations tp,lm --conflicts atomics,coloring,none --geometry stored,affine --layouts ready,points \
+    --what vmult,cg --numbers float --repeat 2 --cg-iterations 3 --cpu-threads 1 --csv "$out/float$dim.csv" \
+    > "$out/float$dim.log"
+done
 python3 - "$out" <<'PY'
 import csv, json, sys
 out = sys.argv[1]
@@ -38,6 +45,20 @@ for dim in (2, 3):
                              and float(r["bytes_per_dof"]) > 0):
             print(f"{dim}d: missing figures in {r}"); bad += 1
     print(f"{dim}d: {len(rows)} rows checked")
+    rows = list(csv.DictReader(open(f"{out}/float{dim}.csv")))
+    # 2 forms x 2 degrees x 2 impl x 3 conflicts x 2 geometries x 2 layouts x 2 whats
+    if len(rows) != 2 * 2 * 2 * 3 * 2 * 2 * 2:
+        print(f"{dim}d float: {len(rows)} rows"); bad += 1
+    for r in rows:
+        measured = r["seconds"] != ""
+        applies = dim == 3 and r["number"] == "float" and r["what"] == "vmult" and r["conflict"] != "none" and \
+                  r["layout"] == "ready" and r["implementation"] == "tp"
+        if measured != applies or (not measured and not r["note"]):
+            print(f"{dim}d float: unexpected row {r}"); bad += 1
+        if measured and not (float(r["gdofs_per_s"]) > 0 and float(r["setup_seconds"]) > 0
+                             and r["cpu_seconds"] == "" and float(r["model_bytes"]) > 0):
+            print(f"{dim}d float: figures wrong in {r}"); bad += 1
+    print(f"{dim}d float: {len(rows)} rows checked")
 sys.exit(1 if bad else 0)
 PY
 echo "benchmark smoke test passed"

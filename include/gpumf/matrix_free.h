@@ -145,7 +145,9 @@ namespace gpumf
        * CUDA: cells processed by one thread block (several at low degree keep the blocks
        * large enough for the GPU's schedulers); 0 = automatic
        * (internal::CellLayout::max_cells_per_block(): several only where a cell has fewer
-       * threads than a warp). Larger values are clamped to that and to the shared memory.
+       * threads than a warp). Larger values are clamped to that and to the shared memory;
+       * the register-tiled kernels (a column of points per thread) then take, up to that,
+       * the number that keeps the most cells resident on an SM (CUDA's occupancy calculator).
        */
       unsigned int cells_per_block = 0;
       /**

@@ -61,6 +61,9 @@ namespace gpumf
       /// was made for (make()), shape values then collocation derivative: kernel parameters,
       /// so that the z contractions read them as constants.
       Number tables[n_table] = {};
+      /// The register-tiled path: the 1D quadrature weights over the first, w_k / w_0 (the
+      /// weight of point (i, j, k) is that of (i, j, 0) times z_weights[k]).
+      Number z_weights[dim == 3 && columns ? n_q_points_1d : 1] = {};
       bool   has_tables      = false;
 
       /**
@@ -81,6 +84,11 @@ namespace gpumf
                    n_q_points_1d * n_dofs_1d * sizeof(Number));
               copy(Backend::host, op.tables + n_q_points_1d * n_dofs_1d, mf.backend(), data.co_shape_gradients,
                    n_q_points_1d * n_q_points_1d * sizeof(Number));
+              constexpr unsigned int slab = n_q_points_1d * n_q_points_1d;
+              Number                 w[n_q_points_1d * slab];
+              copy(Backend::host, w, mf.backend(), data.quadrature_weights, sizeof(w));
+              for (unsigned int k = 0; k < n_q_points_1d; ++k)
+                op.z_weights[k] = w[k * slab] / w[0];
               op.has_tables = true;
             }
         return op;
@@ -199,7 +207,8 @@ namespace gpumf
         constexpr unsigned int nq = n_q_points_1d;
         const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
         const CoefficientPoint<nq, Number, with_values, with_gradients> point(
-          data, cell, PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient}, tx, ty);
+          data, cell, PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient}, z_weights, tx,
+          ty);
 #  pragma unroll
         for (unsigned int c = 0; c < n_components; ++c)
           RegisterTiled<n_dofs_1d, nq, Number, with_values, with_gradients>::apply(

@@ -18,6 +18,10 @@
 
 #ifdef __CUDACC__
 #  include <gpumf/internal/cuda_check.h>
+
+#  include <map>
+#  include <mutex>
+#  include <tuple>
 #endif
 
 namespace gpumf
@@ -151,8 +155,45 @@ namespace gpumf
       return shared;
     }
 
+    /**
+     * The cells per block, at most @p k, that keep the most cells resident on an SM by CUDA's
+     * occupancy calculator (registers, shared memory @p shared_bytes(cells) and threads
+     * @p threads_per_cell per cell); on a tie the larger. Cached per kernel and arguments.
+     */
+    template <typename Kernel, typename SharedBytes>
+    unsigned int
+    most_resident_cells_per_block(Kernel kernel, const unsigned int k, const unsigned int threads_per_cell,
+                                  const SharedBytes &shared_bytes)
+    {
+      using Key = std::tuple<const void *, unsigned int, unsigned int, std::size_t>;
+      static std::mutex                        mutex;
+      static std::map<Key, unsigned int>       cache;
+      int                                      device = 0;
+      GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+      const Key                        key{reinterpret_cast<const void *>(kernel), k, unsigned(device), shared_bytes(k)};
+      const std::lock_guard<std::mutex> lock(mutex);
+      const auto                       found = cache.find(key);
+      if (found != cache.end())
+        return found->second;
+      unsigned int best = 1, best_cells = 0;
+      for (unsigned int cells = 1; cells <= k; ++cells)
+        {
+          int blocks = 0;
+          GPUMF_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, kernel, static_cast<int>(cells * threads_per_cell), shared_bytes(cells)));
+          if (unsigned(blocks) * cells >= best_cells)
+            {
+              best       = cells;
+              best_cells = unsigned(blocks) * cells;
+            }
+        }
+      cache.emplace(key, best);
+      return best;
+    }
+
     /// Launches kernel(args...) per color on its cells of @p range, data.cells_per_block cells of the
-    /// functor's layout per block.
+    /// functor's layout per block (for a column per thread: as many as keep the most cells
+    /// resident, most_resident_cells_per_block()).
     template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
     void
     launch_per_color(const MatrixFree<dim, Number> &                       mf,
@@ -162,16 +203,25 @@ namespace gpumf
                      const Args &...args)
     {
       constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
-      const unsigned int        k      = mf.cells_per_block(layout);
-      const std::size_t shared_bytes   = with_scratch ? mf.shared_memory_per_block_for(k) : 0;
+      unsigned int              k      = mf.cells_per_block(layout);
+      std::size_t shared_bytes         = with_scratch ? mf.shared_memory_per_block_for(k) : 0;
       if (shared_bytes > 48 * 1024)
         GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared_bytes)));
       // a column per thread: few threads, much shared memory per block; without the largest
       // shared-memory carve-out of L1 the driver fits fewer blocks on an SM than the registers allow
       if (with_scratch && layout.columns)
-        GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                              int(cudaSharedmemCarveoutMaxShared)));
+        {
+          GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                int(cudaSharedmemCarveoutMaxShared)));
+          if (k > 1)
+            {
+              k = most_resident_cells_per_block(kernel, k, layout.n_threads(), [&](const unsigned int cells) {
+                return mf.shared_memory_per_block_for(cells);
+              });
+              shared_bytes = mf.shared_memory_per_block_for(k);
+            }
+        }
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
           typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);

@@ -186,49 +186,52 @@ namespace gpumf
                 gz[k] = sum;
               }
             __syncthreads();
-            Number dx[n_q], dy[n_q];
+            // one row of the 1D derivative in registers at a time (fewer registers: more
+            // cells resident per SM). x derivatives to B; then per point the y derivative,
+            // the point operation on the thread's own x entry, the tested x and y components
+            // back to B and C.
+            {
+              Number d[n_q];
 #pragma unroll
-            for (unsigned int m = 0; m < n_q; ++m)
-              {
-                dx[m] = D[tx * n_q + m];
-                dy[m] = D[ty * n_q + m];
-              }
-            // gradients and the point operation one point at a time; the tested x and y
-            // components go to B and C at once
+              for (unsigned int m = 0; m < n_q; ++m)
+                d[m] = D[tx * n_q + m];
+              contract<true>(d, A, tx, ty, [&](const unsigned int k, const Number v) { B[at(tx, ty, k)] = v; });
 #pragma unroll
-            for (unsigned int k = 0; k < n_q; ++k)
-              {
-                Number gx = 0, gy = 0;
-#pragma unroll
-                for (unsigned int m = 0; m < n_q; ++m)
-                  {
-                    gx += dx[m] * A[at(m, ty, k)];
-                    gy += dy[m] * A[at(tx, m, k)];
-                  }
+              for (unsigned int m = 0; m < n_q; ++m)
+                d[m] = D[ty * n_q + m];
+              contract<false>(d, A, tx, ty, [&](const unsigned int k, Number gy) {
+                Number gx = B[at(tx, ty, k)]; // the thread's own entry: no barrier
                 point(k, q[k], gx, gy, gz[k]);
                 B[at(tx, ty, k)] = gx;
                 C[at(tx, ty, k)] = gy;
-              }
+              });
+            }
             __syncthreads();
+            // the transposed derivatives, summed into u: z and x, then y; A is free (read
+            // before the barrier above)
+            {
+              Number d[n_q];
 #pragma unroll
-            for (unsigned int m = 0; m < n_q; ++m)
-              {
-                dx[m] = D[m * n_q + tx];
-                dy[m] = D[m * n_q + ty];
-              }
-            // the transposed derivatives; A is free (read before the barrier above)
+              for (unsigned int m = 0; m < n_q; ++m)
+                d[m] = D[m * n_q + tx];
 #pragma unroll
-            for (unsigned int k = 0; k < n_q; ++k)
-              {
-                Number sum = with_values ? q[k] : Number(0);
+              for (unsigned int k = 0; k < n_q; ++k)
+                {
+                  Number sum = with_values ? q[k] : Number(0);
 #pragma unroll
-                for (unsigned int m = 0; m < n_q; ++m)
-                  sum += Dz[m * n_q + k] * gz[m] + dx[m] * B[at(m, ty, k)] + dy[m] * C[at(tx, m, k)];
-                if (collocation)
+                  for (unsigned int m = 0; m < n_q; ++m)
+                    sum += Dz[m * n_q + k] * gz[m] + d[m] * B[at(m, ty, k)];
                   u[k] = sum;
-                else
-                  A[at(tx, ty, k)] = sum;
-              }
+                }
+#pragma unroll
+              for (unsigned int m = 0; m < n_q; ++m)
+                d[m] = D[m * n_q + ty];
+              contract<false>(d, C, tx, ty, [&](const unsigned int k, const Number v) {
+                u[k] += v;
+                if (!collocation)
+                  A[at(tx, ty, k)] = u[k];
+              });
+            }
             if (!collocation)
               integrate(A, B, S, Sz, tx, ty, u);
           }
@@ -350,12 +353,16 @@ namespace gpumf
     {
       static constexpr unsigned int Q = n_q * n_q * n_q;
 
-      /// Per cell: the cell's first point and, on affine meshes, JxW J^{-1} J^{-T} and JxW.
+      /// Per cell: the cell's first point and, on affine meshes, JxW J^{-1} J^{-T}, JxW and the
+      /// quadrature weight of the thread's column at k = 0; @p z_weights[k] = w_k / w_0 (1D
+      /// Gauss weights; a kernel parameter), so that the weight of point k is a product.
       __device__
       CoefficientPoint(const typename MatrixFree<3, Number>::Data &data, const unsigned int cell,
-                       const PointData<Number> points, const unsigned int tx, const unsigned int ty)
+                       const PointData<Number> points, const Number (&z_weights)[n_q], const unsigned int tx,
+                       const unsigned int ty)
         : data(data)
         , points(points)
+        , z_weights(z_weights)
         , first(std::size_t(data.row_start + cell) * Q)
         , column(tx + n_q * ty)
       {
@@ -364,6 +371,7 @@ namespace gpumf
             const unsigned int c = data.row_start + cell;
             jxw                  = read_only(data.JxW + c);
             symmetric_metric(data.inv_jacobian + c, data.jacobian_stride, jxw, g);
+            column_weight = read_only(data.quadrature_weights + column);
           }
       }
 
@@ -376,7 +384,7 @@ namespace gpumf
         Number             value_scale = 0;
         if (data.affine)
           {
-            const Number w = read_only(data.quadrature_weights + q);
+            const Number w = column_weight * z_weights[k];
             if constexpr (with_gradients)
               {
                 const Number scale =
@@ -421,10 +429,12 @@ namespace gpumf
     private:
       const typename MatrixFree<3, Number>::Data &data;
       const PointData<Number>                     points;
+      const Number (&z_weights)[n_q];
       const std::size_t                           first;
       const unsigned int                          column;
       Number                                      g[6] = {};
       Number                                      jxw  = 0;
+      Number                                      column_weight = 0;
     };
 #endif
   } // namespace internal
