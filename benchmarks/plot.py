@@ -92,7 +92,9 @@ def main():
         if cpu:
             ax.plot(*zip(*cpu), marker="x", linestyle=":", label=f"deal.II CPU {form} ({points[0][1]['cpu_threads']} threads, no SIMD)")
     ax.set_yscale("log")
-    finish(fig, ax, out, "gpu_vs_cpu.png", "degree", "GDoF/s", f"GPU ({device}) vs deal.II CPU MatrixFree, largest size")
+    with_cpu = any(number(r, "cpu_gdofs_per_s") for r in vmult)
+    finish(fig, ax, out, "gpu_vs_cpu.png", "degree", "GDoF/s",
+           f"GPU ({device}) vs deal.II CPU MatrixFree, largest size" if with_cpu else f"gpumf on {device}, largest size")
 
     cg = [r for r in rows if r["what"] in ("cg", "cg-fused")]
     if cg:

@@ -423,25 +423,27 @@ namespace gpumf
               host_points[k0 + q][d] = fe_values.quadrature_point(q)[d];
           // the cell's Jacobian at point 0, and whether it is the same at every point
           const auto   inverse_0 = fe_values.inverse_jacobian(0);
-          const Number JxW_0     = fe_values.JxW(0);
-          cell_det[c]            = JxW_0 / weights[0];
+          // the test for constant Jacobians in double: the geometry of a float object
+          // is rounded to float only when stored
+          const double JxW_0     = fe_values.JxW(0);
+          cell_det[c]            = JxW_0 / quadrature.weight(0);
           double scale           = 0;
           for (unsigned int e = 0; e < dim; ++e)
             for (unsigned int d = 0; d < dim; ++d)
               {
                 cell_inverse[(e * dim + d) * std::size_t(n_cells) + c] = inverse_0[e][d];
-                scale = std::max(scale, std::abs(double(Number(inverse_0[e][d]))));
+                scale = std::max(scale, std::abs(inverse_0[e][d]));
               }
-          const double det = cell_det[c];
+          const double det = JxW_0 / quadrature.weight(0);
           for (unsigned int q = 1; q < n_points && !curved[c]; ++q)
             {
-              const Number JxW_q = fe_values.JxW(q);
-              if (std::abs(JxW_q / weights[q] - det) > 1e-12 * std::abs(det))
+              const double JxW_q = fe_values.JxW(q);
+              if (std::abs(JxW_q / quadrature.weight(q) - det) > 1e-12 * std::abs(det))
                 curved[c] = 1;
               const auto inverse_q = fe_values.inverse_jacobian(q);
               for (unsigned int e = 0; e < dim; ++e)
                 for (unsigned int d = 0; d < dim; ++d)
-                  if (std::abs(double(Number(inverse_q[e][d])) - double(Number(inverse_0[e][d]))) > 1e-12 * scale)
+                  if (std::abs(inverse_q[e][d] - inverse_0[e][d]) > 1e-12 * scale)
                     curved[c] = 1;
             }
           if (curved[c])
