@@ -4,6 +4,13 @@
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/utilities.h>
 
+#include <deal.II/base/vectorization.h>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -45,61 +52,16 @@ Every combination of the list options is run (cases that do not apply are report
   --repeat N             timed runs per case after one warm-up, median reported (default 20;
                          CG: N/10 solves)
   --cg-iterations N      CG iterations per solve (default 50)
-  --cpu-threads N        threads of deal.II's CPU MatrixFree (default: all hardware threads;
-                         0: no CPU comparison)
+  --cpu-ranks N          MPI ranks of deal.II's CPU MatrixFree (default: all hardware threads; 0:
+                         no MPI comparison): gpumf_benchmark first runs
+                         `$GPUMF_MPIRUN -np N dealii_benchmark ...` (default GPUMF_MPIRUN=mpirun;
+                         dealii_benchmark from gpumf_benchmark's directory) on the same problems
+  --cpu-threads N        deal.II's CPU MatrixFree also in this process with N TBB threads
+                         (default 0: off), the columns cpu_threads*
   --csv FILE             write the results as CSV (one row per case, written as they come)
   --json FILE            write the results as JSON at the end
   --help                 this text
 )";
-
-    std::vector<std::string>
-    split(const std::string &s)
-    {
-      std::vector<std::string> parts;
-      std::stringstream        stream(s);
-      std::string              part;
-      while (std::getline(stream, part, ','))
-        if (!part.empty())
-          parts.push_back(part);
-      return parts;
-    }
-
-    std::vector<unsigned int>
-    parse_degrees(const std::string &s)
-    {
-      std::vector<unsigned int> degrees;
-      for (const auto &part : split(s))
-        {
-          const auto dash = part.find('-');
-          if (dash == std::string::npos)
-            degrees.push_back(std::stoul(part));
-          else
-            for (unsigned int p = std::stoul(part.substr(0, dash)); p <= std::stoul(part.substr(dash + 1)); ++p)
-              degrees.push_back(p);
-        }
-      return degrees;
-    }
-
-    Form
-    parse_form(const std::string &s)
-    {
-      for (const Form f : {Form::bp1, Form::bp3, Form::bp5, Form::helmholtz})
-        if (to_string(f) == s)
-          return f;
-      throw std::invalid_argument("unknown form '" + s + "' (bp1, bp3, bp5, helmholtz)");
-    }
-
-    void
-    check_choice(const std::string &option, const std::string &value, const std::vector<std::string> &allowed)
-    {
-      if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
-        {
-          std::string list;
-          for (const auto &a : allowed)
-            list += (list.empty() ? "" : ", ") + a;
-          throw std::invalid_argument(option + " takes " + list + "; got '" + value + "'");
-        }
-    }
 
     template <int dim, int degree = 1>
     Result
@@ -111,17 +73,6 @@ Every combination of the list options is run (cases that do not apply are report
       else
         return p == degree ? run_gpumf<dim, degree>(problem, c, options) :
                              dispatch_gpumf<dim, degree + 1>(p, problem, c, options);
-    }
-
-    template <int dim, int degree = 1>
-    double
-    dispatch_dealii(const unsigned int p, const Problem<dim> &problem, const Case &c, const Options &options)
-    {
-      if constexpr (degree > GPUMF_BENCH_MAX_CPU_DEGREE)
-        return 0;
-      else
-        return p == degree ? run_dealii<dim, degree>(problem, c, options) :
-                             dispatch_dealii<dim, degree + 1>(p, problem, c, options);
     }
 
     std::string
@@ -139,8 +90,9 @@ Every combination of the list options is run (cases that do not apply are report
     const std::vector<std::string> columns{
       "device", "backend", "dim", "form", "degree", "n_q_1d", "mesh", "implementation", "conflict", "geometry",
       "cells_per_block", "layout", "what", "number", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
-      "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_threads", "cpu_seconds",
-      "cpu_gdofs_per_s", "speedup_vs_cpu", "mesh_seconds", "setup_seconds", "bytes_per_dof", "note"};
+      "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_ranks", "cpu_simd_width",
+      "cpu_seconds", "cpu_gdofs_per_s", "speedup_vs_cpu", "cpu_setup_seconds", "cpu_threads", "cpu_threads_seconds",
+      "speedup_vs_cpu_threads", "mesh_seconds", "setup_seconds", "bytes_per_dof", "note"};
 
     struct Output
     {
@@ -193,54 +145,150 @@ Every combination of the list options is run (cases that do not apply are report
       }
     };
 
-    std::string
-    fmt(const double v, const int precision = 4)
-    {
-      std::ostringstream s;
-      s << std::setprecision(precision) << v;
-      return s.str();
-    }
+    /// The MPI comparison: dealii_benchmark's rows by cpu_key().
+    using CpuTable = std::map<std::string, std::map<std::string, std::string>>;
 
-    template <int dim>
-    void
-    run_all(const std::map<std::string, std::string> &args, const Options &options, Output &output)
+    /**
+     * Runs `$GPUMF_MPIRUN -np @p ranks dealii_benchmark` on the problems of @p args (before
+     * this process initializes MPI, with the environment of an MPI job removed, so that the
+     * launcher starts a job of its own) and returns its rows.
+     */
+    CpuTable
+    run_cpu_comparison(const std::map<std::string, std::string> &args, const unsigned int ranks)
     {
       const auto get = [&](const std::string &key, const std::string &fallback) {
         const auto it = args.find(key);
         return it == args.end() ? fallback : it->second;
       };
-      std::vector<Form> forms;
-      for (const auto &f : split(get("forms", "bp5")))
-        forms.push_back(parse_form(f));
-      const auto degrees = parse_degrees(get("degrees", "4"));
-      std::vector<double> sizes;
-      for (const auto &s : split(get("dofs", "1e6")))
-        sizes.push_back(std::stod(s));
-      const auto meshes = split(get("mesh", "cartesian"));
-      const auto impls = split(get("implementations", "tp")), conflicts = split(get("conflicts", "atomics")),
-                 geometries = split(get("geometry", "stored")), whats = split(get("what", "vmult")),
-                 layouts = split(get("layouts", "ready")), numbers = split(get("numbers", "double"));
-      std::vector<unsigned int> cells_per_block;
-      for (const auto &k : split(get("cells-per-block", "0")))
-        cells_per_block.push_back(std::stoul(k));
-      for (const auto &m : meshes)
-        check_choice("--mesh", m, {"cartesian", "deformed"});
-      for (const auto &i : impls)
-        check_choice("--implementations", i, {"tp", "lm"});
-      for (const auto &c : conflicts)
-        check_choice("--conflicts", c, {"atomics", "coloring", "none"});
-      for (const auto &g : geometries)
-        check_choice("--geometry", g, {"stored", "affine"});
+      std::vector<std::string> whats;
+      for (const auto &w : split(get("what", "vmult")))
+        {
+          const std::string what = w == "vmult" ? "vmult" : "cg";
+          if (std::find(whats.begin(), whats.end(), what) == whats.end())
+            whats.push_back(what);
+        }
+      std::string degrees;
+      for (const unsigned int p : parse_degrees(get("degrees", "4")))
+        if (p <= GPUMF_BENCH_MAX_CPU_DEGREE)
+          degrees += (degrees.empty() ? "" : ",") + std::to_string(p);
+      if (degrees.empty())
+        return {};
+      std::string what_list;
       for (const auto &w : whats)
+        what_list += (what_list.empty() ? "" : ",") + w;
+      char self[4096] = {};
+      if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0)
+        throw std::runtime_error("cannot find gpumf_benchmark's directory (/proc/self/exe)");
+      std::string program = self;
+      program             = program.substr(0, program.rfind('/') + 1) + "dealii_benchmark";
+      char csv[]          = "/tmp/gpumf_benchmark_cpu_XXXXXX";
+      const int fd        = mkstemp(csv);
+      if (fd < 0)
+        throw std::runtime_error("cannot create a temporary file for the CPU comparison");
+      close(fd);
+      const char *launcher = std::getenv("GPUMF_MPIRUN");
+      const std::string command =
+        std::string(launcher ? launcher : "mpirun") + " -np " + std::to_string(ranks) + " '" + program + "'" +
+        " --dim " + get("dim", "3") + " --forms " + get("forms", "bp5") + " --degrees " + degrees + " --dofs " +
+        get("dofs", "1e6") + " --mesh " + get("mesh", "cartesian") + " --what " + what_list + " --repeat " +
+        get("repeat", "20") + " --cg-iterations " + get("cg-iterations", "50") + " --csv " + csv;
+      std::cout << "CPU comparison: " << command << std::endl;
+      // the child must not see this process as part of an MPI job (an outer mpirun)
+      std::vector<std::string> environment;
+      for (char **e = environ; *e; ++e)
+        {
+          const std::string v = *e;
+          const bool mpi_job  = (v.rfind("OMPI_", 0) == 0 && v.rfind("OMPI_ALLOW_RUN_AS_ROOT", 0) != 0 &&
+                                v.rfind("OMPI_MCA_rmaps_base_oversubscribe", 0) != 0) ||
+                               v.rfind("PMIX_", 0) == 0 || v.rfind("PMI_", 0) == 0;
+          if (!mpi_job)
+            environment.push_back(v);
+        }
+      std::vector<char *> envp;
+      for (auto &v : environment)
+        envp.push_back(v.data());
+      envp.push_back(nullptr);
+      std::string         shell = "/bin/sh", flag = "-c", line = command;
+      std::vector<char *> argv{shell.data(), flag.data(), line.data(), nullptr};
+      pid_t               pid = 0;
+      int                 status = 0;
+      if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv.data(), envp.data()) != 0 ||
+          waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        {
+          std::remove(csv);
+          throw std::runtime_error("the CPU comparison (" + command +
+                                   ") failed; check the MPI launcher (GPUMF_MPIRUN; as root Open MPI needs "
+                                   "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1), or run with "
+                                   "--cpu-ranks 0");
+        }
+      CpuTable table;
+      for (auto &row : read_csv(csv))
+        table[row["key"]] = row;
+      std::remove(csv);
+      return table;
+    }
+
+    /// The list options of the command line, checked.
+    struct Lists
+    {
+      std::vector<Form>         forms;
+      std::vector<unsigned int> degrees, cells_per_block;
+      std::vector<double>       sizes;
+      std::vector<std::string>  meshes, impls, conflicts, geometries, whats, layouts, numbers;
+    };
+
+    Lists
+    parse_lists(const std::map<std::string, std::string> &args)
+    {
+      const auto get = [&](const std::string &key, const std::string &fallback) {
+        const auto it = args.find(key);
+        return it == args.end() ? fallback : it->second;
+      };
+      Lists l;
+      for (const auto &f : split(get("forms", "bp5")))
+        l.forms.push_back(parse_form(f));
+      l.degrees = parse_degrees(get("degrees", "4"));
+      for (const auto &s : split(get("dofs", "1e6")))
+        l.sizes.push_back(std::stod(s));
+      l.meshes = split(get("mesh", "cartesian"));
+      l.impls = split(get("implementations", "tp")), l.conflicts = split(get("conflicts", "atomics"));
+      l.geometries = split(get("geometry", "stored")), l.whats = split(get("what", "vmult"));
+      l.layouts = split(get("layouts", "ready")), l.numbers = split(get("numbers", "double"));
+      for (const auto &k : split(get("cells-per-block", "0")))
+        l.cells_per_block.push_back(std::stoul(k));
+      for (const auto &m : l.meshes)
+        check_choice("--mesh", m, {"cartesian", "deformed"});
+      for (const auto &i : l.impls)
+        check_choice("--implementations", i, {"tp", "lm"});
+      for (const auto &c : l.conflicts)
+        check_choice("--conflicts", c, {"atomics", "coloring", "none"});
+      for (const auto &g : l.geometries)
+        check_choice("--geometry", g, {"stored", "affine"});
+      for (const auto &w : l.whats)
         check_choice("--what", w, {"vmult", "cg", "cg-fused"});
-      for (const auto &l : layouts)
-        check_choice("--layouts", l, {"ready", "points"});
-      for (const auto &n : numbers)
+      for (const auto &n : l.layouts)
+        check_choice("--layouts", n, {"ready", "points"});
+      for (const auto &n : l.numbers)
         check_choice("--numbers", n, {"double", "float"});
+      check_choice("--dim", get("dim", "3"), {"2", "3"});
+      return l;
+    }
+
+    template <int dim>
+    void
+    run_all(const Lists &l, const Options &options, const CpuTable &cpu_table, Output &output)
+    {
+      const auto &forms = l.forms;
+      const auto &degrees = l.degrees;
+      const auto &sizes = l.sizes;
+      const auto &meshes = l.meshes;
+      const auto &impls = l.impls, &conflicts = l.conflicts, &geometries = l.geometries, &whats = l.whats,
+                 &layouts = l.layouts, &numbers = l.numbers;
+      const auto &cells_per_block = l.cells_per_block;
 
       const std::string device = options.backend == gpumf::Backend::cuda ? gpumf::device_name() :
                                                                            "host backend (1 thread): " + cpu_name();
-      std::map<std::string, double> cpu_cache;
+      std::map<std::string, CpuResult> cpu_cache;
       std::cout << std::left << std::setw(10) << "form" << std::setw(4) << "p" << std::setw(10) << "mesh"
                 << std::setw(12) << "impl" << std::setw(9) << "conflict" << std::setw(7) << "geom" << std::setw(4)
                 << "cpb" << std::setw(8) << "layout" << std::setw(9) << "what" << std::setw(11) << "DoFs" << std::setw(11) << "time[s]"
@@ -294,8 +342,10 @@ Every combination of the list options is run (cases that do not apply are report
                             row["mesh_seconds"] = fmt(problem.mesh_seconds);
                             for (const auto &key : {"cells", "colors", "seconds", "gdofs_per_s", "model_bytes",
                                                     "gb_per_s", "copy_gb_per_s", "roofline_fraction", "gflop_per_s",
-                                                    "cg_iterations", "cpu_threads", "cpu_seconds", "cpu_gdofs_per_s",
-                                                    "speedup_vs_cpu", "setup_seconds", "bytes_per_dof"})
+                                                    "cg_iterations", "cpu_ranks", "cpu_simd_width", "cpu_seconds",
+                                                    "cpu_gdofs_per_s", "speedup_vs_cpu", "cpu_setup_seconds",
+                                                    "cpu_threads", "cpu_threads_seconds", "speedup_vs_cpu_threads",
+                                                    "setup_seconds", "bytes_per_dof"})
                               row[key] = "";
                             if (!r.skipped)
                               {
@@ -313,18 +363,27 @@ Every combination of the list options is run (cases that do not apply are report
                                 row["cg_iterations"] = r.iterations ? std::to_string(r.iterations) : "";
                                 if (what == "cg" || what == "cg-fused")
                                   row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
-                                if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE && number == "double")
+                                const std::string key = cpu_key(dim, form, degree, mesh, size, what);
+                                const auto        mpi = cpu_table.find(key);
+                                if (number == "double" && mpi != cpu_table.end())
                                   {
-                                    const std::string key = std::to_string(dim) + to_string(form) +
-                                                            std::to_string(degree) + mesh + fmt(size) +
-                                                            (what == "vmult" ? "vmult" : "cg");
-                                    if (cpu_cache.count(key) == 0)
-                                      cpu_cache[key] = dispatch_dealii<dim>(degree, problem, c, options);
-                                    const double cpu         = cpu_cache[key];
-                                    row["cpu_threads"]       = std::to_string(options.cpu_threads);
+                                    const double cpu         = std::stod(mpi->second.at("seconds"));
+                                    row["cpu_ranks"]         = mpi->second.at("ranks");
+                                    row["cpu_simd_width"]    = mpi->second.at("simd_width");
                                     row["cpu_seconds"]       = fmt(cpu, 6);
                                     row["cpu_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
                                     row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
+                                    row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
+                                  }
+                                if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE && number == "double")
+                                  {
+                                    if (cpu_cache.count(key) == 0)
+                                      cpu_cache[key] = dispatch_dealii<dim>(degree, problem, c, options);
+                                    const double cpu              = cpu_cache[key].seconds;
+                                    row["cpu_simd_width"]         = std::to_string(dealii::VectorizedArray<double>::size());
+                                    row["cpu_threads"]            = std::to_string(options.cpu_threads);
+                                    row["cpu_threads_seconds"]    = fmt(cpu, 6);
+                                    row["speedup_vs_cpu_threads"] = fmt(cpu / r.seconds, 3);
                                   }
                               }
                             std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
@@ -345,30 +404,35 @@ Every combination of the list options is run (cases that do not apply are report
 int
 main(int argc, char **argv)
 {
-  dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  std::map<std::string, std::string>       args;
-  for (int i = 1; i < argc; ++i)
+  const std::vector<std::string> known{"backend", "dim", "forms", "degrees", "dofs", "mesh", "implementations",
+                                       "conflicts", "geometry", "cells-per-block", "layouts", "what", "numbers", "repeat",
+                                       "cg-iterations", "cpu-ranks", "cpu-threads", "csv", "json"};
+  std::map<std::string, std::string> args;
+  bench::Lists                       lists;
+  bench::CpuTable                    cpu_table;
+  try
     {
-      const std::string a = argv[i];
-      if (a == "--help" || a == "-h")
+      // the CPU comparison runs first, as a job of its own: before this process starts MPI
+      args = bench::parse_arguments(argc, argv, known);
+      if (args.count("help"))
         {
           std::cout << bench::usage;
           return 0;
         }
-      if (a.rfind("--", 0) != 0 || i + 1 >= argc)
-        {
-          std::cerr << "gpumf_benchmark: unexpected argument '" << a << "' (options take a value; see --help)\n";
-          return 2;
-        }
-      args[a.substr(2)] = argv[++i];
+      lists = bench::parse_lists(args);
+      const unsigned int cpu_ranks = args.count("cpu-ranks") ? std::stoul(args["cpu-ranks"]) :
+                                                               std::max(1u, std::thread::hardware_concurrency());
+      if (cpu_ranks > 0)
+        cpu_table = bench::run_cpu_comparison(args, cpu_ranks);
     }
-  const std::vector<std::string> known{"backend", "dim", "forms", "degrees", "dofs", "mesh", "implementations",
-                                       "conflicts", "geometry", "cells-per-block", "layouts", "what", "numbers", "repeat",
-                                       "cg-iterations", "cpu-threads", "csv", "json"};
+  catch (const std::exception &e)
+    {
+      std::cerr << "gpumf_benchmark: " << e.what() << "\n(see --help)\n";
+      return 2;
+    }
+  dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
   try
     {
-      for (const auto &[key, value] : args)
-        bench::check_choice("options:", key, known);
       bench::Options options;
       const std::string backend = args.count("backend") ? args["backend"] : gpumf::to_string(gpumf::default_backend());
       bench::check_choice("--backend", backend, {"host", "cuda"});
@@ -377,25 +441,25 @@ main(int argc, char **argv)
         throw std::invalid_argument("--backend cuda: no usable CUDA device (" + gpumf::device_name() + ")");
       options.repeat        = args.count("repeat") ? std::stoul(args["repeat"]) : 20;
       options.cg_iterations = args.count("cg-iterations") ? std::stoul(args["cg-iterations"]) : 50;
-      options.cpu_threads   = args.count("cpu-threads") ? std::stoul(args["cpu-threads"]) :
-                                                          std::max(1u, std::thread::hardware_concurrency());
+      options.cpu_threads   = args.count("cpu-threads") ? std::stoul(args["cpu-threads"]) : 0;
       bench::Output output;
       if (args.count("csv"))
         output.csv.open(args["csv"]);
       if (args.count("json"))
         output.json_file = args["json"];
+      const std::string simd = "VectorizedArray<double> width " +
+                               std::to_string(dealii::VectorizedArray<double>::size()) +
+                               (dealii::VectorizedArray<double>::size() == 1 ? ", no SIMD" : "");
       std::cout << "gpumf benchmark on " << (options.backend == gpumf::Backend::cuda ? gpumf::device_name() : "the host backend")
-                << "; deal.II CPU MatrixFree: "
-                << (options.cpu_threads ? std::to_string(options.cpu_threads) + " threads of " + bench::cpu_name() +
-                                            " (no SIMD: Debian's deal.II has VectorizedArray width 1)" :
-                                          std::string("off"))
+                << "; deal.II CPU MatrixFree (" << simd << ") on " << bench::cpu_name() << ": "
+                << (cpu_table.empty() ? std::string("no MPI comparison") : cpu_table.begin()->second.at("ranks") + " MPI ranks")
+                << (options.cpu_threads ? ", and " + std::to_string(options.cpu_threads) + " threads in this process" :
+                                          std::string())
                 << std::endl;
-      const std::string dim = args.count("dim") ? args["dim"] : "3";
-      bench::check_choice("--dim", dim, {"2", "3"});
-      if (dim == "2")
-        bench::run_all<2>(args, options, output);
+      if (args.count("dim") && args["dim"] == "2")
+        bench::run_all<2>(lists, options, cpu_table, output);
       else
-        bench::run_all<3>(args, options, output);
+        bench::run_all<3>(lists, options, cpu_table, output);
       output.write_json();
     }
   catch (const std::exception &e)

@@ -7,6 +7,7 @@
 
 #include <gpumf/backend.h>
 
+#include <deal.II/base/mpi.h>
 #include <deal.II/base/quadrature.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/mapping.h>
@@ -14,9 +15,12 @@
 #include <deal.II/lac/affine_constraints.h>
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace bench
 {
@@ -40,6 +44,37 @@ namespace bench
   /// The 1D quadrature of a form (Gauss p+2, or Gauss-Lobatto p+1 for BP5).
   dealii::Quadrature<1>
   quadrature(Form form, unsigned int degree);
+
+  /// The comma-separated parts of @p s (empty ones dropped unless @p keep_empty).
+  std::vector<std::string>
+  split(const std::string &s, bool keep_empty = false);
+
+  /// "1-8" or "2,4,6" as a list of degrees.
+  std::vector<unsigned int>
+  parse_degrees(const std::string &s);
+
+  Form
+  parse_form(const std::string &s);
+
+  /// Throws std::invalid_argument naming @p option and the @p allowed values unless @p value is one.
+  void
+  check_choice(const std::string &option, const std::string &value, const std::vector<std::string> &allowed);
+
+  /// "--key value" pairs of the command line (keys from @p known; "--help" gives the key "help").
+  std::map<std::string, std::string>
+  parse_arguments(int argc, const char *const *argv, const std::vector<std::string> &known);
+
+  /// The rows of a CSV file with a header line (no quoted fields), as column -> value.
+  std::vector<std::map<std::string, std::string>>
+  read_csv(const std::string &file);
+
+  /// @p v with @p precision significant digits.
+  std::string
+  fmt(double v, int precision = 4);
+
+  /// The CPU comparison's key of a case: deal.II runs one CG for both CG variants.
+  std::string
+  cpu_key(int dim, Form form, unsigned int degree, const std::string &mesh, double size, const std::string &what);
 
   /**
    * Calls f(n_q, with_values, with_gradients), each a std::integral_constant, with the
@@ -94,18 +129,19 @@ namespace bench
     /// "cartesian" (a box of cubes) or "deformed" (a smooth non-affine deformation of it,
     /// represented by a MappingQCache of degree 3)
     std::string                               mesh;
-    dealii::Triangulation<dim>                tria;
+    /// serial on one rank (gpumf on one GPU, deal.II with threads), else distributed by p4est
+    std::unique_ptr<dealii::Triangulation<dim>> tria;
     std::unique_ptr<dealii::Mapping<dim>>     mapping;
     dealii::DoFHandler<dim>                   dof_handler;
     dealii::AffineConstraints<double>         constraints;
     /// wall seconds of the mesh, DoFs and constraints (deal.II's work in a user's program)
     double                                    mesh_seconds = 0;
 
-    Problem();
     /// A box of n_1 x ... cells chosen so that FE_Q(degree) has about target_dofs DoFs,
-    /// homogeneous Dirichlet conditions on its boundary.
+    /// homogeneous Dirichlet conditions on its boundary (once per object); on the ranks of @p comm (more than
+    /// one: a parallel::distributed::Triangulation, constraints on the locally relevant DoFs).
     void
-    reinit(const std::string &mesh, unsigned int degree, double target_dofs);
+    reinit(const std::string &mesh, unsigned int degree, double target_dofs, MPI_Comm comm = MPI_COMM_SELF);
   };
 
   struct Options
@@ -138,11 +174,32 @@ namespace bench
   Result
   run_gpumf(const Problem<dim> &problem, const Case &c, const Options &options);
 
-  /// deal.II's CPU MatrixFree, Options::cpu_threads threads (dealii_cases.cc): seconds per
-  /// vmult (what = vmult) or per iteration of deal.II's SolverCG with Jacobi (cg, cg-fused).
+  /// What deal.II's CPU MatrixFree measured.
+  struct CpuResult
+  {
+    double seconds       = 0; // per vmult or per CG iteration (median, slowest rank)
+    double setup_seconds = 0; // MatrixFree::reinit() (and the inverse diagonal for CG), wall
+  };
+
+  /// deal.II's CPU MatrixFree on the ranks of the problem's mesh with Options::cpu_threads
+  /// threads each (dealii_cases.cc): seconds per vmult (what = vmult) or per iteration of
+  /// deal.II's SolverCG with Jacobi (cg, cg-fused).
   template <int dim, int degree>
-  double
+  CpuResult
   run_dealii(const Problem<dim> &problem, const Case &c, const Options &options);
+
+  /// run_dealii() at the run-time degree @p p (1 to GPUMF_BENCH_MAX_CPU_DEGREE).
+  template <int dim, int degree = 1>
+  CpuResult
+  dispatch_dealii(const unsigned int p, const Problem<dim> &problem, const Case &c, const Options &options)
+  {
+    if constexpr (degree > GPUMF_BENCH_MAX_CPU_DEGREE)
+      throw std::invalid_argument("degree " + std::to_string(p) + " is not compiled into the CPU comparison (1 to " +
+                                  std::to_string(GPUMF_BENCH_MAX_CPU_DEGREE) + ")");
+    else
+      return p == degree ? run_dealii<dim, degree>(problem, c, options) :
+                           dispatch_dealii<dim, degree + 1>(p, problem, c, options);
+  }
 
   /// Median of the times of @p repeat runs of f() after one warm-up, timed with CUDA events
   /// on the GPU backend, with a steady clock on the host.

@@ -1,9 +1,11 @@
 // deal.II's own CPU MatrixFree on the benchmark's problems, for one (dim, degree) given by
-// BENCH_DIM and BENCH_DEGREE: the comparison the GPU figures are divided by. Debian's
-// deal.II 9.4 is built without SIMD (VectorizedArray<double> has width 1): each of the
-// Options::cpu_threads threads (TBB, MatrixFree's partition_partition scheme) processes one
+// BENCH_DIM and BENCH_DEGREE: the comparison the GPU figures are divided by, run by
+// dealii_benchmark on MPI ranks (a distributed mesh) or inside gpumf_benchmark with threads.
+// Debian's deal.II 9.4 is built without SIMD (VectorizedArray<double> has width 1): each rank's
+// Options::cpu_threads threads (TBB, MatrixFree's partition_partition scheme) process one
 // cell at a time.
 #include <deal.II/base/multithread_info.h>
+#include <deal.II/base/timer.h>
 #include <deal.II/lac/diagonal_matrix.h>
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/solver_cg.h>
@@ -39,7 +41,8 @@ namespace bench
         mf.reinit(*problem.mapping, problem.dof_handler, problem.constraints, quad, data);
         constrained.clear();
         for (const auto &line : problem.constraints.get_lines())
-          constrained.push_back(line.index);
+          if (problem.dof_handler.locally_owned_dofs().is_element(line.index))
+            constrained.push_back(line.index);
       }
 
       void
@@ -67,6 +70,13 @@ namespace bench
       initialize_dof_vector(VectorType &v) const
       {
         mf.initialize_dof_vector(v);
+      }
+
+      /// The locally owned constrained rows.
+      const std::vector<types::global_dof_index> &
+      constrained_dofs() const
+      {
+        return constrained;
       }
 
     private:
@@ -106,10 +116,21 @@ namespace bench
     };
 
     template <int dim, int degree, int n_q, bool values, bool gradients>
-    double
+    CpuResult
     run(const Problem<dim> &problem, const Case &c, const Options &options)
     {
       MultithreadInfo::set_thread_limit(options.cpu_threads);
+      const MPI_Comm comm = problem.dof_handler.get_communicator();
+      // every rank's time includes waiting for the slowest
+      const auto timed = [&](const unsigned int repeat, const std::function<void()> &f) {
+        return median_seconds(gpumf::Backend::host, repeat, [&]() {
+          f();
+          MPI_Barrier(comm);
+        });
+      };
+      CpuResult result;
+      MPI_Barrier(comm);
+      Timer setup_timer;
       Operator<dim, degree, n_q, values, gradients> op;
       op.reinit(problem, quadrature(c.form, degree));
       VectorType x, y;
@@ -120,11 +141,18 @@ namespace bench
       for (auto &v : x)
         v = uniform(generator);
       if (c.what == "vmult")
-        return median_seconds(gpumf::Backend::host, options.repeat, [&]() { op.vmult(y, x); });
+        {
+          MPI_Barrier(comm);
+          result.setup_seconds = setup_timer.wall_time();
+          result.seconds       = timed(options.repeat, [&]() { op.vmult(y, x); });
+          return result;
+        }
       DiagonalMatrix<VectorType> inverse_diagonal;
       op.compute_inverse_diagonal(inverse_diagonal);
-      for (const auto &line : problem.constraints.get_lines())
-        x(line.index) = 0.;
+      MPI_Barrier(comm);
+      result.setup_seconds = setup_timer.wall_time();
+      for (const auto i : op.constrained_dofs())
+        x(i) = 0.;
       const auto solve = [&]() {
         SolverControl control(options.cg_iterations, 1e-300);
         y = 0.;
@@ -135,12 +163,13 @@ namespace bench
         catch (const SolverControl::NoConvergence &)
           {}
       };
-      return median_seconds(gpumf::Backend::host, std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
+      result.seconds = timed(std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
+      return result;
     }
   } // namespace
 
   template <int dim, int degree>
-  double
+  CpuResult
   run_dealii(const Problem<dim> &problem, const Case &c, const Options &options)
   {
     return with_form<degree>(c.form, [&](auto n_q, auto values, auto gradients) {
@@ -149,6 +178,6 @@ namespace bench
     });
   }
 
-  template double
+  template CpuResult
   run_dealii<BENCH_DIM, BENCH_DEGREE>(const Problem<BENCH_DIM> &, const Case &, const Options &);
 } // namespace bench

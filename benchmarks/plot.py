@@ -90,7 +90,7 @@ def main():
                 label=f"gpumf {form} {var}")
         cpu = [(p[0], number(p[1], "cpu_gdofs_per_s")) for p in points if number(p[1], "cpu_gdofs_per_s")]
         if cpu:
-            ax.plot(*zip(*cpu), marker="x", linestyle=":", label=f"deal.II CPU {form} ({points[0][1]['cpu_threads']} threads, no SIMD)")
+            ax.plot(*zip(*cpu), marker="x", linestyle=":", label=f"deal.II CPU {form} ({points[0][1].get('cpu_ranks', '?')} MPI ranks, SIMD width {points[0][1].get('cpu_simd_width', '?')})")
     ax.set_yscale("log")
     with_cpu = any(number(r, "cpu_gdofs_per_s") for r in vmult)
     finish(fig, ax, out, "gpu_vs_cpu.png", "degree", "GDoF/s",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # benchmark_smoke.sh <gpumf_benchmark> <host|cuda> <cuda_available>: runs the benchmark on a
 # tiny 2D and 3D problem with every option, and checks that its CSV has a measured row for
-# every case that applies (and a reason for every one that does not).
+# every case that applies (and a reason for every one that does not), with deal.II's CPU
+# figures on 2 MPI ranks (dealii_benchmark, launched by the benchmark) and 1 thread.
 set -euo pipefail
 bench=$1 backend=$2 cuda_available=$3
 if [ "$backend" = cuda ] && ! "$cuda_available"; then
@@ -13,13 +14,13 @@ for dim in 2 3; do
   "$bench" --backend "$backend" --dim $dim --forms bp1,bp3,bp5,helmholtz --degrees 1,2 --dofs 300 \
     --mesh cartesian,deformed --implementations tp,lm --conflicts atomics,coloring,none \
     --geometry stored,affine --cells-per-block 0,1 --layouts ready,points --what vmult,cg,cg-fused --repeat 2 --cg-iterations 3 \
-    --cpu-threads 1 --csv "$out/$dim.csv" --json "$out/$dim.json" > "$out/$dim.log"
+    --cpu-ranks 2 --cpu-threads 1 --csv "$out/$dim.csv" --json "$out/$dim.json" > "$out/$dim.log"
 done
 # float: measured for the ready operator's vmult with atomics or coloring in 3D, skipped otherwise
 for dim in 2 3; do
   "$bench" --backend "$backend" --dim $dim --forms bp3,bp5 --degrees 1,2 --dofs 300 --mesh cartesian \
     --implementations tp,lm --conflicts atomics,coloring,none --geometry stored,affine --layouts ready,points \
-    --what vmult,cg --numbers float --repeat 2 --cg-iterations 3 --cpu-threads 1 --csv "$out/float$dim.csv" \
+    --what vmult,cg --numbers float --repeat 2 --cg-iterations 3 --cpu-ranks 2 --cpu-threads 1 --csv "$out/float$dim.csv" \
     > "$out/float$dim.log"
 done
 python3 - "$out" <<'PY'
@@ -42,7 +43,9 @@ for dim in (2, 3):
             print(f"{dim}d: unexpected row {r}"); bad += 1
         if measured and not (float(r["gdofs_per_s"]) > 0 and float(r["copy_gb_per_s"]) > 0
                              and float(r["cpu_seconds"]) > 0 and float(r["setup_seconds"]) > 0
-                             and float(r["bytes_per_dof"]) > 0):
+                             and float(r["bytes_per_dof"]) > 0 and r["cpu_ranks"] == "2"
+                             and float(r["cpu_setup_seconds"]) > 0 and float(r["cpu_threads_seconds"]) > 0
+                             and int(r["cpu_simd_width"]) >= 1):
             print(f"{dim}d: missing figures in {r}"); bad += 1
     print(f"{dim}d: {len(rows)} rows checked")
     rows = list(csv.DictReader(open(f"{out}/float{dim}.csv")))
