@@ -36,7 +36,11 @@ Every combination of the list options is run (cases that do not apply are report
   --dofs LIST            approximate DoF counts, e.g. 1e4,1e6,2e7 (default 1e6)
   --mesh LIST            cartesian,deformed (default cartesian); deformed: MappingQCache(3) of a
                          smooth displacement, curved non-affine cells
-  --implementations LIST tp,lm: sum factorization, element matrices (default tp)
+  --implementations LIST tp,lm,csr: sum factorization, element matrices, or the assembled sparse
+                         matrix (deal.II assembles it on all host cores; gpumf::SparseMatrix applies it:
+                         cuSPARSE CSR SpMV; its CPU comparison: a Trilinos matrix on the MPI ranks)
+                         (default tp); csr is measured once per form, degree, mesh and what, with
+                         the first of --conflicts, --geometry, --cells-per-block and --layouts
   --conflicts LIST       atomics,coloring,none (default atomics); none: no protection (wrong
                          results), the upper bound of the other two
   --geometry LIST        stored,affine (default stored): per quadrature point, or one Jacobian
@@ -92,7 +96,7 @@ Every combination of the list options is run (cases that do not apply are report
       "cells_per_block", "layout", "what", "number", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
       "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_ranks", "cpu_simd_width",
       "cpu_seconds", "cpu_gdofs_per_s", "speedup_vs_cpu", "cpu_setup_seconds", "cpu_threads", "cpu_threads_seconds",
-      "speedup_vs_cpu_threads", "mesh_seconds", "setup_seconds", "bytes_per_dof", "note"};
+      "speedup_vs_cpu_threads", "mesh_seconds", "setup_seconds", "bytes_per_dof", "max_dofs", "note"};
 
     struct Output
     {
@@ -167,9 +171,18 @@ Every combination of the list options is run (cases that do not apply are report
           if (std::find(whats.begin(), whats.end(), what) == whats.end())
             whats.push_back(what);
         }
+      // deal.II's MatrixFree for the matrix-free implementations, Trilinos' matrix for csr
+      std::string matrices;
+      const auto  impls = split(get("implementations", "tp"));
+      for (const auto &i : impls)
+        if (i != "csr" && matrices.empty())
+          matrices = "matrix-free";
+      const bool assembled = std::find(impls.begin(), impls.end(), "csr") != impls.end();
+      if (assembled)
+        matrices += matrices.empty() ? "csr" : ",csr";
       std::string degrees;
       for (const unsigned int p : parse_degrees(get("degrees", "4")))
-        if (p <= GPUMF_BENCH_MAX_CPU_DEGREE)
+        if (p <= GPUMF_BENCH_MAX_CPU_DEGREE || assembled)
           degrees += (degrees.empty() ? "" : ",") + std::to_string(p);
       if (degrees.empty())
         return {};
@@ -190,20 +203,24 @@ Every combination of the list options is run (cases that do not apply are report
       const std::string command =
         std::string(launcher ? launcher : "mpirun") + " -np " + std::to_string(ranks) + " '" + program + "'" +
         " --dim " + get("dim", "3") + " --forms " + get("forms", "bp5") + " --degrees " + degrees + " --dofs " +
-        get("dofs", "1e6") + " --mesh " + get("mesh", "cartesian") + " --what " + what_list + " --repeat " +
+        get("dofs", "1e6") + " --mesh " + get("mesh", "cartesian") + " --what " + what_list + " --matrices " + matrices + " --repeat " +
         get("repeat", "20") + " --cg-iterations " + get("cg-iterations", "50") + " --csv " + csv;
       std::cout << "CPU comparison: " << command << std::endl;
-      // the child must not see this process as part of an MPI job (an outer mpirun)
+      // the child must not see this process as part of an MPI job (an outer mpirun), but keeps
+      // the user's settings of the launcher (OMPI_MCA_plm_rsh_agent, OMPI_ALLOW_RUN_AS_ROOT, ...)
+      const auto set_by_mpirun = [](const std::string &v) {
+        const auto starts = [&](const char *prefix) { return v.rfind(prefix, 0) == 0; };
+        if (starts("PMIX_") || starts("PMI_"))
+          return true;
+        if (starts("OMPI_MCA_"))
+          return starts("OMPI_MCA_orte_") || starts("OMPI_MCA_ess") || starts("OMPI_MCA_pmix") ||
+                 starts("OMPI_MCA_initial_wdir") || starts("OMPI_MCA_shmem_RUNTIME_QUERY_hint");
+        return starts("OMPI_") && !starts("OMPI_ALLOW_RUN_AS_ROOT");
+      };
       std::vector<std::string> environment;
       for (char **e = environ; *e; ++e)
-        {
-          const std::string v = *e;
-          const bool mpi_job  = (v.rfind("OMPI_", 0) == 0 && v.rfind("OMPI_ALLOW_RUN_AS_ROOT", 0) != 0 &&
-                                v.rfind("OMPI_MCA_rmaps_base_oversubscribe", 0) != 0) ||
-                               v.rfind("PMIX_", 0) == 0 || v.rfind("PMI_", 0) == 0;
-          if (!mpi_job)
-            environment.push_back(v);
-        }
+        if (!set_by_mpirun(*e))
+          environment.push_back(*e);
       std::vector<char *> envp;
       for (auto &v : environment)
         envp.push_back(v.data());
@@ -259,7 +276,7 @@ Every combination of the list options is run (cases that do not apply are report
       for (const auto &m : l.meshes)
         check_choice("--mesh", m, {"cartesian", "deformed"});
       for (const auto &i : l.impls)
-        check_choice("--implementations", i, {"tp", "lm"});
+        check_choice("--implementations", i, {"tp", "lm", "csr"});
       for (const auto &c : l.conflicts)
         check_choice("--conflicts", c, {"atomics", "coloring", "none"});
       for (const auto &g : l.geometries)
@@ -314,10 +331,21 @@ Every combination of the list options is run (cases that do not apply are report
                             c.form = form, c.degree = degree, c.implementation = impl, c.conflict = conflict;
                             c.geometry = geometry, c.cells_per_block = k, c.what = what, c.layout = layout;
                             c.number = number;
-                            Result r;
+                            Result     r;
+                            const bool assembled = impl == "csr";
                             try
                               {
-                                r = dispatch_gpumf<dim>(degree, problem, c, options);
+                                if (assembled && (conflict != conflicts[0] || geometry != geometries[0] ||
+                                                  k != cells_per_block[0] || layout != layouts[0]))
+                                  {
+                                    r.skipped = true;
+                                    r.note    = "the assembled matrix has no conflict  geometry  cells-per-block or "
+                                                "layout choice: measured with the first of each";
+                                  }
+                                else if (assembled)
+                                  r = run_sparse<dim>(problem, c, options);
+                                else
+                                  r = dispatch_gpumf<dim>(degree, problem, c, options);
                               }
                             catch (const std::exception &e)
                               {
@@ -345,7 +373,7 @@ Every combination of the list options is run (cases that do not apply are report
                                                     "cg_iterations", "cpu_ranks", "cpu_simd_width", "cpu_seconds",
                                                     "cpu_gdofs_per_s", "speedup_vs_cpu", "cpu_setup_seconds",
                                                     "cpu_threads", "cpu_threads_seconds", "speedup_vs_cpu_threads",
-                                                    "setup_seconds", "bytes_per_dof"})
+                                                    "setup_seconds", "bytes_per_dof", "max_dofs"})
                               row[key] = "";
                             if (!r.skipped)
                               {
@@ -354,6 +382,12 @@ Every combination of the list options is run (cases that do not apply are report
                                 row["seconds"]      = fmt(r.seconds, 6);
                                 row["setup_seconds"] = fmt(r.setup_seconds, 4);
                                 row["bytes_per_dof"] = fmt(r.data_bytes / n_dofs, 4);
+                                // the largest problem that fits the GPU at this bytes per DoF, the
+                                // vectors of the run included (vmult: 2, CG: 6)
+                                std::size_t free_bytes = 0, total_bytes = 0;
+                                if (device_memory(options.backend, free_bytes, total_bytes))
+                                  row["max_dofs"] = fmt(total_bytes / (r.data_bytes / n_dofs + (what == "vmult" ? 2 : 6) *
+                                                                       (number == "double" ? 8. : 4.)), 4);
                                 row["gdofs_per_s"]  = fmt(n_dofs / r.seconds * 1e-9);
                                 row["model_bytes"]  = fmt(r.bytes, 8);
                                 row["gb_per_s"]     = fmt(r.bytes / r.seconds * 1e-9);
@@ -363,7 +397,7 @@ Every combination of the list options is run (cases that do not apply are report
                                 row["cg_iterations"] = r.iterations ? std::to_string(r.iterations) : "";
                                 if (what == "cg" || what == "cg-fused")
                                   row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
-                                const std::string key = cpu_key(dim, form, degree, mesh, size, what);
+                                const std::string key = cpu_key(dim, form, degree, mesh, size, what, assembled);
                                 const auto        mpi = cpu_table.find(key);
                                 if (number == "double" && mpi != cpu_table.end())
                                   {
@@ -375,7 +409,8 @@ Every combination of the list options is run (cases that do not apply are report
                                     row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
                                     row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
                                   }
-                                if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE && number == "double")
+                                if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE && number == "double" &&
+                                    !assembled)
                                   {
                                     if (cpu_cache.count(key) == 0)
                                       cpu_cache[key] = dispatch_dealii<dim>(degree, problem, c, options);

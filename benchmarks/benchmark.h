@@ -74,7 +74,8 @@ namespace bench
 
   /// The CPU comparison's key of a case: deal.II runs one CG for both CG variants.
   std::string
-  cpu_key(int dim, Form form, unsigned int degree, const std::string &mesh, double size, const std::string &what);
+  cpu_key(int dim, Form form, unsigned int degree, const std::string &mesh, double size, const std::string &what,
+          bool assembled = false);
 
   /**
    * Calls f(n_q, with_values, with_gradients), each a std::integral_constant, with the
@@ -210,6 +211,26 @@ namespace bench
   /// the backend's memory: the empirical roofline for an operator moving @p bytes.
   double
   copy_bandwidth(gpumf::Backend backend, double bytes, unsigned int repeat);
+
+  /// The free and total bytes of the GPU (true) or nothing on the host backend (false).
+  bool
+  device_memory(gpumf::Backend backend, std::size_t &free_bytes, std::size_t &total_bytes);
+
+  /**
+   * The assembled-matrix baseline (sparse.cc): the form's global sparse matrix assembled by
+   * deal.II on the host (all of its cores) and applied by gpumf::SparseMatrix on
+   * Options::backend (cuSPARSE on the GPU), vmult or CG with Jacobi; throws
+   * gpumf::ExcMatrixDoesNotFit before assembling a matrix the GPU cannot hold.
+   */
+  template <int dim>
+  Result
+  run_sparse(const Problem<dim> &problem, const Case &c, const Options &options);
+
+  /// The same matrix as a TrilinosWrappers::SparseMatrix on the ranks of the problem's mesh
+  /// (Options::cpu_threads threads each): vmult or deal.II's SolverCG with Trilinos' Jacobi.
+  template <int dim>
+  CpuResult
+  run_sparse_cpu(const Problem<dim> &problem, const Case &c, const Options &options);
 } // namespace bench
 
 #endif

@@ -1,4 +1,4 @@
-// dealii_benchmark: deal.II's CPU MatrixFree on gpumf_benchmark's problems, on MPI ranks
+// dealii_benchmark: deal.II's CPU MatrixFree (and the assembled Trilinos matrix) on gpumf_benchmark's problems, on MPI ranks
 // (mpirun -np N dealii_benchmark ...; the mesh distributed by p4est): the CPU comparison at
 // full strength that gpumf_benchmark --cpu-ranks N launches. One rank per core and one thread
 // per rank by default, as deal.II users run it. Debian's deal.II has no SIMD
@@ -20,6 +20,8 @@ namespace
   --dofs LIST        approximate DoF counts (default 1e6)
   --mesh LIST        cartesian,deformed (default cartesian)
   --what LIST        vmult,cg (default vmult): the operator, or deal.II's SolverCG with Jacobi
+  --matrices LIST    matrix-free,csr (default matrix-free): deal.II's MatrixFree (degrees up to
+                     GPUMF_BENCH_MAX_CPU_DEGREE), or the assembled TrilinosWrappers::SparseMatrix
   --repeat N         timed runs after one warm-up, median (default 20; CG: N/10 solves)
   --cg-iterations N  CG iterations per solve (default 50)
   --threads N        threads per rank (default 1)
@@ -44,6 +46,9 @@ namespace
     const unsigned int ranks = dealii::Utilities::MPI::n_mpi_processes(comm);
     const bool         root  = dealii::Utilities::MPI::this_mpi_process(comm) == 0;
     const auto         whats = split(get("what", "vmult")), meshes = split(get("mesh", "cartesian"));
+    const auto         matrices = split(get("matrices", "matrix-free"));
+    for (const auto &m : matrices)
+      check_choice("--matrices", m, {"matrix-free", "csr"});
     for (const auto &w : whats)
       check_choice("--what", w, {"vmult", "cg"});
     for (const auto &m : meshes)
@@ -60,10 +65,15 @@ namespace
             problem.reinit(mesh, degree, size, comm);
             for (const Form form : forms)
               for (const auto &what : whats)
+                for (const auto &matrix : matrices)
                 {
+                  const bool assembled = matrix == "csr";
+                  if (!assembled && degree > GPUMF_BENCH_MAX_CPU_DEGREE)
+                    continue;
                   Case c;
                   c.form = form, c.degree = degree, c.what = what;
-                  const CpuResult   r = dispatch_dealii<dim>(degree, problem, c, options);
+                  const CpuResult   r = assembled ? run_sparse_cpu<dim>(problem, c, options) :
+                                                    dispatch_dealii<dim>(degree, problem, c, options);
                   const double      n = problem.dof_handler.n_dofs();
                   const std::string row =
                     std::to_string(dim) + "," + to_string(form) + "," + std::to_string(degree) + "," + mesh + "," +
@@ -71,10 +81,12 @@ namespace
                     std::to_string(options.cpu_threads) + "," +
                     std::to_string(dealii::VectorizedArray<double>::size()) + "," + fmt(n, 12) + "," +
                     fmt(r.seconds, 6) + "," + fmt(n / r.seconds * 1e-9) + "," + fmt(r.setup_seconds, 4) + "," +
-                    fmt(problem.mesh_seconds, 4) + "," + cpu_key(dim, form, degree, mesh, size, what);
+                    fmt(problem.mesh_seconds, 4) + "," + matrix + "," +
+                    cpu_key(dim, form, degree, mesh, size, what, assembled);
                   if (root)
                     {
-                      std::cout << "deal.II CPU MatrixFree, " << ranks << " ranks: " << row << std::endl;
+                      std::cout << "deal.II CPU " << (assembled ? "Trilinos matrix" : "MatrixFree") << ", " << ranks
+                                << " ranks: " << row << std::endl;
                       if (csv.is_open())
                         csv << row << std::endl;
                     }
@@ -90,7 +102,7 @@ main(int argc, char **argv)
   try
     {
       const auto args = bench::parse_arguments(
-        argc, argv, {"dim", "forms", "degrees", "dofs", "mesh", "what", "repeat", "cg-iterations", "threads", "csv"});
+        argc, argv, {"dim", "forms", "degrees", "dofs", "mesh", "what", "matrices", "repeat", "cg-iterations", "threads", "csv"});
       if (args.count("help"))
         {
           std::cout << usage;
@@ -101,7 +113,7 @@ main(int argc, char **argv)
         {
           csv.open(args.at("csv"));
           csv << "dim,form,degree,mesh,size,what,ranks,threads,simd_width,dofs,seconds,gdofs_per_s,setup_seconds,"
-                 "mesh_seconds,key"
+                 "mesh_seconds,matrix,key"
               << std::endl;
         }
       const std::string dim = args.count("dim") ? args.at("dim") : "3";

@@ -145,10 +145,10 @@ namespace bench
 
   std::string
   cpu_key(const int dim, const Form form, const unsigned int degree, const std::string &mesh, const double size,
-          const std::string &what)
+          const std::string &what, const bool assembled)
   {
     return std::to_string(dim) + " " + to_string(form) + " " + std::to_string(degree) + " " + mesh + " " +
-           fmt(size) + " " + (what == "vmult" ? "vmult" : "cg");
+           fmt(size) + " " + (what == "vmult" ? "vmult" : "cg") + (assembled ? " csr" : "");
   }
 
   Quadrature<1>

@@ -64,7 +64,8 @@ namespace bench
   double
   copy_bandwidth(const gpumf::Backend backend, const double bytes, const unsigned int repeat)
   {
-    const std::size_t half = std::max<std::size_t>(8, std::size_t(bytes / 2) / 8 * 8);
+    // at most 2 x 1 GiB: large enough for the full bandwidth, small enough to fit beside any case
+    const std::size_t half = std::max<std::size_t>(8, std::min<std::size_t>(std::size_t(bytes / 2), 1ul << 30) / 8 * 8);
 #if GPUMF_WITH_CUDA
     if (backend == gpumf::Backend::cuda)
       {
@@ -82,5 +83,19 @@ namespace bench
     std::vector<char> a(half, 1), b(half);
     const double      seconds = median_seconds(backend, repeat, [&]() { std::memcpy(b.data(), a.data(), half); });
     return 2. * half / seconds;
+  }
+
+  bool
+  device_memory(const gpumf::Backend backend, std::size_t &free_bytes, std::size_t &total_bytes)
+  {
+#if GPUMF_WITH_CUDA
+    if (backend == gpumf::Backend::cuda)
+      {
+        GPUMF_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+        return true;
+      }
+#endif
+    free_bytes = total_bytes = 0;
+    return false;
   }
 } // namespace bench

@@ -2,7 +2,8 @@
 # benchmark_smoke.sh <gpumf_benchmark> <host|cuda> <cuda_available>: runs the benchmark on a
 # tiny 2D and 3D problem with every option, and checks that its CSV has a measured row for
 # every case that applies (and a reason for every one that does not), with deal.II's CPU
-# figures on 2 MPI ranks (dealii_benchmark, launched by the benchmark) and 1 thread.
+# figures on 2 MPI ranks (dealii_benchmark, launched by the benchmark) and 1 thread; the
+# assembled matrix (csr) against Trilinos' on the same 2 ranks.
 set -euo pipefail
 bench=$1 backend=$2 cuda_available=$3
 if [ "$backend" = cuda ] && ! "$cuda_available"; then
@@ -12,7 +13,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for dim in 2 3; do
   "$bench" --backend "$backend" --dim $dim --forms bp1,bp3,bp5,helmholtz --degrees 1,2 --dofs 300 \
-    --mesh cartesian,deformed --implementations tp,lm --conflicts atomics,coloring,none \
+    --mesh cartesian,deformed --implementations tp,lm,csr --conflicts atomics,coloring,none \
     --geometry stored,affine --cells-per-block 0,1 --layouts ready,points --what vmult,cg,cg-fused --repeat 2 --cg-iterations 3 \
     --cpu-ranks 2 --cpu-threads 1 --csv "$out/$dim.csv" --json "$out/$dim.json" > "$out/$dim.log"
 done
@@ -30,12 +31,29 @@ bad = 0
 for dim in (2, 3):
     rows = list(csv.DictReader(open(f"{out}/{dim}.csv")))
     assert len(json.load(open(f"{out}/{dim}.json"))) == len(rows), "JSON and CSV differ"
-    # 4 forms x 2 degrees x 2 meshes x 2 impl x 3 conflicts x 2 geometries x 2 cpb x 2 layouts x 3 whats
-    expected = 4 * 2 * 2 * 2 * 3 * 2 * 2 * 2 * 3
+    # 4 forms x 2 degrees x 2 meshes x 3 impl x 3 conflicts x 2 geometries x 2 cpb x 2 layouts x 3 whats
+    expected = 4 * 2 * 2 * 3 * 3 * 2 * 2 * 2 * 3
     if len(rows) != expected:
         print(f"{dim}d: {len(rows)} rows, expected {expected}"); bad += 1
+    n_csr = 0
     for r in rows:
         measured = r["seconds"] != ""
+        if r["implementation"] == "csr" or r["geometry"] == "assembled":
+            # measured once: with the first conflict, geometry, cells per block and layout
+            applies = r["conflict"] == "atomics" and r["geometry"] in ("stored", "assembled") and \
+                      r["cells_per_block"] == "0" and r["layout"] == "ready"
+            if measured != applies or (not measured and not r["note"]):
+                print(f"{dim}d: unexpected csr row {r}"); bad += 1
+            if measured and not (r["implementation"] == "csr" and r["geometry"] == "assembled"
+                                 and float(r["gdofs_per_s"]) > 0 and float(r["copy_gb_per_s"]) > 0
+                                 and float(r["setup_seconds"]) > 0 and float(r["bytes_per_dof"]) > 0
+                                 and float(r["gflop_per_s"] or 1) > 0 and r["cpu_ranks"] == "2"
+                                 and float(r["cpu_seconds"]) > 0 and float(r["cpu_setup_seconds"]) > 0
+                                 and r["cpu_threads_seconds"] == ""
+                                 and (r["max_dofs"] != "") == (r["backend"] == "cuda")):
+                print(f"{dim}d: missing csr figures in {r}"); bad += 1
+            n_csr += measured
+            continue
         applies = not (r["geometry"] == "affine" and r["mesh"] == "deformed") and \
                   not ((r["conflict"] == "none" or r["layout"] == "points") and r["implementation"].startswith("lm")) and \
                   not (r["layout"] == "points" and r["what"] != "vmult")
@@ -47,7 +65,10 @@ for dim in (2, 3):
                              and float(r["cpu_setup_seconds"]) > 0 and float(r["cpu_threads_seconds"]) > 0
                              and int(r["cpu_simd_width"]) >= 1):
             print(f"{dim}d: missing figures in {r}"); bad += 1
-    print(f"{dim}d: {len(rows)} rows checked")
+    # 4 forms x 2 degrees x 2 meshes x 3 whats
+    if n_csr != 4 * 2 * 2 * 3:
+        print(f"{dim}d: {n_csr} csr rows measured, expected {4 * 2 * 2 * 3}"); bad += 1
+    print(f"{dim}d: {len(rows)} rows checked ({n_csr} of the assembled matrix)")
     rows = list(csv.DictReader(open(f"{out}/float{dim}.csv")))
     # 2 forms x 2 degrees x 2 impl x 3 conflicts x 2 geometries x 2 layouts x 2 whats
     if len(rows) != 2 * 2 * 2 * 3 * 2 * 2 * 2:
