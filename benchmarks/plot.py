@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Plots of a gpumf_benchmark CSV file (needs matplotlib: apt-get install python3-matplotlib).
 
-    plot.py results.csv [output-directory]
+    plot.py results.csv [more.csv ...] [output-directory]
 
-Writes, for the rows with what == vmult:
+Writes, for the rows with what == vmult (of all files together):
   throughput.png   GDoF/s against DoFs, one line per (form, degree, variant)
   roofline.png     fraction of the copy roofline against the degree, per form and variant
-  gpu_vs_cpu.png   GDoF/s of gpumf and of deal.II's CPU MatrixFree against the degree
-and, where the file has CG rows, cg.png (GDoF x iterations / s against the degree).
+  gpu_vs_cpu.png   GDoF/s of gpumf and of deal.II on the CPU (MatrixFree, or Trilinos' matrix for
+                   the assembled variant "csr") against the degree
+  setup.png        set-up seconds against DoFs (GPU and CPU), one line per (form, degree, variant)
+  memory.png       the largest DoF count that fits the GPU (max_dofs) against the degree
+and, where the files have CG rows, cg.png (GDoF x iterations / s against the degree).
 """
 import csv
 import os
@@ -45,11 +48,13 @@ def finish(fig, ax, out, name, xlabel, ylabel, title):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    rows = [r for r in csv.DictReader(open(sys.argv[1])) if number(r, "seconds")]
-    out = sys.argv[2] if len(sys.argv) > 2 else "."
+    files = [a for a in sys.argv[1:] if a.endswith(".csv")]
+    rest = [a for a in sys.argv[1:] if not a.endswith(".csv")]
+    rows = [r for f in files for r in csv.DictReader(open(f)) if number(r, "seconds")]
+    out = rest[0] if rest else "."
     os.makedirs(out, exist_ok=True)
     if not rows:
-        sys.exit("no measured rows in " + sys.argv[1])
+        sys.exit("no measured rows in " + " ".join(files))
     device = rows[0]["device"]
     vmult = [r for r in rows if r["what"] == "vmult"]
 
@@ -90,11 +95,46 @@ def main():
                 label=f"gpumf {form} {var}")
         cpu = [(p[0], number(p[1], "cpu_gdofs_per_s")) for p in points if number(p[1], "cpu_gdofs_per_s")]
         if cpu:
-            ax.plot(*zip(*cpu), marker="x", linestyle=":", label=f"deal.II CPU {form} ({points[0][1].get('cpu_ranks', '?')} MPI ranks, SIMD width {points[0][1].get('cpu_simd_width', '?')})")
+            what = "Trilinos matrix" if points[0][1]["implementation"] == "csr" else "MatrixFree"
+            ax.plot(*zip(*cpu), marker="x", linestyle=":",
+                    label=f"deal.II CPU {what} {form} {points[0][1]['mesh']} ({points[0][1].get('cpu_ranks', '?')} "
+                          f"MPI ranks, SIMD width {points[0][1].get('cpu_simd_width', '?')})")
     ax.set_yscale("log")
     with_cpu = any(number(r, "cpu_gdofs_per_s") for r in vmult)
     finish(fig, ax, out, "gpu_vs_cpu.png", "degree", "GDoF/s",
            f"GPU ({device}) vs deal.II CPU MatrixFree, largest size" if with_cpu else f"gpumf on {device}, largest size")
+
+    # set-up against size: what a program pays before its first vmult, GPU (gpumf) and CPU (deal.II)
+    setup = defaultdict(list)
+    for r in vmult:
+        key = (r["form"], int(r["degree"]), variant(r))
+        setup[key].append((number(r, "dofs"), number(r, "setup_seconds"), number(r, "cpu_setup_seconds")))
+    fig, ax = plt.subplots(figsize=(9, 6))
+    for (form, degree, var), points in sorted(setup.items()):
+        points.sort()
+        line, = ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=f"GPU {form} p={degree} {var}")
+        cpu = [(p[0], p[2]) for p in points if p[2]]
+        if cpu:
+            ax.plot(*zip(*cpu), marker="x", linestyle=":", color=line.get_color(), label=f"CPU {form} p={degree} {var}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    finish(fig, ax, out, "setup.png", "DoFs", "set-up seconds (operator or assembled matrix, + diagonal)",
+           f"set-up: gpumf on {device} (o) and deal.II on the CPU (x)")
+
+    # the largest problem one GPU holds at each variant's bytes per DoF
+    fits = [r for r in rows if number(r, "max_dofs")]
+    if fits:
+        series = defaultdict(dict)
+        for r in fits:
+            series[(r["form"], r["what"] == "vmult", variant(r))][int(r["degree"])] = number(r, "max_dofs")
+        fig, ax = plt.subplots(figsize=(9, 6))
+        for (form, vmult_only, var), points in sorted(series.items()):
+            if not vmult_only:
+                degrees = sorted(points)
+                ax.plot(degrees, [points[d] for d in degrees], marker="o", label=f"{form} {var}")
+        ax.set_yscale("log")
+        finish(fig, ax, out, "memory.png", "degree", "DoFs (device memory / bytes per DoF, CG's 6 vectors included)",
+               f"largest problem that fits one GPU, {device}")
 
     cg = [r for r in rows if r["what"] in ("cg", "cg-fused")]
     if cg:

@@ -25,8 +25,8 @@
 #include <deal.II/lac/trilinos_vector.h>
 #include <deal.II/lac/vector.h>
 
+#include <fstream>
 #include <random>
-#include <thread>
 
 #include "benchmark.h"
 
@@ -103,6 +103,18 @@ namespace bench
                       Copy{FullMatrix<double>(n, n), {}});
       matrix.compress(VectorOperation::add);
     }
+    /// MemAvailable of /proc/meminfo in bytes (0 where unknown).
+    double
+    host_memory_available()
+    {
+      std::ifstream meminfo("/proc/meminfo");
+      std::string   key, unit;
+      double        kb = 0;
+      while (meminfo >> key >> kb >> unit)
+        if (key == "MemAvailable:")
+          return kb * 1024.;
+      return 0;
+    }
   } // namespace
 
   template <int dim>
@@ -120,8 +132,18 @@ namespace bench
     const types::global_dof_index n = dof.n_dofs();
     gpumf::synchronize(options.backend);
     Timer setup_timer;
-    // the assembly with all of the host's cores, as a deal.II user's program does it
-    MultithreadInfo::set_thread_limit(std::max(1u, std::thread::hardware_concurrency()));
+    // the assembly in deal.II's threads (gpumf_benchmark allows all cores), as a user's program does it
+    // the host holds the sparsity pattern, deal.II's matrix and its copy while assembling: about
+    // 24 bytes per nonzero; refuse what cannot fit before allocating (at most dofs_per_cell^2
+    // nonzeros per cell)
+    const double dofs_per_cell = dof.get_fe().n_dofs_per_cell();
+    const double host_bound = 24. * problem.tria->n_active_cells() * dofs_per_cell * dofs_per_cell;
+    const double available  = host_memory_available();
+    AssertThrow(available == 0 || host_bound < available,
+                ExcMessage("the assembled matrix would need up to " + fmt(host_bound, 3) +
+                           " bytes of host memory to assemble (24 bytes per nonzero  at most " +
+                           fmt(dofs_per_cell * dofs_per_cell, 6) + " per cell)  but " + fmt(available, 3) +
+                           " bytes are available: a smaller problem or a matrix-free operator"));
     SparsityPattern pattern;
     {
       DynamicSparsityPattern dsp(n);
@@ -140,7 +162,6 @@ namespace bench
     }
     SparseMatrix<double> host_matrix(pattern);
     assemble(problem, c.form, c.degree, host_matrix);
-    MultithreadInfo::set_thread_limit(1);
     gpumf::SparseMatrix<double> A;
     A.reinit(host_matrix, options.backend);
     const auto partitioner = std::make_shared<Utilities::MPI::Partitioner>(n);

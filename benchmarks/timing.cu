@@ -1,6 +1,7 @@
 // Timing of the benchmark: CUDA events on the GPU, a steady clock on the host; the
 // device-to-device (or host memcpy) copy that serves as the empirical roofline.
 #include <gpumf/backend.h>
+#include <gpumf/internal/memory.h>
 #if GPUMF_WITH_CUDA
 #  include <gpumf/internal/cuda_check.h>
 #endif
@@ -88,14 +89,9 @@ namespace bench
   bool
   device_memory(const gpumf::Backend backend, std::size_t &free_bytes, std::size_t &total_bytes)
   {
-#if GPUMF_WITH_CUDA
-    if (backend == gpumf::Backend::cuda)
-      {
-        GPUMF_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-        return true;
-      }
-#endif
     free_bytes = total_bytes = 0;
-    return false;
+    if (backend == gpumf::Backend::cuda)
+      gpumf::internal::device_memory_info(free_bytes, total_bytes);
+    return backend == gpumf::Backend::cuda;
   }
 } // namespace bench

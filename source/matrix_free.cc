@@ -372,8 +372,12 @@ namespace gpumf
     const Quadrature<dim>      quadrature(quad);
     const unsigned int         n_points = quadrature.size();
     const std::size_t          n_total  = std::size_t(n_cells) * n_points;
-    AssertThrow(n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
-                ExcNotSupported("gpumf::MatrixFree: more than 2^32 point entries on one rank."));
+    // the kernels index per-point arrays with 32-bit integers: the points themselves always, the
+    // inverse Jacobians (dim * dim per point) where the geometry is stored per point (checked below)
+    AssertThrow(n_total < std::numeric_limits<unsigned int>::max(),
+                ExcNotSupported("gpumf::MatrixFree: " + std::to_string(n_total) +
+                                " quadrature points on one rank; at most 2^32 are supported (32-bit "
+                                "indices): distribute the mesh over more ranks."));
     std::vector<Number> weights(n_points);
     for (unsigned int q = 0; q < n_points; ++q)
       weights[q] = quadrature.weight(q);
@@ -474,6 +478,11 @@ namespace gpumf
                                 std::to_string(first_curved - curved.begin()) + " in color order. Use "
                                 "GeometryStorage::per_point or automatic."));
     affine = additional_data.geometry != G::per_point && first_curved == curved.end();
+    AssertThrow(affine || n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
+                ExcNotSupported("gpumf::MatrixFree: geometry per point needs dim^2 = " + std::to_string(dim * dim) +
+                                " entries for each of the " + std::to_string(n_total) +
+                                " quadrature points on this rank, more than the 2^32 that 32-bit indices reach. "
+                                "Distribute the mesh over more ranks, or use an affine mesh (one Jacobian per cell)."));
     if (!affine)
       internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
         if (!range_has_points[begin / range])

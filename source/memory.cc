@@ -9,6 +9,17 @@ namespace gpumf
 {
   namespace internal
   {
+    void
+    device_memory_info(std::size_t &free_bytes, std::size_t &total_bytes)
+    {
+#if GPUMF_WITH_CUDA
+      GPUMF_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+#else
+      free_bytes = total_bytes = 0;
+      AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"));
+#endif
+    }
+
     void *
     allocate(const Backend backend, const std::size_t bytes)
     {

@@ -2,8 +2,6 @@
 // host backend's naive row loop, and the dispatch to cuSPARSE (sparse_matrix_cusparse.cu).
 #include <gpumf/sparse_matrix.h>
 
-#include <gpumf/internal/cuda_check.h>
-
 #include <algorithm>
 #include <limits>
 
@@ -97,16 +95,14 @@ namespace gpumf
     // entries, not n_nonzero_elements(): deal.II counts the stored entries of the pattern
     n_nonzeros   = matrix.get_sparsity_pattern().n_nonzero_elements();
     wide_indices = index_width == IndexWidth::bits64 || needs_wide_indices(n_nonzeros);
-#if GPUMF_WITH_CUDA
     if (backend == Backend::cuda)
       {
         std::size_t free_bytes = 0, total_bytes = 0;
-        GPUMF_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+        internal::device_memory_info(free_bytes, total_bytes);
         const std::size_t needed = memory_needed(n_rows, n_nonzeros, index_width);
         AssertThrow(needed < free_bytes,
                     ExcMatrixDoesNotFit(n_rows, n_nonzeros, needed, free_bytes, total_bytes));
       }
-#endif
     if (wide_indices)
       copy_rows(matrix, row_offsets64, columns64);
     else

@@ -147,7 +147,14 @@ namespace
       }
     catch (const std::exception &e)
       {
-        return e.what();
+        // deal.II wraps its messages over lines: one space between words
+        std::string message;
+        for (const char c : std::string(e.what()))
+          if (!std::isspace(static_cast<unsigned char>(c)))
+            message += c;
+          else if (!message.empty() && message.back() != ' ')
+            message += ' ';
+        return message;
       }
     return "";
   }
@@ -172,6 +179,35 @@ namespace
                   "vmult with a vector of another size throws ExcNotSupported");
     if (backend == gpumf::Backend::cuda)
       {
+        // a matrix of 2e7 nonzeros (240 MB), then the GPU filled in chunks of 64 MiB until no
+        // chunk fits: reinit refuses with the bytes needed, and works again once they are freed
+        const unsigned int rows = 200000, per_row = 100;
+        SparsityPattern    big_pattern(rows, rows, per_row);
+        for (unsigned int i = 0; i < rows; ++i)
+          for (unsigned int k = 0; k < per_row; ++k)
+            big_pattern.add(i, (std::size_t(i) * 7919 + std::size_t(k) * 104729) % rows);
+        big_pattern.compress();
+        SparseMatrix<double> big(big_pattern);
+        const std::size_t    needed = gpumf::SparseMatrix<double>::memory_needed(rows, big.n_nonzero_elements());
+        std::vector<gpumf::internal::Array<char>> ballast;
+        try
+          {
+            for (;;)
+              {
+                ballast.emplace_back();
+                ballast.back().reinit(gpumf::Backend::cuda, std::size_t(64) << 20);
+              }
+          }
+        catch (const std::exception &)
+          {}
+        gpumf::SparseMatrix<double> B;
+        const std::string message = message_of([&] { B.reinit(big, backend); });
+        checker.check(message.find("needs " + std::to_string(needed) + " bytes of GPU memory") != std::string::npos,
+                      "a matrix the GPU cannot hold throws ExcMatrixDoesNotFit with the bytes needed (" +
+                        std::to_string(needed) + ")");
+        ballast.clear();
+        B.reinit(big, backend);
+        checker.check(B.n_nonzero_elements() == big.n_nonzero_elements(), "reinit works again after the refusal");
         gpumf::Vector<double> host_x(std::make_shared<Utilities::MPI::Partitioner>(matrix.m()), gpumf::Backend::host);
         checker.check(message_of([&] { A.vmult(y, host_x); }).find("host backend") != std::string::npos,
                       "vmult with a host vector on the cuda matrix throws ExcVectorMismatch");

@@ -19,6 +19,10 @@ namespace gpumf
     void *
     allocate(const Backend backend, const std::size_t bytes);
 
+    /// The free and total bytes of the current CUDA device (cudaMemGetInfo; ExcNoGPU without CUDA).
+    void
+    device_memory_info(std::size_t &free_bytes, std::size_t &total_bytes);
+
     /// Frees what allocate() returned.
     void
     deallocate(const Backend backend, void *ptr);
