@@ -207,6 +207,11 @@ namespace bench
   double
   median_seconds(gpumf::Backend backend, unsigned int repeat, const std::function<void()> &f);
 
+  /// median_seconds() on the host of f() followed by a barrier on @p comm: every rank's time
+  /// includes waiting for the slowest (deal.II's CPU runs on MPI ranks).
+  double
+  median_seconds_all_ranks(MPI_Comm comm, unsigned int repeat, const std::function<void()> &f);
+
   /// Measured bandwidth (bytes read + written per second) of copying bytes/2 bytes within
   /// the backend's memory: the empirical roofline for an operator moving @p bytes.
   double

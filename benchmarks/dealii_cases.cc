@@ -121,13 +121,6 @@ namespace bench
     {
       MultithreadInfo::set_thread_limit(options.cpu_threads);
       const MPI_Comm comm = problem.dof_handler.get_communicator();
-      // every rank's time includes waiting for the slowest
-      const auto timed = [&](const unsigned int repeat, const std::function<void()> &f) {
-        return median_seconds(gpumf::Backend::host, repeat, [&]() {
-          f();
-          MPI_Barrier(comm);
-        });
-      };
       CpuResult result;
       MPI_Barrier(comm);
       Timer setup_timer;
@@ -144,7 +137,7 @@ namespace bench
         {
           MPI_Barrier(comm);
           result.setup_seconds = setup_timer.wall_time();
-          result.seconds       = timed(options.repeat, [&]() { op.vmult(y, x); });
+          result.seconds       = median_seconds_all_ranks(comm, options.repeat, [&]() { op.vmult(y, x); });
           return result;
         }
       DiagonalMatrix<VectorType> inverse_diagonal;
@@ -163,7 +156,7 @@ namespace bench
         catch (const SolverControl::NoConvergence &)
           {}
       };
-      result.seconds = timed(std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
+      result.seconds = median_seconds_all_ranks(comm, std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
       return result;
     }
   } // namespace

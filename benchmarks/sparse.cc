@@ -219,12 +219,6 @@ namespace bench
   {
     MultithreadInfo::set_thread_limit(options.cpu_threads);
     const MPI_Comm comm = problem.dof_handler.get_communicator();
-    const auto     timed = [&](const unsigned int repeat, const std::function<void()> &f) {
-      return median_seconds(gpumf::Backend::host, repeat, [&]() {
-        f();
-        MPI_Barrier(comm);
-      });
-    };
     const auto &dof = problem.dof_handler;
     CpuResult   result;
     MPI_Barrier(comm);
@@ -251,7 +245,7 @@ namespace bench
     x.compress(VectorOperation::insert);
     if (c.what == "vmult")
       {
-        result.seconds = timed(options.repeat, [&]() { A.vmult(y, x); });
+        result.seconds = median_seconds_all_ranks(comm, options.repeat, [&]() { A.vmult(y, x); });
         return result;
       }
     const auto solve = [&]() {
@@ -264,7 +258,7 @@ namespace bench
       catch (const SolverControl::NoConvergence &)
         {}
     };
-    result.seconds = timed(std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
+    result.seconds = median_seconds_all_ranks(comm, std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
     return result;
   }
 

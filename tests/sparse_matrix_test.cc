@@ -138,27 +138,6 @@ namespace
     checker.check_below(difference(gx, x), 1e-8, name + ": solution vs deal.II");
   }
 
-  std::string
-  message_of(const std::function<void()> &f)
-  {
-    try
-      {
-        f();
-      }
-    catch (const std::exception &e)
-      {
-        // deal.II wraps its messages over lines: one space between words
-        std::string message;
-        for (const char c : std::string(e.what()))
-          if (!std::isspace(static_cast<unsigned char>(c)))
-            message += c;
-          else if (!message.empty() && message.back() != ' ')
-            message += ' ';
-        return message;
-      }
-    return "";
-  }
-
   void
   check_errors(test::Checker &checker, const gpumf::Backend backend)
   {
@@ -167,7 +146,7 @@ namespace
     rectangular.compress();
     SparseMatrix<double>        r(rectangular);
     gpumf::SparseMatrix<double> A;
-    checker.check(message_of([&] { A.reinit(r, backend); }).find("square") != std::string::npos,
+    checker.check(test::exception_of([&] { A.reinit(r, backend); }).find("square") != std::string::npos,
                   "a rectangular matrix throws ExcNotSupported (square matrices only)");
     Mesh<2>              mesh(1);
     SparseMatrix<double> matrix(mesh.pattern);
@@ -175,7 +154,7 @@ namespace
     gpumf::Vector<double> small(std::make_shared<Utilities::MPI::Partitioner>(matrix.m() - 1), backend), x, y;
     x.reinit(std::make_shared<Utilities::MPI::Partitioner>(matrix.m()), backend);
     y.reinit(x);
-    checker.check(message_of([&] { A.vmult(y, small); }).find("serial vectors") != std::string::npos,
+    checker.check(test::exception_of([&] { A.vmult(y, small); }).find("serial vectors") != std::string::npos,
                   "vmult with a vector of another size throws ExcNotSupported");
     if (backend == gpumf::Backend::cuda)
       {
@@ -201,7 +180,7 @@ namespace
         catch (const std::exception &)
           {}
         gpumf::SparseMatrix<double> B;
-        const std::string message = message_of([&] { B.reinit(big, backend); });
+        const std::string message = test::exception_of([&] { B.reinit(big, backend); });
         checker.check(message.find("needs " + std::to_string(needed) + " bytes of GPU memory") != std::string::npos,
                       "a matrix the GPU cannot hold throws ExcMatrixDoesNotFit with the bytes needed (" +
                         std::to_string(needed) + ")");
@@ -209,7 +188,7 @@ namespace
         B.reinit(big, backend);
         checker.check(B.n_nonzero_elements() == big.n_nonzero_elements(), "reinit works again after the refusal");
         gpumf::Vector<double> host_x(std::make_shared<Utilities::MPI::Partitioner>(matrix.m()), gpumf::Backend::host);
-        checker.check(message_of([&] { A.vmult(y, host_x); }).find("host backend") != std::string::npos,
+        checker.check(test::exception_of([&] { A.vmult(y, host_x); }).find("host backend") != std::string::npos,
                       "vmult with a host vector on the cuda matrix throws ExcVectorMismatch");
       }
   }

@@ -18,6 +18,7 @@
 
 #include "coefficient.h"
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
@@ -247,6 +248,29 @@ namespace test
       std::cout << "backend " << gpumf::to_string(backend) << ", device " << gpumf::device_name() << ", "
                 << Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) << " MPI ranks" << std::endl;
     return true;
+  }
+
+  /// The message of the exception that @p f throws, "" when it throws none; runs of white
+  /// space (deal.II breaks long lines) as one space.
+  template <typename F>
+  std::string
+  exception_of(F &&f)
+  {
+    try
+      {
+        f();
+      }
+    catch (const std::exception &e)
+      {
+        std::string message;
+        for (const char c : std::string(e.what()))
+          if (!std::isspace(static_cast<unsigned char>(c)))
+            message += c;
+          else if (!message.empty() && message.back() != ' ')
+            message += ' ';
+        return message;
+      }
+    return "";
   }
 
   /**

@@ -86,29 +86,6 @@ namespace
     return Utilities::MPI::min(ok ? 1u : 0u, comm) == 1;
   }
 
-  /// The message of the deal.II exception that @p f throws, "" when it throws none;
-  /// runs of white space (deal.II breaks long lines) as one space.
-  template <typename F>
-  std::string
-  exception_of(F &&f)
-  {
-    try
-      {
-        f();
-      }
-    catch (const ExceptionBase &e)
-      {
-        std::string message;
-        for (const char c : std::string(e.what()))
-          if (!std::isspace(c))
-            message += c;
-          else if (!message.empty() && message.back() != ' ')
-            message += ' ';
-        return message;
-      }
-    return "";
-  }
-
   double
   relative(const double a, const double b)
   {
@@ -248,22 +225,22 @@ main(int argc, char **argv)
         const auto says = [&](const std::string &message, const std::string &what, const std::string &name) {
           checker.check(all_ranks(message.find(what) != std::string::npos, comm), name + " throws");
         };
-        says(exception_of([&] { x.update_ghost_values_finish(); }), "without update_ghost_values_start()",
+        says(test::exception_of([&] { x.update_ghost_values_finish(); }), "without update_ghost_values_start()",
              "update_ghost_values_finish() without start");
-        says(exception_of([&] { x.compress_finish(VectorOperation::add); }), "without compress_start()",
+        says(test::exception_of([&] { x.compress_finish(VectorOperation::add); }), "without compress_start()",
              "compress_finish() without start");
         x.update_ghost_values_start();
-        says(exception_of([&] { x.update_ghost_values_start(); }), "call update_ghost_values_finish() first",
+        says(test::exception_of([&] { x.update_ghost_values_start(); }), "call update_ghost_values_finish() first",
              "update_ghost_values_start() twice");
-        says(exception_of([&] { x.compress_start(VectorOperation::add); }),
+        says(test::exception_of([&] { x.compress_start(VectorOperation::add); }),
              "call update_ghost_values_finish() first", "compress_start() during a ghost update");
-        says(exception_of([&] { x.compress_finish(VectorOperation::add); }), "without compress_start()",
+        says(test::exception_of([&] { x.compress_finish(VectorOperation::add); }), "without compress_start()",
              "compress_finish() after update_ghost_values_start()");
         x.update_ghost_values_finish();
         x.compress_start(VectorOperation::add);
-        says(exception_of([&] { x.compress_finish(VectorOperation::insert); }), "another VectorOperation",
+        says(test::exception_of([&] { x.compress_finish(VectorOperation::insert); }), "another VectorOperation",
              "compress_finish(insert) after compress_start(add)");
-        says(exception_of([&] { x.update_ghost_values_finish(); }), "without update_ghost_values_start()",
+        says(test::exception_of([&] { x.update_ghost_values_finish(); }), "without update_ghost_values_start()",
              "update_ghost_values_finish() during a compress");
         x.compress_finish(VectorOperation::add);
         y.update_ghost_values();
@@ -286,7 +263,7 @@ main(int argc, char **argv)
         setenv("GPUMF_CUDA_AWARE_MPI", "0", 1);
         checker.check(forced && !gpumf::cuda_aware_mpi(), "GPUMF_CUDA_AWARE_MPI=1|0 decides cuda_aware_mpi()");
         setenv("GPUMF_CUDA_AWARE_MPI", "yes", 1);
-        checker.check(exception_of([] { gpumf::cuda_aware_mpi(); }).find("must be 0 or 1") != std::string::npos,
+        checker.check(test::exception_of([] { gpumf::cuda_aware_mpi(); }).find("must be 0 or 1") != std::string::npos,
                       "GPUMF_CUDA_AWARE_MPI=yes throws");
 
         // ghosts after a split-phase update, owned entries after a split-phase compress(add)
