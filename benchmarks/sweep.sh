@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The sweep behind doc/performance.md: sweep.sh <gpumf_benchmark> <output-directory> [part...]
-# Parts (default: all): degrees, targets, conflicts, blocks, implementations, cg, sizes, large, 2d.
+# Parts (default: all): degrees, targets, conflicts, blocks, implementations, cg, sizes, large, 2d,
+# sparse, sparse2d, largest (issue #14: the assembled matrix and the largest problems).
 # Each part writes <output-directory>/<part>.csv; plot.py draws them.
 set -euo pipefail
 bench=$1 out=$2
 shift 2
-parts=${*:-degrees targets conflicts blocks implementations cg sizes large 2d}
+parts=${*:-degrees targets conflicts blocks implementations cg sizes large 2d sparse sparse2d largest}
 mkdir -p "$out"
 run() { local name=$1; shift; echo "== $name: $*"; "$bench" "$@" --csv "$out/$name.csv"; }
 for part in $parts; do
@@ -34,6 +35,18 @@ for part in $parts; do
     large) run large --forms bp5 --degrees 4,7 --dofs 1e8 --geometry affine,stored --cpu-ranks 0 --repeat 10 ;;
     # 2D and a deformed mesh
     2d) run 2d --dim 2 --forms bp5,bp3 --degrees 1-8 --dofs 1e7 --mesh cartesian,deformed --cpu-ranks 0 ;;
+    # matrix-free vs the assembled matrix (cuSPARSE; Trilinos on the CPU ranks), 3D Cartesian and deformed
+    sparse) run sparse --forms bp3,bp5 --degrees 1-4 --dofs 2e6 --implementations tp,csr --geometry stored,affine \
+              --mesh cartesian,deformed --what vmult,cg --repeat 10 ;;
+    sparse2d) run sparse2d --dim 2 --forms bp3 --degrees 1-4 --dofs 2e6 --implementations tp,csr \
+                --geometry stored,affine --repeat 10 ;;
+    # the largest problems run on one H200 (max_dofs of the sparse part: what would fit)
+    largest) run largest-csr --forms bp3 --degrees 2 --dofs 2e7 --implementations csr --what cg --cpu-ranks 0 \
+               --repeat 10 --cg-iterations 20
+             run largest-stored --forms bp3 --degrees 4 --dofs 1.3e8 --geometry stored --what cg --cpu-ranks 0 \
+               --repeat 10 --cg-iterations 20
+             run largest-affine --forms bp3 --degrees 4 --dofs 4.5e8 --geometry affine --what cg --cpu-ranks 0 \
+               --repeat 10 --cg-iterations 20 ;;
     *) echo "unknown part $part"; exit 2 ;;
   esac
 done
