@@ -68,18 +68,6 @@ Every combination of the list options is run (cases that do not apply are report
   --help                 this text
 )";
 
-    template <int dim, int degree = 1>
-    Result
-    dispatch_gpumf(const unsigned int p, const Problem<dim> &problem, const Case &c, const Options &options)
-    {
-      if constexpr (degree > GPUMF_BENCH_MAX_DEGREE)
-        throw std::invalid_argument("degree " + std::to_string(p) + " is not compiled into the benchmark (1 to " +
-                                    std::to_string(GPUMF_BENCH_MAX_DEGREE) + ")");
-      else
-        return p == degree ? run_gpumf<dim, degree>(problem, c, options) :
-                             dispatch_gpumf<dim, degree + 1>(p, problem, c, options);
-    }
-
     std::string
     cpu_name()
     {
@@ -346,7 +334,9 @@ Every combination of the list options is run (cases that do not apply are report
                                 else if (assembled)
                                   r = run_sparse<dim>(problem, c, options);
                                 else
-                                  r = dispatch_gpumf<dim>(degree, problem, c, options);
+                                  r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(degree, "the benchmark", [&](auto p) {
+                                    return run_gpumf<dim, decltype(p)::value>(problem, c, options);
+                                  });
                               }
                             catch (const std::exception &e)
                               {
@@ -415,7 +405,10 @@ Every combination of the list options is run (cases that do not apply are report
                                   {
                                     if (cpu_cache.count(key) == 0)
                                       {
-                                        cpu_cache[key] = dispatch_dealii<dim>(degree, problem, c, options);
+                                        cpu_cache[key] = dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
+                                          degree, "the CPU comparison", [&](auto p) {
+                                            return run_dealii<dim, decltype(p)::value>(problem, c, options);
+                                          });
                                         dealii::MultithreadInfo::set_thread_limit(); // all cores again
                                       }
                                     const double cpu              = cpu_cache[key].seconds;

@@ -189,17 +189,22 @@ namespace bench
   CpuResult
   run_dealii(const Problem<dim> &problem, const Case &c, const Options &options);
 
-  /// run_dealii() at the run-time degree @p p (1 to GPUMF_BENCH_MAX_CPU_DEGREE).
-  template <int dim, int degree = 1>
-  CpuResult
-  dispatch_dealii(const unsigned int p, const Problem<dim> &problem, const Case &c, const Options &options)
+  /**
+   * f(std::integral_constant<int, p>()) for the run-time degree @p p in 1..max_degree: the one
+   * place where a degree becomes a template argument (run_gpumf(), run_dealii()); throws,
+   * naming @p what, for a degree that is not compiled in.
+   */
+  template <int max_degree, int degree = 1, typename F>
+  auto
+  dispatch_degree(const unsigned int p, const std::string &what, const F &f)
+    -> decltype(f(std::integral_constant<int, 1>()))
   {
-    if constexpr (degree > GPUMF_BENCH_MAX_CPU_DEGREE)
-      throw std::invalid_argument("degree " + std::to_string(p) + " is not compiled into the CPU comparison (1 to " +
-                                  std::to_string(GPUMF_BENCH_MAX_CPU_DEGREE) + ")");
+    if constexpr (degree > max_degree)
+      throw std::invalid_argument("degree " + std::to_string(p) + " is not compiled into " + what + " (1 to " +
+                                  std::to_string(max_degree) + ")");
     else
-      return p == degree ? run_dealii<dim, degree>(problem, c, options) :
-                           dispatch_dealii<dim, degree + 1>(p, problem, c, options);
+      return p == degree ? f(std::integral_constant<int, degree>()) :
+                           dispatch_degree<max_degree, degree + 1>(p, what, f);
   }
 
   /// Median of the times of @p repeat runs of f() after one warm-up, timed with CUDA events

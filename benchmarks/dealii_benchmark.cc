@@ -72,8 +72,11 @@ namespace
                     continue;
                   Case c;
                   c.form = form, c.degree = degree, c.what = what;
-                  const CpuResult   r = assembled ? run_sparse_cpu<dim>(problem, c, options) :
-                                                    dispatch_dealii<dim>(degree, problem, c, options);
+                  const CpuResult   r =
+                    assembled ? run_sparse_cpu<dim>(problem, c, options) :
+                                dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(degree, "the CPU comparison", [&](auto p) {
+                                  return run_dealii<dim, decltype(p)::value>(problem, c, options);
+                                });
                   const double      n = problem.dof_handler.n_dofs();
                   const std::string row =
                     std::to_string(dim) + "," + to_string(form) + "," + std::to_string(degree) + "," + mesh + "," +

@@ -45,6 +45,38 @@ namespace bench
       v.import(rw, dealii::VectorOperation::insert);
     }
 
+    /// Seconds per iteration of CG with Jacobi on @p op, a fixed number of iterations (the
+    /// tolerance is never met): deal.II's SolverCG (cg) or gpumf's (cg-fused), x as the right-hand side.
+    template <typename Operator>
+    void
+    run_cg(const Operator &op, gpumf::Vector<double> &x, gpumf::Vector<double> &y, const Case &c,
+           const Options &options, Result &result)
+    {
+      if (c.layout == "points")
+        {
+          result.skipped = true;
+          result.note    = "CG runs the ready operator (layout ready)";
+          return;
+        }
+      op.matrix_free().set_constrained_values(0., x);
+      const auto solve = [&]() {
+        dealii::SolverControl control(options.cg_iterations, 1e-300);
+        y = 0.;
+        try
+          {
+            if (c.what == "cg-fused")
+              gpumf::SolverCG<double>(control).solve(op, y, x, *op.get_matrix_diagonal_inverse());
+            else
+              dealii::SolverCG<gpumf::Vector<double>>(control).solve(op, y, x, *op.get_matrix_diagonal_inverse());
+          }
+        catch (const dealii::SolverControl::NoConvergence &)
+          {}
+      };
+      result.iterations = options.cg_iterations;
+      result.seconds    = median_seconds(options.backend, std::max(1u, options.repeat / 10), solve) /
+                       options.cg_iterations;
+    }
+
     template <typename Number, int dim, int degree, int n_q, bool values, bool gradients>
     Result
     run(const Problem<dim> &problem, const Case &c, const Options &options)
@@ -148,37 +180,9 @@ namespace bench
           result.seconds = median_seconds(options.backend, options.repeat, apply);
           return result;
         }
-      if constexpr (!is_double)
-        return result; // (rejected above)
-      else
-        {
-
-      // CG with Jacobi, a fixed number of iterations (the tolerance is never met)
-      if (c.layout == "points")
-        {
-          result.skipped = true;
-          result.note    = "CG runs the ready operator (layout ready)";
-          return result;
-        }
-      mf.set_constrained_values(0., x);
-      const auto solve = [&]() {
-        dealii::SolverControl control(options.cg_iterations, 1e-300);
-        y = 0.;
-        try
-          {
-            if (c.what == "cg-fused")
-              gpumf::SolverCG<double>(control).solve(op, y, x, *op.get_matrix_diagonal_inverse());
-            else
-              dealii::SolverCG<gpumf::Vector<double>>(control).solve(op, y, x, *op.get_matrix_diagonal_inverse());
-          }
-        catch (const dealii::SolverControl::NoConvergence &)
-          {}
-      };
-      result.iterations = options.cg_iterations;
-      result.seconds    = median_seconds(options.backend, std::max(1u, options.repeat / 10), solve) /
-                       options.cg_iterations;
+      if constexpr (is_double)
+        run_cg(op, x, y, c, options, result); // (float is rejected above)
       return result;
-        }
     }
   } // namespace
 
