@@ -1,15 +1,14 @@
 // The gpumf side of the benchmark for one (dim, degree), given by the compile definitions
 // BENCH_DIM and BENCH_DEGREE (benchmarks/CMakeLists.txt builds one object per pair).
 #include <gpumf/operators.h>
-#include <gpumf/solver_cg.h>
 
 #include <deal.II/base/timer.h>
 #include <deal.II/lac/precondition.h>
-#include <deal.II/lac/solver_cg.h>
 
 #include <random>
 
 #include "benchmark.h"
+#include "cg_timing.h"
 
 namespace bench
 {
@@ -45,8 +44,8 @@ namespace bench
       v.import(rw, dealii::VectorOperation::insert);
     }
 
-    /// Seconds per iteration of CG with Jacobi on @p op, a fixed number of iterations (the
-    /// tolerance is never met): deal.II's SolverCG (cg) or gpumf's (cg-fused), x as the right-hand side.
+    /// time_cg() on the ready operator with its inverse diagonal, x (zero on constrained DoFs) as
+    /// the right-hand side; the FEEvaluation layout is not measured in CG.
     template <typename Operator>
     void
     run_cg(const Operator &op, gpumf::Vector<double> &x, gpumf::Vector<double> &y, const Case &c,
@@ -59,22 +58,7 @@ namespace bench
           return;
         }
       op.matrix_free().set_constrained_values(0., x);
-      const auto solve = [&]() {
-        dealii::SolverControl control(options.cg_iterations, 1e-300);
-        y = 0.;
-        try
-          {
-            if (c.what == "cg-fused")
-              gpumf::SolverCG<double>(control).solve(op, y, x, *op.get_matrix_diagonal_inverse());
-            else
-              dealii::SolverCG<gpumf::Vector<double>>(control).solve(op, y, x, *op.get_matrix_diagonal_inverse());
-          }
-        catch (const dealii::SolverControl::NoConvergence &)
-          {}
-      };
-      result.iterations = options.cg_iterations;
-      result.seconds    = median_seconds(options.backend, std::max(1u, options.repeat / 10), solve) /
-                       options.cg_iterations;
+      time_cg(op, *op.get_matrix_diagonal_inverse(), x, y, c, options, result);
     }
 
     template <typename Number, int dim, int degree, int n_q, bool values, bool gradients>

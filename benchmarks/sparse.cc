@@ -6,7 +6,6 @@
 // Constrained rows and columns hold deal.II's diagonal entry only (distribute_local_to_global),
 // as the matrix-free operators treat constrained DoFs as the identity.
 #include <gpumf/sparse_matrix.h>
-#include <gpumf/solver_cg.h>
 
 #include <deal.II/base/multithread_info.h>
 #include <deal.II/base/timer.h>
@@ -29,6 +28,7 @@
 #include <random>
 
 #include "benchmark.h"
+#include "cg_timing.h"
 
 namespace bench
 {
@@ -132,7 +132,6 @@ namespace bench
     const types::global_dof_index n = dof.n_dofs();
     gpumf::synchronize(options.backend);
     Timer setup_timer;
-    // the assembly in deal.II's threads (gpumf_benchmark allows all cores), as a user's program does it
     // the host holds the sparsity pattern, deal.II's matrix and its copy while assembling: about
     // 24 bytes per nonzero; refuse what cannot fit before allocating (at most dofs_per_cell^2
     // nonzeros per cell)
@@ -160,6 +159,7 @@ namespace bench
         }
       pattern.copy_from(dsp);
     }
+    // the assembly in deal.II's threads (gpumf_benchmark allows all cores), as a user's program does it
     SparseMatrix<double> host_matrix(pattern);
     assemble(problem, c.form, c.degree, host_matrix);
     gpumf::SparseMatrix<double> A;
@@ -194,22 +194,7 @@ namespace bench
         result.seconds = median_seconds(options.backend, options.repeat, [&]() { A.vmult(y, x); });
         return result;
       }
-    const auto solve = [&]() {
-      SolverControl control(options.cg_iterations, 1e-300);
-      y = 0.;
-      try
-        {
-          if (c.what == "cg-fused")
-            gpumf::SolverCG<double>(control).solve(A, y, x, inverse_diagonal);
-          else
-            SolverCG<gpumf::Vector<double>>(control).solve(A, y, x, inverse_diagonal);
-        }
-      catch (const SolverControl::NoConvergence &)
-        {}
-    };
-    result.iterations = options.cg_iterations;
-    result.seconds =
-      median_seconds(options.backend, std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
+    time_cg(A, inverse_diagonal, x, y, c, options, result);
     return result;
   }
 

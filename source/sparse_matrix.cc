@@ -92,8 +92,7 @@ namespace gpumf
     cusparse.reset();
     backend_     = backend;
     n_rows       = matrix.m();
-    // entries, not n_nonzero_elements(): deal.II counts the stored entries of the pattern
-    n_nonzeros   = matrix.get_sparsity_pattern().n_nonzero_elements();
+    n_nonzeros   = matrix.n_nonzero_elements(); // the entries of the pattern
     wide_indices = index_width == IndexWidth::bits64 || needs_wide_indices(n_nonzeros);
     if (backend == Backend::cuda)
       {
