@@ -346,16 +346,21 @@ namespace gpumf
         colors.emplace_back(cells.size());
         std::iota(colors.back().begin(), colors.back().end(), 0u);
       }
-    // Within a color, the cells that touch no ghost entry come first (see
-    // AdditionalData::overlap_communication_computation).
+    // Within a color: half of the cells that touch no ghost entry, the cells that do, the
+    // other half (see CellRange and AdditionalData::overlap_communication_computation).
     std::vector<unsigned int> order;
     color_start.assign(1, 0);
-    interior_end.clear();
+    interior_split.clear();
+    boundary_end.clear();
     for (auto &color : colors)
       {
         const auto interior = std::stable_partition(color.begin(), color.end(),
                                                     [&](const unsigned int c) { return !cell_touches_ghost[c]; });
-        interior_end.push_back(color_start.back() + (interior - color.begin()));
+        const unsigned int n_interior = interior - color.begin();
+        const unsigned int n_first    = n_interior / 2;
+        std::rotate(color.begin() + n_first, interior, color.end());
+        interior_split.push_back(color_start.back() + n_first);
+        boundary_end.push_back(interior_split.back() + (color.size() - n_interior));
         color_start.push_back(color_start.back() + color.size());
         graph.emplace_back();
         for (const unsigned int c : color)
@@ -555,8 +560,12 @@ namespace gpumf
   MatrixFree<dim, Number>::get_data(const unsigned int color, const CellRange range) const
   {
     AssertIndexRange(color, n_colors());
-    const unsigned int first = range == CellRange::boundary ? interior_end[color] : color_start[color];
-    const unsigned int end   = range == CellRange::interior ? interior_end[color] : color_start[color + 1];
+    const unsigned int first = range == CellRange::boundary        ? interior_split[color] :
+                               range == CellRange::interior_second ? boundary_end[color] :
+                                                                     color_start[color];
+    const unsigned int end   = range == CellRange::interior_first ? interior_split[color] :
+                               range == CellRange::boundary       ? boundary_end[color] :
+                                                                    color_start[color + 1];
     Data data;
     data.q_points           = q_points.data();
     data.local_to_global    = local_to_global.data();
@@ -724,7 +733,8 @@ namespace gpumf
     constraint_weights.clear();
     cell_has_constraint_rows.clear();
     color_has_constraint_rows.clear();
-    interior_end.clear();
+    interior_split.clear();
+    boundary_end.clear();
     overlap         = false;
     dof_handler     = nullptr;
     mg_level        = numbers::invalid_unsigned_int;

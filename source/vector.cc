@@ -14,6 +14,7 @@
 #  include <mpi-ext.h> // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support()
 #endif
 
+#include "exchange.h"
 #include "vector_operations.h"
 
 namespace gpumf
@@ -332,8 +333,6 @@ namespace gpumf
 
   namespace internal
   {
-    using Targets = std::vector<std::pair<unsigned int, unsigned int>>;
-
     /// The MPI tags of the two exchanges.
     constexpr int ghost_update_tag = 1, compress_tag = 2;
 
@@ -356,7 +355,9 @@ namespace gpumf
       /// The exchange under way, and the operation of a compress under way.
       Phase                   phase     = Phase::idle;
       VectorOperation::values operation = VectorOperation::unknown;
-      /// Whether the exchange under way goes through the host buffers.
+      /// How the exchange under way travels (set by prepare()).
+      ExchangeMethod method = ExchangeMethod::mpi;
+      /// Whether it goes through the host buffers (method staged_mpi).
       bool staged = false;
       /// The owned entries that other ranks import, in import_targets() order, in the
       /// vector's memory: packed and sent by a ghost update, received by compress.
@@ -364,6 +365,8 @@ namespace gpumf
       /// Host copies of import_values and of the ghost range, when staged (page-locked).
       Array<Number> host_import, host_ghosts;
       std::vector<MPI_Request> requests;
+      /// The messages of the nccl method.
+      NcclMessages nccl;
 
       GhostExchange() = default;
       GhostExchange(const GhostExchange &) = delete;
@@ -417,25 +420,33 @@ namespace gpumf
                                " before it (each _finish() needs its own _start())."));
       }
 
-      /// Sizes the buffers for @p p and decides whether this exchange is staged: on the
-      /// CUDA backend unless cuda_aware_mpi(); host memory goes to MPI as it is.
+      /// Decides how this exchange travels (exchange_method()) and sizes the buffers for @p p.
       void
       prepare(const Backend backend, const Utilities::MPI::Partitioner &p)
       {
-        staged = backend == Backend::cuda && !cuda_aware_mpi();
+        method = resolve_exchange(p.get_mpi_communicator(), backend);
+        staged = method == ExchangeMethod::staged_mpi;
         import_values.reinit(backend, p.n_import_indices());
-        if (staged)
+        if (staged && backend == Backend::cuda)
           {
             host_import.reinit_pinned(p.n_import_indices());
             host_ghosts.reinit_pinned(p.n_ghost_indices());
           }
+        else if (staged) // the host backend's copies: the staging path without a GPU
+          {
+            host_import.reinit(Backend::host, p.n_import_indices());
+            host_ghosts.reinit(Backend::host, p.n_ghost_indices());
+          }
       }
 
       /// What MPI sends of the @p n entries at @p data: their host copy in @p host when
-      /// staged, else @p data itself once the GPU has finished writing it.
+      /// staged, else @p data itself once the GPU has finished writing it (the GPU orders
+      /// the nccl method's messages itself).
       const Number *
       outgoing(const Backend backend, const Number *data, Array<Number> &host, const std::size_t n)
       {
+        if (method == ExchangeMethod::nccl)
+          return data;
         if (!staged)
           {
             synchronize(backend);
@@ -455,6 +466,8 @@ namespace gpumf
            const int      tag,
            const MPI_Comm comm)
       {
+        if (method == ExchangeMethod::nccl)
+          return nccl.post(comm, send_targets, send, receive_targets, receive, sizeof(Number));
         requests.reserve(send_targets.size() + receive_targets.size());
         std::size_t offset = 0;
         for (const auto &[rank, count] : receive_targets)
@@ -482,6 +495,8 @@ namespace gpumf
       wait()
       {
         phase = Phase::idle;
+        if (method == ExchangeMethod::nccl)
+          return nccl.finish();
         if (requests.empty())
           return;
         const int ierr = MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
@@ -501,14 +516,6 @@ namespace gpumf
   bool
   cuda_aware_mpi()
   {
-    const char *variable = std::getenv("GPUMF_CUDA_AWARE_MPI");
-    if (variable != nullptr && *variable != '\0')
-      {
-        const std::string value(variable);
-        AssertThrow(value == "0" || value == "1",
-                    ExcMessage("GPUMF_CUDA_AWARE_MPI must be 0 or 1, not \"" + value + "\"."));
-        return value == "1";
-      }
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
     static const bool supported = MPIX_Query_cuda_support() == 1;
     return supported;
@@ -518,15 +525,17 @@ namespace gpumf
   }
 
   // Ghost exchange, in two halves. The owned entries that other ranks import are packed
-  // on the backend (internal::gather) into a send buffer that the vector keeps; with
-  // CUDA-aware MPI (or on the host backend) MPI sends from it and receives straight into
-  // the ghost range, which holds the ghosts of each source rank contiguously in the order
-  // of ghost_targets(). Otherwise (CUDA backend, MPI not CUDA-aware) the messages are
-  // staged through page-locked host buffers: copied to the host before the sends are
-  // posted, copied back to the device after the receives complete. compress(add) sends
-  // the ghost range the same ways, and adds what it receives one sending rank after the
-  // other (scatter_add: the indices within one rank are unique), in rank order, so the
-  // result does not depend on message timing. One rank: nothing to send.
+  // on the backend (internal::gather) into a send buffer that the vector keeps; NCCL or
+  // MPI on the vector's memory (exchange_method() nccl or mpi) send from it and receive
+  // straight into the ghost range, which holds the ghosts of each source rank contiguously
+  // in the order of ghost_targets(). NCCL runs on a stream of its own, ordered after the
+  // packing by an event, and the default stream waits for its messages in _finish(): the
+  // host never blocks. With staged_mpi the messages go through page-locked host buffers:
+  // copied to the host before the sends are posted, copied back to the device after the
+  // receives complete. compress(add) sends the ghost range the same ways, and adds what
+  // it receives one sending rank after the other (scatter_add: the indices within one
+  // rank are unique), in rank order, so the result depends neither on message timing
+  // nor on the method. One rank: nothing to send.
   template <typename Number>
   void
   Vector<Number>::update_ghost_values() const

@@ -208,8 +208,15 @@ namespace
             }
         const auto overlapped = make_operator<Op>(mapping, dof, constraints, backend, true, I::tensor_product, true);
         const auto colored    = make_operator<Op>(mapping, dof, constraints, backend, true, I::tensor_product);
-        checker.check(test::bitwise_equal(apply(*overlapped), apply(*colored), comm),
+        const auto result     = apply(*colored);
+        checker.check(test::bitwise_equal(apply(*overlapped), result, comm),
                       name + ", host tensor product, coloring: overlap bitwise equal to no overlap");
+        for (const auto method : test::exchange_methods(backend, comm))
+          checker.check(test::bitwise_equal(test::with_exchange(gpumf::to_string(method),
+                                                                [&] { return apply(*overlapped); }),
+                                            result, comm),
+                        name + ", host tensor product, coloring, overlap, GPUMF_EXCHANGE=" +
+                          gpumf::to_string(method) + ": bitwise equal");
         return;
       }
 
@@ -231,6 +238,11 @@ namespace
               const auto overlapped = make_operator<Op>(mapping, dof, constraints, backend, true, implementation, true);
               checker.check(test::bitwise_equal(apply(*overlapped), result, comm),
                             what + ": overlap bitwise equal to no overlap");
+              for (const auto method : test::exchange_methods(backend, comm))
+                checker.check(test::bitwise_equal(test::with_exchange(gpumf::to_string(method),
+                                                                      [&] { return apply(*overlapped); }),
+                                                  result, comm),
+                              what + ", overlap, GPUMF_EXCHANGE=" + gpumf::to_string(method) + ": bitwise equal");
             }
         }
   }

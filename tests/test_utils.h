@@ -20,12 +20,14 @@
 
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace test
 {
@@ -271,6 +273,56 @@ namespace test
         return message;
       }
     return "";
+  }
+
+  /**
+   * The exchange methods worth trying on @p backend, each with why it is tried: mpi and
+   * staged_mpi on the host backend; on the CUDA backend staged_mpi, nccl when
+   * exchange_method() chooses it by itself, and mpi when MPI is CUDA-aware. Collective.
+   */
+  inline std::vector<gpumf::ExchangeMethod>
+  exchange_methods(const gpumf::Backend backend, const MPI_Comm comm)
+  {
+    using M = gpumf::ExchangeMethod;
+    if (backend == gpumf::Backend::host)
+      return {M::mpi, M::staged_mpi};
+    std::vector<M> methods{M::staged_mpi};
+    if (gpumf::exchange_method(comm, backend) == M::nccl)
+      methods.push_back(M::nccl);
+    if (gpumf::cuda_aware_mpi())
+      methods.push_back(M::mpi);
+    return methods;
+  }
+
+  /// Runs @p body with GPUMF_EXCHANGE set to @p method ("" unsets it), then restores the
+  /// variable; returns what @p body returns.
+  template <typename Body>
+  auto
+  with_exchange(const std::string &method, const Body &body)
+  {
+    const char *      original = std::getenv("GPUMF_EXCHANGE");
+    const std::string saved    = original != nullptr ? original : "";
+    const auto        restore  = [&] {
+      if (original != nullptr)
+        setenv("GPUMF_EXCHANGE", saved.c_str(), 1);
+      else
+        unsetenv("GPUMF_EXCHANGE");
+    };
+    if (method.empty())
+      unsetenv("GPUMF_EXCHANGE");
+    else
+      setenv("GPUMF_EXCHANGE", method.c_str(), 1);
+    try
+      {
+        auto result = body();
+        restore();
+        return result;
+      }
+    catch (...)
+      {
+        restore();
+        throw;
+      }
   }
 
   /**

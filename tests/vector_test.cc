@@ -2,7 +2,7 @@
 // space operation, reductions over MPI, ghost exchange and compress(add), deal.II's
 // SolverCG and SolverGMRES with DiagonalMatrix, on random data. The split-phase
 // exchanges (_start/_finish) against the blocking ones, with two under way at once and
-// 100 times over the same buffers, their misuse, and GPUMF_CUDA_AWARE_MPI=0|1.
+// 100 times over the same buffers, their misuse, and each GPUMF_EXCHANGE method.
 //
 //   vector_test host   host backend vs deal.II (relative 1e-14)
 //   vector_test cuda   CUDA backend vs deal.II, copies between backends; skipped without a GPU
@@ -249,29 +249,32 @@ main(int argc, char **argv)
                       "after the exceptions: the exchanges give the blocking ones' results");
       }
 
-      // GPUMF_CUDA_AWARE_MPI: 1 (MPI on device memory) and 0 (host staging) give the same
-      // results; on the host backend the variable does not matter. =1 is tried on the CUDA
-      // backend with several ranks only where MPI says it is CUDA-aware.
+      // GPUMF_EXCHANGE: every method gives bitwise the same ghosts and compressed entries;
+      // the automatic choice and the fall-backs follow the rules of exchange_method()
       {
+        using M                     = gpumf::ExchangeMethod;
         const unsigned int n_ranks  = Utilities::MPI::n_mpi_processes(comm);
-        const char *       original = std::getenv("GPUMF_CUDA_AWARE_MPI");
-        const std::string  saved    = original != nullptr ? original : "";
-        unsetenv("GPUMF_CUDA_AWARE_MPI");
-        const bool detected = gpumf::cuda_aware_mpi();
-        setenv("GPUMF_CUDA_AWARE_MPI", "1", 1);
-        const bool forced = gpumf::cuda_aware_mpi();
-        setenv("GPUMF_CUDA_AWARE_MPI", "0", 1);
-        checker.check(forced && !gpumf::cuda_aware_mpi(), "GPUMF_CUDA_AWARE_MPI=1|0 decides cuda_aware_mpi()");
-        setenv("GPUMF_CUDA_AWARE_MPI", "yes", 1);
-        checker.check(test::exception_of([] { gpumf::cuda_aware_mpi(); }).find("must be 0 or 1") != std::string::npos,
-                      "GPUMF_CUDA_AWARE_MPI=yes throws");
+        const M            automatic = test::with_exchange("", [&] { return gpumf::exchange_method(comm, backend); });
+        if (backend == gpumf::Backend::host)
+          checker.check(automatic == M::mpi, "host backend: the automatic exchange is mpi");
+        else
+          checker.check(automatic == M::nccl || automatic == (gpumf::cuda_aware_mpi() ? M::mpi : M::staged_mpi),
+                        "CUDA backend: the automatic exchange is nccl, else mpi if MPI is CUDA-aware, else "
+                        "staged_mpi (here " + gpumf::to_string(automatic) + ")");
+        checker.check(test::with_exchange("nccl", [&] { return gpumf::exchange_method(comm, backend); }) ==
+                        (backend == gpumf::Backend::host ? M::mpi : automatic),
+                      "GPUMF_EXCHANGE=nccl: nccl where it can serve, else the automatic choice (with a notice)");
+        for (const M forced : {M::mpi, M::staged_mpi})
+          checker.check(test::with_exchange(gpumf::to_string(forced),
+                                            [&] { return gpumf::exchange_method(comm, backend); }) == forced,
+                        "GPUMF_EXCHANGE=" + gpumf::to_string(forced) + " is obeyed");
+        const std::string message =
+          test::with_exchange("yes", [&] { return test::exception_of([&] { gpumf::exchange_method(comm, backend); }); });
+        checker.check(message.find("must be auto, nccl, mpi or staged_mpi") != std::string::npos,
+                      "GPUMF_EXCHANGE=yes throws and says what is supported");
 
         // ghosts after a split-phase update, owned entries after a split-phase compress(add)
-        const auto run = [&](const std::string &mode, std::size_t &memory) {
-          if (mode.empty())
-            unsetenv("GPUMF_CUDA_AWARE_MPI");
-          else
-            setenv("GPUMF_CUDA_AWARE_MPI", mode.c_str(), 1);
+        const auto run = [&](std::size_t &memory) {
           gpumf::Vector<double> v(partitioner, backend);
           test::fill_random(v, 11);
           v.update_ghost_values_start();
@@ -285,27 +288,23 @@ main(int argc, char **argv)
           memory = v.memory_consumption();
           return result;
         };
-        std::size_t               memory_detected = 0, memory_0 = 0, memory_1 = 0;
-        const std::vector<double> reference = run("", memory_detected);
-        checker.check(all_ranks(run("0", memory_0) == reference, comm),
-                      "GPUMF_CUDA_AWARE_MPI=0: same results as without the variable");
-        if (backend == gpumf::Backend::host || detected || n_ranks == 1)
+        std::size_t               memory_automatic = 0;
+        const std::vector<double> reference = test::with_exchange("", [&] { return run(memory_automatic); });
+        for (const M method : test::exchange_methods(backend, comm))
           {
-            checker.check(all_ranks(run("1", memory_1) == reference, comm),
-                          "GPUMF_CUDA_AWARE_MPI=1: same results as without the variable");
-            if (backend == gpumf::Backend::host)
-              checker.check(all_ranks(memory_0 == memory_1 && memory_1 == memory_detected, comm),
-                            "host backend: no staging buffers, whatever GPUMF_CUDA_AWARE_MPI says");
-            else if (n_ranks > 1)
-              checker.check(all_ranks(memory_0 > memory_1, comm),
-                            "CUDA backend: GPUMF_CUDA_AWARE_MPI=0 stages through host buffers, =1 does not");
+            std::size_t memory = 0;
+            checker.check(all_ranks(test::with_exchange(gpumf::to_string(method), [&] { return run(memory); }) ==
+                                      reference,
+                                    comm),
+                          "GPUMF_EXCHANGE=" + gpumf::to_string(method) + ": bitwise the results of " +
+                            gpumf::to_string(automatic));
+            if (n_ranks > 1)
+              checker.check(all_ranks((memory > memory_automatic) ==
+                                        (method == M::staged_mpi && automatic != M::staged_mpi),
+                                      comm),
+                            "GPUMF_EXCHANGE=" + gpumf::to_string(method) +
+                              ": host buffers exactly where the messages are staged");
           }
-        else if (Utilities::MPI::this_mpi_process(comm) == 0)
-          std::cout << "NOTE GPUMF_CUDA_AWARE_MPI=1 not tried: this MPI is not CUDA-aware" << std::endl;
-        if (original != nullptr)
-          setenv("GPUMF_CUDA_AWARE_MPI", saved.c_str(), 1);
-        else
-          unsetenv("GPUMF_CUDA_AWARE_MPI");
       }
 
       // copies: same backend, and to/from the host backend

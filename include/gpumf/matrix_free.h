@@ -130,8 +130,10 @@ namespace gpumf
       bool use_coloring;
       /**
        * With several MPI ranks: cell_loop() starts the ghost exchange of the source vector,
-       * processes the cells that touch no ghost DoF while the messages are in flight, then the
-       * others (deal.II: the same option of MatrixFree). The result is bitwise the same either way.
+       * processes half of the cells that touch no ghost DoF while the messages are in flight,
+       * then the cells that do, then starts sending their contributions to the owners
+       * (compress) and processes the other half meanwhile (deal.II: the same option of
+       * MatrixFree). The result is bitwise the same either way.
        */
       bool overlap_communication_computation;
       /// Where data and loops live (default: default_backend()).
@@ -252,16 +254,19 @@ namespace gpumf
     get_data(const unsigned int color) const;
 
     /**
-     * Which cells of a color a launch covers. Within each color the cells that read and write
-     * locally owned entries only (interior) come before those that touch ghost entries
-     * (boundary); cell_loop() runs the interior cells of all colors, then the boundary cells of
-     * all colors, with or without overlap, so that both give bitwise the same result.
+     * Which cells of a color a launch covers. The cells that read and write locally owned
+     * entries only (interior) are split in two halves; those that touch ghost entries
+     * (boundary) sit between them. With several ranks, cell_loop() runs the first halves of
+     * all colors (while the ghost values travel), then the boundary cells of all colors, then
+     * the second halves (while the contributions to other ranks travel), with or without
+     * overlap, so that both give bitwise the same result.
      */
     enum class CellRange
     {
       all,
-      interior,
-      boundary
+      interior_first,
+      boundary,
+      interior_second
     };
 
     /// The data of part @p range of one color.
@@ -454,8 +459,8 @@ namespace gpumf
     internal::Array<Number>       constraint_weights;
     internal::Array<unsigned char> cell_has_constraint_rows;
     std::vector<bool>              color_has_constraint_rows;
-    /// Per color: the end of its cells that touch no ghost entry (they come first).
-    std::vector<unsigned int> interior_end;
+    /// Per color: the ends of CellRange::interior_first and CellRange::boundary.
+    std::vector<unsigned int> interior_split, boundary_end;
     bool                      overlap = false;
   };
 

@@ -18,6 +18,7 @@
 #include <deal.II/lac/vector_operation.h>
 
 #include <memory>
+#include <string>
 
 namespace gpumf
 {
@@ -40,8 +41,9 @@ namespace gpumf
    * compress(VectorOperation::add). Both exist in two halves as well (..._start() posts the
    * messages, ..._finish() waits for them), so that a program can compute while the
    * messages travel. The message buffers are allocated at the first exchange and reused
-   * by every later one; with cuda_aware_mpi() the CUDA backend hands device memory to MPI,
-   * otherwise it stages the messages through page-locked host memory.
+   * by every later one. exchange_method() says how the messages travel: NCCL or MPI on
+   * device memory, or MPI through page-locked host copies; every method adds the received
+   * contributions in the same order, so results are bitwise the same.
    *
    * The class has the interface that deal.II's SolverCG, SolverGMRES, SolverMinRes,
    * PreconditionIdentity, DiagonalMatrix and PreconditionChebyshev need of a vector.
@@ -344,16 +346,55 @@ namespace gpumf
   };
 
   /**
-   * Whether MPI can send from and receive into CUDA device memory, so that the CUDA
-   * backend of Vector need not stage its messages through host memory. The environment
-   * variable GPUMF_CUDA_AWARE_MPI decides when set ("1": yes, "0": no; read at every
-   * call, so that each exchange follows it); otherwise Open MPI is asked at run time
-   * (MPIX_Query_cuda_support(), where its mpi-ext.h declares it), and any other MPI
-   * library counts as not CUDA-aware. Call it after MPI_Init. deal.II has no run-time
+   * Whether MPI can send from and receive into CUDA device memory: Open MPI is asked at
+   * run time (MPIX_Query_cuda_support(), where its mpi-ext.h declares it), and any other
+   * MPI library counts as not CUDA-aware. Call it after MPI_Init. deal.II has no run-time
    * equivalent: it decides at configure time (DEAL_II_MPI_WITH_CUDA_SUPPORT).
    */
   bool
   cuda_aware_mpi();
+
+  /**
+   * How Vector's ghost exchange (update_ghost_values(), compress()) moves its messages.
+   */
+  enum class ExchangeMethod
+  {
+    /// MPI reads and writes the vector's memory: the host backend, or CUDA-aware MPI on
+    /// device memory. The host waits for the messages in the _finish() calls.
+    mpi,
+    /// MPI on page-locked host copies of the messages (copied off the GPU before the
+    /// sends, onto it after the receives): works with any MPI, costs two copies and a
+    /// host synchronization per exchange.
+    staged_mpi,
+    /// NCCL point-to-point (ncclSend/ncclRecv in one group per vector and exchange) on
+    /// device memory, ordered on the GPU: a high-priority stream of its own waits for the
+    /// packing, and the default stream waits for the messages, so that the host never
+    /// blocks and the messages travel over NVLink/PCIe peer-to-peer while the GPU computes.
+    nccl
+  };
+
+  /// "mpi", "staged_mpi" or "nccl": the values GPUMF_EXCHANGE takes.
+  std::string
+  to_string(const ExchangeMethod method);
+
+  /**
+   * The method of the next ghost exchange of vectors on @p comm and @p backend. The
+   * environment variable GPUMF_EXCHANGE chooses ("auto", "nccl", "mpi", "staged_mpi"; read
+   * at every exchange, so that each follows it); "auto" (the default) means:
+   * - host backend: mpi;
+   * - CUDA backend: nccl when NCCL loads on every rank (libnccl.so.2 from the loader's
+   *   path, or the file GPUMF_NCCL_LIBRARY names) and no two ranks share a GPU; else mpi
+   *   when cuda_aware_mpi(); else staged_mpi.
+   *
+   * GPUMF_EXCHANGE=nccl where NCCL cannot serve falls back to the automatic choice
+   * without it and says why in one line on std::cerr (rank 0, once per communicator);
+   * GPUMF_EXCHANGE=mpi on the CUDA backend trusts that MPI reads device memory.
+   * staged_mpi also works on the host backend (the copies are then memcpy). The NCCL
+   * communicator is created at the first NCCL exchange on @p comm and freed with @p comm.
+   * Collective over @p comm at its first call for the CUDA backend.
+   */
+  ExchangeMethod
+  exchange_method(const MPI_Comm comm, const Backend backend = default_backend());
 
   /// @name Exceptions
   /// @{

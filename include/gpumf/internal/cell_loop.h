@@ -347,33 +347,57 @@ namespace gpumf
       else
         internal::cuda_cell_loop(*this, range, func, in, out);
     };
-    // interior cells (no ghost entries) of all colors, then the others: the same order with
-    // and without overlap, so that colored results are bitwise the same
-    const bool src_had_ghosts = src.has_ghost_elements();
-    if (src_had_ghosts)
-      run(CellRange::interior);
-    else if (overlap)
+    if (src.get_partitioner()->n_mpi_processes() == 1)
       {
-        src.update_ghost_values_start();
+        run(CellRange::all);
+        dst.compress(dealii::VectorOperation::add); // zeroes the ghosts: nothing to send
+        return;
+      }
+    // First halves of the interior cells (no ghost entries) of all colors, the boundary cells,
+    // the second halves: the same order with and without overlap, so that colored results are
+    // bitwise the same. With overlap the ghost values travel during the first halves, the
+    // contributions to other ranks during the second.
+    const bool src_had_ghosts = src.has_ghost_elements();
+    const bool split_update   = overlap && !src_had_ghosts;
+    if (split_update)
+      src.update_ghost_values_start();
+    else if (!src_had_ghosts)
+      src.update_ghost_values();
+    // an exception between _start() and _finish() finishes the exchange (every rank takes part)
+    try
+      {
+        run(CellRange::interior_first);
+      }
+    catch (...)
+      {
+        if (split_update)
+          src.update_ghost_values_finish();
+        if (!src_had_ghosts)
+          src.zero_out_ghost_values();
+        throw;
+      }
+    if (split_update)
+      src.update_ghost_values_finish();
+    run(CellRange::boundary);
+    if (overlap)
+      {
+        dst.compress_start(dealii::VectorOperation::add);
         try
           {
-            run(CellRange::interior);
+            run(CellRange::interior_second);
           }
         catch (...)
           {
-            src.update_ghost_values_finish(); // leave no exchange open
-            src.zero_out_ghost_values();
+            dst.compress_finish(dealii::VectorOperation::add);
             throw;
           }
-        src.update_ghost_values_finish();
+        dst.compress_finish(dealii::VectorOperation::add);
       }
     else
       {
-        src.update_ghost_values();
-        run(CellRange::interior);
+        run(CellRange::interior_second);
+        dst.compress(dealii::VectorOperation::add);
       }
-    run(CellRange::boundary);
-    dst.compress(dealii::VectorOperation::add);
     if (!src_had_ghosts)
       src.zero_out_ghost_values();
   }
