@@ -4,7 +4,10 @@
 // coarse solve), timed through deal.II's Multigrid signals with the device synchronized at
 // each boundary (the synchronization adds a little to every part).
 //
-//   gpumf_multigrid [--degree 2|4] [--refinements N] [--repeat K]
+//   [mpirun -np R] gpumf_multigrid [--degree 2|4] [--refinements N] [--subdivisions S] [--repeat K]
+//
+// The mesh: the unit cube as S^3 coarse cells (default 1), refined N times. With several ranks
+// (one GPU each) the vectors exchange by gpumf::exchange_method() (printed; GPUMF_EXCHANGE chooses).
 //
 // Prints the device, DoFs, setup and solve wall times, CG iterations, DoFs x iterations / s, and
 // a table of the parts. deal.II's CPU figures for the same problem come from its own step-37
@@ -60,14 +63,15 @@ namespace
 
   template <int degree>
   void
-  run(const unsigned int refinements, const unsigned int repeat, const gpumf::Backend backend)
+  run(const unsigned int subdivisions, const unsigned int refinements, const unsigned int repeat,
+      const gpumf::Backend backend)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
     gpumf::reset_setup_profile();
     Timer          setup_timer;
     parallel::distributed::Triangulation<dim> tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                                                    parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
-    GridGenerator::hyper_cube(tria, 0., 1.);
+    GridGenerator::subdivided_hyper_cube(tria, subdivisions, 0., 1.);
     tria.refine_global(refinements);
     const double mesh_seconds = setup_timer.wall_time();
     const FE_Q<dim>      fe(degree);
@@ -170,13 +174,15 @@ namespace
         iterations        = control.last_step();
         best              = std::min(best, time);
       }
+    const gpumf::ExchangeMethod method = gpumf::exchange_method(comm, backend); // collective
     if (Utilities::MPI::this_mpi_process(comm) == 0)
       {
         double parts_total = 0;
         for (const auto &[part, s] : parts.seconds)
           parts_total += s;
         std::cout << "device " << gpumf::device_name() << ", " << Utilities::MPI::n_mpi_processes(comm)
-                  << " MPI ranks; 3D FE_Q(" << degree << "), " << dof.n_dofs() << " DoFs, " << n_levels
+                  << " MPI ranks (exchange " << gpumf::to_string(method)
+                  << "); 3D FE_Q(" << degree << "), " << dof.n_dofs() << " DoFs, " << n_levels
                   << " levels, " << MultithreadInfo::n_threads() << " threads per rank\n"
                   << "setup " << setup << " s (mesh " << mesh_seconds << " s, deal.II DoFs and constraints "
                   << dealii_seconds << " s, gpumf " << setup - mesh_seconds - dealii_seconds << " s), solve " << best << " s (best of " << repeat << "), " << iterations
@@ -203,13 +209,15 @@ main(int argc, char **argv)
 {
   // gpumf's set-up uses deal.II's threads: all cores of the node, shared by its ranks
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
-  unsigned int degree = 2, refinements = 5, repeat = 3;
+  unsigned int degree = 2, refinements = 5, subdivisions = 1, repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2)
     {
       if (std::strcmp(argv[i], "--degree") == 0)
         degree = std::atoi(argv[i + 1]);
       else if (std::strcmp(argv[i], "--refinements") == 0)
         refinements = std::atoi(argv[i + 1]);
+      else if (std::strcmp(argv[i], "--subdivisions") == 0)
+        subdivisions = std::max(1, std::atoi(argv[i + 1]));
       else if (std::strcmp(argv[i], "--repeat") == 0)
         repeat = std::atoi(argv[i + 1]);
     }
@@ -217,9 +225,9 @@ main(int argc, char **argv)
   if (backend == gpumf::Backend::cuda)
     gpumf::select_device(MPI_COMM_WORLD);
   if (degree == 2)
-    run<2>(refinements, repeat, backend);
+    run<2>(subdivisions, refinements, repeat, backend);
   else if (degree == 4)
-    run<4>(refinements, repeat, backend);
+    run<4>(subdivisions, refinements, repeat, backend);
   else
     {
       std::cerr << "gpumf_multigrid: --degree 2 or 4" << std::endl;

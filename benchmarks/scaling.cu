@@ -1,37 +1,57 @@
 // gpumf_scaling: strong and weak scaling of the Laplace operator over MPI ranks, one GPU per
-// rank (gpumf::select_device), with and without overlap of communication and computation
-// (doc/performance.md, "Several GPUs").
+// rank (gpumf::select_device), for each exchange method and with and without overlap of
+// communication and computation (doc/performance.md, "Several GPUs").
 //
-//   mpirun -np R gpumf_scaling [--dofs N] [--per-rank] [--repeat K] [--csv file]
+//   mpirun -np R gpumf_scaling [--dofs N] [--per-rank] [--repeat K] [--cg-iterations I]
+//                              [--methods m1,m2,...] [--csv file]
 //
-// 3D Cartesian box (subdivided hyper-rectangle, refined), FE_Q degree 4, Gauss with 5 points,
-// LaplaceOperator (tensor product, coloring off: atomics). --dofs N: about N DoFs in all
-// (strong scaling), or per rank with --per-rank (weak scaling). Per variant: median over K
-// timed rounds of one vmult each (MPI_Barrier around, the device synchronized), the same for
-// the ghost exchange alone (update_ghost_values + compress of a vector), GDoF/s of the whole
-// machine, and whether MPI reads device memory (CUDA-aware) or stages through the host.
+// 3D Cartesian box (subdivided hyper-rectangle, refined twice), FE_Q degree 4, Gauss with 5
+// points, LaplaceOperator (tensor product, atomics), homogeneous Dirichlet values on the whole
+// boundary. --dofs N: about N DoFs in all (strong scaling), or per rank with --per-rank (weak
+// scaling). --methods: the values of GPUMF_EXCHANGE to run (default: every method this machine
+// has: nccl where exchange_method() chooses it, mpi where MPI is CUDA-aware, staged_mpi).
+//
+// Reported per method and overlap setting (the median of K rounds, each between barriers with the
+// device synchronized, slowest rank):
+// - vmult: one operator application; GDoF/s of the whole machine;
+// - the ghost exchange alone (update_ghost_values + compress(add) of one vector);
+// - the split of a vmult (gpumf::cell_loop_profile(), one loop per round, rank 0): interior
+//   cells, boundary cells, and what the cells did not hide (packing, messages, waits);
+// - one CG iteration (gpumf::SolverCG with the Jacobi preconditioner, I iterations, time / I).
+// The copy bandwidth of each rank's GPU (the roofline) is measured in the same run.
 #include <gpumf/operators.h>
+#include <gpumf/setup_profile.h>
+#include <gpumf/solver_cg.h>
 
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/grid/grid_generator.h>
+#include <deal.II/lac/solver_control.h>
+#include <deal.II/numerics/vector_tools.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+
+#include "benchmark.h"
 
 using namespace dealii;
 
 namespace
 {
   constexpr int dim = 3, degree = 4;
+  using Operator    = gpumf::LaplaceOperator<dim, degree, degree + 1>;
 
-  /// Median wall time of @p repeat rounds of @p body, each between two barriers.
+  /// Median over @p repeat rounds of the slowest rank's wall time of @p body (barriers and
+  /// device synchronization around each round).
   template <typename Body>
   double
   median_time(const MPI_Comm comm, const gpumf::Backend backend, const unsigned int repeat, const Body &body)
@@ -44,11 +64,21 @@ namespace
         const double start = MPI_Wtime();
         body();
         gpumf::synchronize(backend);
-        MPI_Barrier(comm);
-        times.push_back(MPI_Wtime() - start);
+        times.push_back(Utilities::MPI::max(MPI_Wtime() - start, comm));
       }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
+  }
+
+  std::vector<std::string>
+  split(const std::string &list)
+  {
+    std::vector<std::string> items;
+    std::stringstream        in(list);
+    for (std::string item; std::getline(in, item, ',');)
+      if (!item.empty())
+        items.push_back(item);
+    return items;
   }
 } // namespace
 
@@ -56,11 +86,12 @@ int
 main(int argc, char **argv)
 {
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  double                           target = 1e7;
-  bool                             per_rank = false;
-  unsigned int                     repeat   = 20;
-  std::string                      csv;
+  const MPI_Comm                   comm          = MPI_COMM_WORLD;
+  double                           target        = 1e7;
+  bool                             per_rank      = false;
+  unsigned int                     repeat        = 20;
+  unsigned int                     cg_iterations = 50;
+  std::string                      csv, methods_list;
   for (int i = 1; i < argc; ++i)
     {
       const std::string arg = argv[i];
@@ -69,20 +100,42 @@ main(int argc, char **argv)
       else if (arg == "--per-rank")
         per_rank = true;
       else if (arg == "--repeat" && i + 1 < argc)
-        repeat = std::atoi(argv[++i]);
+        repeat = std::max(1, std::atoi(argv[++i]));
+      else if (arg == "--cg-iterations" && i + 1 < argc)
+        cg_iterations = std::max(1, std::atoi(argv[++i]));
+      else if (arg == "--methods" && i + 1 < argc)
+        methods_list = argv[++i];
       else if (arg == "--csv" && i + 1 < argc)
         csv = argv[++i];
       else
         {
-          std::cerr << "usage: gpumf_scaling [--dofs N] [--per-rank] [--repeat K] [--csv file]" << std::endl;
+          std::cerr << "usage: gpumf_scaling [--dofs N] [--per-rank] [--repeat K] [--cg-iterations I] "
+                       "[--methods nccl,mpi,staged_mpi] [--csv file]"
+                    << std::endl;
           return 1;
         }
     }
-  const unsigned int n_ranks = Utilities::MPI::n_mpi_processes(comm);
-  const bool         root    = Utilities::MPI::this_mpi_process(comm) == 0;
+  const unsigned int   n_ranks = Utilities::MPI::n_mpi_processes(comm);
+  const bool           root    = Utilities::MPI::this_mpi_process(comm) == 0;
   const gpumf::Backend backend = gpumf::select_device(comm);
   if (per_rank)
     target *= n_ranks;
+
+  std::vector<std::string> methods = split(methods_list);
+  if (methods.empty())
+    {
+      unsetenv("GPUMF_EXCHANGE");
+      if (gpumf::exchange_method(comm, backend) == gpumf::ExchangeMethod::nccl)
+        methods.push_back("nccl");
+      if (backend == gpumf::Backend::host || gpumf::cuda_aware_mpi())
+        methods.push_back("mpi");
+      methods.push_back("staged_mpi");
+    }
+
+  // the roofline of every rank's GPU, before the problem takes its memory
+  const double bandwidth     = bench::copy_bandwidth(backend, 2e9, 20);
+  const double bandwidth_min = Utilities::MPI::min(bandwidth, comm);
+  const double bandwidth_max = Utilities::MPI::max(bandwidth, comm);
 
   // a box of n1 x n2 x n3 coarse cells refined twice, about target DoFs (degree^3 per cell)
   const double       cells = target / std::pow(degree, dim) / 64.;
@@ -96,6 +149,8 @@ main(int argc, char **argv)
   DoFHandler<dim> dof(tria);
   dof.distribute_dofs(FE_Q<dim>(degree));
   AffineConstraints<double> constraints;
+  constraints.reinit(DoFTools::extract_locally_relevant_dofs(dof));
+  VectorTools::interpolate_boundary_values(MappingQ1<dim>(), dof, 0, Functions::ZeroFunction<dim>(), constraints);
   constraints.close();
 
   std::ofstream out;
@@ -103,43 +158,75 @@ main(int argc, char **argv)
     {
       out.open(csv, std::ios::app);
       if (out.tellp() == 0)
-        out << "device,ranks,mode,cuda_aware_mpi,dofs,overlap,vmult_ms,exchange_ms,gdofs\n";
+        out << "device,ranks,mode,method,dofs,overlap,vmult_ms,exchange_ms,interior_ms,boundary_ms,not_hidden_ms,"
+               "cg_iteration_ms,gdofs,copy_gbs_min,copy_gbs_max\n";
     }
   if (root)
-    std::cout << "device " << gpumf::device_name() << ", " << n_ranks << " ranks ("
-              << (per_rank ? "weak" : "strong") << " scaling), CUDA-aware MPI "
-              << (gpumf::cuda_aware_mpi() ? "yes" : "no (host staging)") << ", " << dof.n_dofs() << " DoFs, "
-              << tria.n_global_active_cells() << " cells" << std::endl;
+    std::cout << "device " << gpumf::device_name() << ", " << n_ranks << " ranks (" << (per_rank ? "weak" : "strong")
+              << " scaling), " << dof.n_dofs() << " DoFs, " << tria.n_global_active_cells()
+              << " cells; copy roofline " << bandwidth_min * 1e-9 << "-" << bandwidth_max * 1e-9
+              << " GB/s per GPU; CUDA-aware MPI " << (gpumf::cuda_aware_mpi() ? "yes" : "no") << std::endl;
+
+  Operator                          op;
+  typename Operator::AdditionalData data;
+  data.backend        = backend;
+  data.implementation = gpumf::Implementation::tensor_product;
   for (const bool overlap : {false, true})
     {
-      gpumf::LaplaceOperator<dim, degree, degree + 1> op;
-      typename gpumf::LaplaceOperator<dim, degree, degree + 1>::AdditionalData data;
-      data.backend                           = backend;
-      data.implementation                    = gpumf::Implementation::tensor_product;
       data.overlap_communication_computation = overlap;
       op.reinit(MappingQ1<dim>(), dof, constraints, QGauss<1>(degree + 1), data);
-      gpumf::Vector<double> src, dst;
+      op.compute_diagonal();
+      gpumf::Vector<double> src, dst, x, b;
       op.initialize_dof_vector(src);
       op.initialize_dof_vector(dst);
+      op.initialize_dof_vector(x);
+      op.initialize_dof_vector(b);
       src = 1.;
-      for (unsigned int i = 0; i < 5; ++i)
-        op.vmult(dst, src);
-      const double vmult    = median_time(comm, backend, repeat, [&] { op.vmult(dst, src); });
-      const double exchange = median_time(comm, backend, repeat, [&] {
-        src.update_ghost_values();
-        src.compress(VectorOperation::add);
-      });
-      const double gdofs = dof.n_dofs() / vmult * 1e-9;
-      if (root)
+      b   = 1.;
+      op.matrix_free().set_constrained_values(0., b);
+      for (const std::string &method : methods)
         {
-          std::cout << "  overlap " << (overlap ? "on " : "off") << ": vmult " << std::setprecision(4)
-                    << vmult * 1e3 << " ms, " << gdofs << " GDoF/s; ghost exchange alone " << exchange * 1e3
-                    << " ms (setup " << setup_timer.wall_time() << " s so far)" << std::endl;
-          if (out)
-            out << '"' << gpumf::device_name() << "\"," << n_ranks << ',' << (per_rank ? "weak" : "strong") << ','
-                << gpumf::cuda_aware_mpi() << ',' << dof.n_dofs() << ',' << overlap << ',' << vmult * 1e3 << ','
-                << exchange * 1e3 << ',' << gdofs << '\n';
+          setenv("GPUMF_EXCHANGE", method.c_str(), 1);
+          const std::string used = gpumf::to_string(gpumf::exchange_method(comm, backend));
+          for (unsigned int i = 0; i < 5; ++i)
+            op.vmult(dst, src);
+          const double vmult    = median_time(comm, backend, repeat, [&] { op.vmult(dst, src); });
+          const double exchange = median_time(comm, backend, repeat, [&] {
+            src.update_ghost_values();
+            src.compress(VectorOperation::add);
+          });
+          gpumf::enable_cell_loop_profile(true);
+          for (unsigned int r = 0; r < repeat; ++r)
+            op.vmult(dst, src);
+          const gpumf::CellLoopProfile split = gpumf::cell_loop_profile();
+          gpumf::enable_cell_loop_profile(false);
+          const double cg = median_time(comm, backend, 3, [&] {
+                              x = 0.;
+                              IterationNumberControl  control(cg_iterations, 1e-300, false, false);
+                              gpumf::SolverCG<double> solver(control);
+                              solver.solve(op, x, b, *op.get_matrix_diagonal_inverse());
+                            }) /
+                            cg_iterations;
+          const double gdofs = dof.n_dofs() / vmult * 1e-9;
+          const double per   = 1e3 / std::max(1u, split.loops);
+          if (root)
+            {
+              std::cout << "  " << std::setw(10) << used << " overlap " << (overlap ? "on " : "off") << ": vmult "
+                        << std::setprecision(4) << vmult * 1e3 << " ms (" << gdofs << " GDoF/s; interior "
+                        << split.interior * per << ", boundary " << split.boundary * per << ", not hidden "
+                        << split.not_hidden * per << " ms), exchange alone " << exchange * 1e3
+                        << " ms, CG iteration " << cg * 1e3 << " ms" << std::endl;
+              if (out)
+                out << '"' << gpumf::device_name() << "\"," << n_ranks << ',' << (per_rank ? "weak" : "strong") << ','
+                    << used << ',' << dof.n_dofs() << ',' << overlap << ',' << vmult * 1e3 << ',' << exchange * 1e3
+                    << ',' << split.interior * per << ',' << split.boundary * per << ',' << split.not_hidden * per
+                    << ',' << cg * 1e3 << ',' << gdofs << ',' << bandwidth_min * 1e-9 << ','
+                    << bandwidth_max * 1e-9 << '\n';
+            }
         }
+      unsetenv("GPUMF_EXCHANGE");
     }
+  if (root)
+    std::cout << "set-up and runs " << setup_timer.wall_time() << " s" << std::endl;
   return 0;
 }

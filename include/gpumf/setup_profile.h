@@ -4,6 +4,8 @@
  * compute_diagonal() and MGTransferMatrixFree::build(), summed over all objects of the process
  * since the last reset. deal.II equivalent: the sections of a TimerOutput, collected by the
  * library itself so that a user's program (step-37, say) needs no change to show them.
+ * On request also where the time of MatrixFree::cell_loop() goes on several ranks
+ * (cell_loop_profile()).
  */
 #ifndef gpumf_setup_profile_h
 #define gpumf_setup_profile_h
@@ -34,8 +36,52 @@ namespace gpumf
   void
   print_setup_profile(std::ostream &out, const std::string &prefix = "");
 
+  /**
+   * Where the time of MatrixFree::cell_loop() went, summed over the loops since
+   * enable_cell_loop_profile(), in seconds: the cells that touch no ghost entry (interior),
+   * the others (boundary), and the rest of each loop (packing, the messages and the waits
+   * for them that the cells did not hide). Taken from CUDA events on the default stream
+   * (host backend: the wall clock) at the parts' ends; the device is synchronized at the end
+   * of every loop while profiling, so that the loops do not overlap each other.
+   */
+  struct CellLoopProfile
+  {
+    double       interior   = 0;
+    double       boundary   = 0;
+    double       not_hidden = 0;
+    double       total      = 0;
+    unsigned int loops      = 0;
+  };
+
+  /// Starts (@p on true, from zero) or stops profiling cell_loop().
+  void
+  enable_cell_loop_profile(const bool on);
+
+  /// The sums since enable_cell_loop_profile(true).
+  CellLoopProfile
+  cell_loop_profile();
+
   namespace internal
   {
+    /// The points of cell_loop() that the profile marks, in order.
+    enum class LoopMark : unsigned int
+    {
+      begin,
+      first_start,
+      first_end,
+      boundary_start,
+      boundary_end,
+      second_start,
+      second_end,
+      end,
+      n_marks
+    };
+
+    /// Records @p mark of the running cell_loop() when profiling (else returns at once);
+    /// LoopMark::end adds the loop to cell_loop_profile().
+    void
+    mark_cell_loop(const Backend backend, const LoopMark mark);
+
     /**
      * Adds the wall time from its construction (or the last next()) to the part @p name of
      * setup_profile(). With the CUDA backend the device is synchronized before the time is

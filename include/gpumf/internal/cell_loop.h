@@ -347,10 +347,16 @@ namespace gpumf
       else
         internal::cuda_cell_loop(*this, range, func, in, out);
     };
+    using internal::LoopMark;
+    const auto mark = [&](const LoopMark m) { internal::mark_cell_loop(backend_, m); };
+    mark(LoopMark::begin);
     if (src.get_partitioner()->n_mpi_processes() == 1)
       {
+        mark(LoopMark::first_start);
         run(CellRange::all);
+        mark(LoopMark::first_end);
         dst.compress(dealii::VectorOperation::add); // zeroes the ghosts: nothing to send
+        mark(LoopMark::end);
         return;
       }
     // First halves of the interior cells (no ghost entries) of all colors, the boundary cells,
@@ -366,7 +372,9 @@ namespace gpumf
     // an exception between _start() and _finish() finishes the exchange (every rank takes part)
     try
       {
+        mark(LoopMark::first_start);
         run(CellRange::interior_first);
+        mark(LoopMark::first_end);
       }
     catch (...)
       {
@@ -378,13 +386,17 @@ namespace gpumf
       }
     if (split_update)
       src.update_ghost_values_finish();
+    mark(LoopMark::boundary_start);
     run(CellRange::boundary);
+    mark(LoopMark::boundary_end);
     if (overlap)
       {
         dst.compress_start(dealii::VectorOperation::add);
         try
           {
+            mark(LoopMark::second_start);
             run(CellRange::interior_second);
+            mark(LoopMark::second_end);
           }
         catch (...)
           {
@@ -395,11 +407,14 @@ namespace gpumf
       }
     else
       {
+        mark(LoopMark::second_start);
         run(CellRange::interior_second);
+        mark(LoopMark::second_end);
         dst.compress(dealii::VectorOperation::add);
       }
     if (!src_had_ghosts)
       src.zero_out_ghost_values();
+    mark(LoopMark::end);
   }
 
   template <int dim, typename Number>
