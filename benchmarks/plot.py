@@ -11,6 +11,9 @@ Writes, for the rows with what == vmult (of all files together):
   setup.png        set-up seconds against DoFs (GPU and CPU), one line per (form, degree, variant)
   memory.png       the largest DoF count that fits the GPU (max_dofs) against the degree
 and, where the files have CG rows, cg.png (GDoF x iterations / s against the degree).
+A gpumf_scaling CSV (columns ranks, method, ...) gives instead
+  scaling.png      GDoF/s of vmult and of a CG iteration against the number of GPUs, per case and
+                   exchange method (overlap on), and the split of a vmult on the largest count
 """
 import csv
 import os
@@ -45,11 +48,59 @@ def finish(fig, ax, out, name, xlabel, ylabel, title):
     fig.savefig(os.path.join(out, name), dpi=120, bbox_inches="tight")
 
 
+def scaling(rows, out):
+    """scaling.png from gpumf_scaling rows."""
+    device = rows[0]["device"]
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 6))
+    series = defaultdict(list)
+    for r in rows:
+        if r["overlap"] != "1":
+            continue
+        ranks = int(r["ranks"])
+        per = number(r, "dofs") / ranks if r["mode"] == "weak" else number(r, "dofs")
+        case = f"{r['mode']} {per:.1e} DoFs{' per GPU' if r['mode'] == 'weak' else ''}"
+        series[(case, r["method"], "vmult")].append((ranks, number(r, "gdofs")))
+        series[(case, r["method"], "CG iteration")].append(
+            (ranks, number(r, "dofs") / number(r, "cg_iteration_ms") * 1e-6))
+    for (case, method, what), points in sorted(series.items()):
+        points.sort()
+        ax.plot(*zip(*points), marker="o", linestyle="-" if what == "vmult" else ":",
+                label=f"{case}, {method}, {what}")
+    ax.set_xticks(sorted({p[0] for pts in series.values() for p in pts}))
+    ax.set_xlabel("GPUs")
+    ax.set_ylabel("GDoF/s of the machine (overlap on)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    # the split of a vmult on the most GPUs, per case, method and overlap
+    most = max(int(r["ranks"]) for r in rows)
+    bars = [r for r in rows if int(r["ranks"]) == most]
+    labels = [f"{r['mode']} {number(r, 'dofs'):.1e}\n{r['method']} ov={r['overlap']}" for r in bars]
+    bottom = [0.0] * len(bars)
+    for key, name in (("interior_ms", "interior cells"), ("boundary_ms", "boundary cells"),
+                      ("not_hidden_ms", "not hidden (exchange, waits)")):
+        values = [number(r, key) for r in bars]
+        bx.bar(range(len(bars)), values, bottom=bottom, label=name)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    bx.set_xticks(range(len(bars)))
+    bx.set_xticklabels(labels, fontsize=6, rotation=60, ha="right")
+    bx.set_ylabel(f"ms per vmult, {most} GPUs (rank with the most boundary cells)")
+    bx.legend(fontsize=8)
+    fig.suptitle(f"gpumf_scaling, Laplace FE_Q(4) 3D double, {device}, copy roofline "
+                 f"{number(rows[0], 'copy_gbs_min'):.0f} GB/s per GPU")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "scaling.png"), dpi=120)
+    plt.close(fig)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     files = [a for a in sys.argv[1:] if a.endswith(".csv")]
     rest = [a for a in sys.argv[1:] if not a.endswith(".csv")]
+    scaling_rows = [r for f in files for r in csv.DictReader(open(f)) if "method" in r]
+    if scaling_rows:
+        os.makedirs(rest[0] if rest else ".", exist_ok=True)
+        return scaling(scaling_rows, rest[0] if rest else ".")
     rows = [r for f in files for r in csv.DictReader(open(f)) if number(r, "seconds")]
     out = rest[0] if rest else "."
     os.makedirs(out, exist_ok=True)

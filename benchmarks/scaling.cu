@@ -15,8 +15,9 @@
 // device synchronized, slowest rank):
 // - vmult: one operator application; GDoF/s of the whole machine;
 // - the ghost exchange alone (update_ghost_values + compress(add) of one vector);
-// - the split of a vmult (gpumf::cell_loop_profile(), one loop per round, rank 0): interior
-//   cells, boundary cells, and what the cells did not hide (packing, messages, waits);
+// - the split of a vmult (gpumf::cell_loop_profile(), one loop per round, on the rank with the
+//   most boundary work): interior cells, boundary cells, and what the cells did not hide
+//   (packing, messages, waits, and waiting for other ranks);
 // - one CG iteration (gpumf::SolverCG with the Jacobi preconditioner, I iterations, time / I).
 // The copy bandwidth of each rank's GPU (the roofline) is measured in the same run.
 #include <gpumf/operators.h>
@@ -198,7 +199,18 @@ main(int argc, char **argv)
           gpumf::enable_cell_loop_profile(true);
           for (unsigned int r = 0; r < repeat; ++r)
             op.vmult(dst, src);
-          const gpumf::CellLoopProfile split = gpumf::cell_loop_profile();
+          gpumf::CellLoopProfile split = gpumf::cell_loop_profile();
+          // the rank with the most boundary work, and its own rest
+          const double boundary_max = Utilities::MPI::max(split.boundary, comm);
+          const int    busiest      = Utilities::MPI::min(split.boundary == boundary_max ?
+                                                            int(Utilities::MPI::this_mpi_process(comm)) :
+                                                            int(n_ranks),
+                                                          comm);
+          double parts[3] = {split.interior, split.boundary, split.not_hidden};
+          AssertThrowMPI(MPI_Bcast(parts, 3, MPI_DOUBLE, busiest, comm));
+          split.interior   = parts[0];
+          split.boundary   = parts[1];
+          split.not_hidden = parts[2];
           gpumf::enable_cell_loop_profile(false);
           const double cg = median_time(comm, backend, 3, [&] {
                               x = 0.;

@@ -627,8 +627,11 @@ namespace gpumf
         internal::copy_indexed(backend_, dst[l].get_values(), levels[l].level_indices.data(), global->get_values(),
                                levels[l].global_indices.data(), levels[l].copy_weights.data(),
                                levels[l].level_indices.size(), true);
-        dst[l].compress(VectorOperation::add);
+        dst[l].compress_start(VectorOperation::add);
       }
+    // the levels' exchanges travel at once (one NCCL group or set of MPI messages each)
+    for (unsigned int l = 0; l < n_levels; ++l)
+      dst[l].compress_finish(VectorOperation::add);
     global->zero_out_ghost_values();
   }
 
@@ -656,10 +659,18 @@ namespace gpumf
       }
     else
       own.reinit(global_partitioner, backend_);
-    for (unsigned int l = src.min_level(); l <= src.max_level() && l < levels.size(); ++l)
+    // the levels' ghost updates travel at once; each level is copied when its own has arrived
+    const unsigned int              end = std::min<unsigned int>(src.max_level() + 1, levels.size());
+    std::vector<const VectorType *> inputs(end, nullptr);
+    for (unsigned int l = src.min_level(); l < end; ++l)
       {
-        const VectorType &level = in_layout(l, src[l]);
-        level.update_ghost_values();
+        inputs[l] = &in_layout(l, src[l]);
+        inputs[l]->update_ghost_values_start();
+      }
+    for (unsigned int l = src.min_level(); l < end; ++l)
+      {
+        const VectorType &level = *inputs[l];
+        level.update_ghost_values_finish();
         internal::copy_indexed(backend_, target.get_values(), levels[l].global_indices.data(), level.get_values(),
                                levels[l].level_indices.data(), levels[l].copy_weights.data(),
                                levels[l].level_indices.size(), true);
