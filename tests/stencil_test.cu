@@ -1,0 +1,247 @@
+// gpumf::StencilOperator (issue #16): the FE_Q(1) operator as a stencil on the grid.
+//
+// For dim 2 and 3, double and float, on 1 or 2 ranks (the mesh is 2 coarse cells along the last
+// direction, so that p4est gives each of 2 ranks a box), DoFs renumbered lexicographically:
+//  1. uniform mesh (constant stencil), mesh graded along the last direction (semi-constant),
+//     randomly deformed mesh (variable); zero Dirichlet values on all faces, on one face, none:
+//     the storage the automatic choice takes, and A x for random x equal to
+//     gpumf::LaplaceOperator<dim, 1, 2> (independent: sum factorization over cells);
+//  2. every storage that can hold the operator gives the same A x; one that cannot is refused;
+//  3. CUDA: A x equal to the host backend's (<= 500 ulps of the max-norm).
+// And: FE_Q(2), hanging nodes and a numbering that is not lexicographic are refused with messages
+// that say what is supported.
+//
+//   stencil_test host|cuda      (cuda: skipped without a GPU)
+#include <gpumf/operators.h>
+#include <gpumf/stencil_operator.h>
+
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/grid_tools.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include "test_utils.h"
+
+using namespace dealii;
+
+namespace
+{
+  const MPI_Comm comm = MPI_COMM_WORLD;
+
+  enum class Mesh
+  {
+    uniform,
+    graded,
+    deformed
+  };
+
+  std::string
+  to_string(const Mesh mesh)
+  {
+    return mesh == Mesh::uniform ? "uniform" : mesh == Mesh::graded ? "graded" : "deformed";
+  }
+
+  /// 2 coarse cells along the last direction (a box per rank on 2 ranks), refined; graded: the
+  /// last coordinate squared; deformed: every vertex moved smoothly in every direction.
+  template <int dim>
+  void
+  make_mesh(parallel::distributed::Triangulation<dim> &tria, const Mesh mesh)
+  {
+    std::vector<unsigned int> repetitions(dim, 1);
+    repetitions[dim - 1] = 2;
+    Point<dim> top;
+    for (unsigned int d = 0; d < dim; ++d)
+      top[d] = d + 1 == dim ? 2. : 1.;
+    GridGenerator::subdivided_hyper_rectangle(tria, repetitions, Point<dim>(), top, true);
+    tria.refine_global(dim == 2 ? 4 : 3);
+    if (mesh == Mesh::graded)
+      GridTools::transform(
+        [](const Point<dim> &p) {
+          Point<dim> q = p;
+          q[dim - 1]   = 0.5 * p[dim - 1] * p[dim - 1];
+          return q;
+        },
+        tria);
+    else if (mesh == Mesh::deformed)
+      GridTools::transform(
+        [](const Point<dim> &p) {
+          Point<dim> q = p;
+          for (unsigned int d = 0; d < dim; ++d)
+            q[d] += 0.03 * std::sin(3. * p[(d + 1) % dim] + d);
+          return q;
+        },
+        tria);
+  }
+
+  /// Which faces get zero Dirichlet values: all, the first (boundary id 0 with colorize), none.
+  enum class Dirichlet
+  {
+    all,
+    one_face,
+    none
+  };
+
+  std::string
+  to_string(const Dirichlet dirichlet)
+  {
+    return dirichlet == Dirichlet::all ? "Dirichlet on all faces" :
+                                         dirichlet == Dirichlet::one_face ? "Dirichlet on one face" : "no Dirichlet";
+  }
+
+  template <int dim, typename Number>
+  void
+  run_case(test::Checker &checker, const gpumf::Backend backend, const Mesh mesh, const Dirichlet dirichlet)
+  {
+    using Stencil   = gpumf::StencilOperator<dim, Number>;
+    using S         = gpumf::StencilStorage;
+    const bool is_double = std::is_same_v<Number, double>;
+    const std::string name = std::to_string(dim) + "D " + (is_double ? "double " : "float ") + to_string(mesh) + ", " +
+                             to_string(dirichlet);
+    parallel::distributed::Triangulation<dim> tria(comm);
+    make_mesh(tria, mesh);
+    const FE_Q<dim> fe(1);
+    DoFHandler<dim> dof(tria);
+    dof.distribute_dofs(fe);
+    gpumf::renumber_lexicographic(dof);
+    AffineConstraints<Number> constraints;
+    constraints.reinit(DoFTools::extract_locally_relevant_dofs(dof));
+    const MappingQ<dim> mapping(1);
+    for (types::boundary_id id = 0; id < 2 * dim; ++id)
+      if (dirichlet == Dirichlet::all || (dirichlet == Dirichlet::one_face && id == 0))
+        VectorTools::interpolate_boundary_values(mapping, dof, id, Functions::ZeroFunction<dim, Number>(), constraints);
+    constraints.close();
+
+    typename gpumf::MatrixFree<dim, Number>::AdditionalData data;
+    data.backend = backend;
+    auto mf      = std::make_shared<gpumf::MatrixFree<dim, Number>>();
+    mf->reinit(mapping, dof, constraints, QGauss<1>(2), data);
+    gpumf::LaplaceOperator<dim, 1, 2, 1, Number> laplace;
+    laplace.initialize(mf);
+
+    Stencil stencil;
+    stencil.reinit(*mf);
+    const S expected = mesh == Mesh::uniform ? S::constant : mesh == Mesh::graded ? S::semi_constant : S::variable;
+    checker.check(stencil.storage() == expected && (expected != S::semi_constant || stencil.varying_direction() == dim - 1),
+                  name + ": automatic storage " + gpumf::to_string(stencil.storage()));
+
+    gpumf::Vector<Number> x, y, z;
+    stencil.initialize_dof_vector(x);
+    stencil.initialize_dof_vector(y);
+    stencil.initialize_dof_vector(z);
+    test::fill_random(x, 5);
+    laplace.vmult(z, x);
+    const double tolerance = is_double ? 1e-12 : 2e-5;
+    for (const S storage : {S::constant, S::semi_constant, S::variable})
+      {
+        typename Stencil::AdditionalData options;
+        options.storage = storage;
+        const bool holds = storage == S::variable || (storage == S::semi_constant && mesh != Mesh::deformed) ||
+                           (storage == S::constant && mesh == Mesh::uniform);
+        if (!holds)
+          {
+            const std::string message = test::exception_of([&] { Stencil().reinit(*mf, options); });
+            checker.check(message.find("cannot hold this operator") != std::string::npos,
+                          name + ": storage " + gpumf::to_string(storage) + " refused");
+            continue;
+          }
+        Stencil forced;
+        forced.reinit(*mf, options);
+        forced.vmult(y, x);
+        checker.check_below(test::relative_difference(test::to_rw(y), test::to_rw(z), comm), tolerance,
+                            name + ", storage " + gpumf::to_string(storage) + ": A x vs LaplaceOperator<dim, 1, 2>");
+        if (backend == gpumf::Backend::cuda)
+          {
+            // the host backend's application of the same operator
+            typename gpumf::MatrixFree<dim, Number>::AdditionalData host_data;
+            host_data.backend = gpumf::Backend::host;
+            gpumf::MatrixFree<dim, Number> host_mf;
+            host_mf.reinit(mapping, dof, constraints, QGauss<1>(2), host_data);
+            Stencil host;
+            host.reinit(host_mf, options);
+            gpumf::Vector<Number> hx, hy;
+            host.initialize_dof_vector(hx);
+            host.initialize_dof_vector(hy);
+            hx = x;
+            host.vmult(hy, hx);
+            checker.check_below(test::relative_difference(test::to_rw(y), test::to_rw(hy), comm),
+                                500 * std::numeric_limits<Number>::epsilon(),
+                                name + ", storage " + gpumf::to_string(storage) + ": CUDA vs host (500 ulps)");
+          }
+      }
+  }
+
+  void
+  run_refusals(test::Checker &checker, const gpumf::Backend backend)
+  {
+    constexpr int dim = 2;
+    const auto    says = [&](const std::string &message, const std::string &text, const std::string &what) {
+      checker.check(message.find(text) != std::string::npos, what + " refused: " + message.substr(0, 140));
+    };
+    const MappingQ<dim>                            mapping(1);
+    typename gpumf::MatrixFree<dim>::AdditionalData data;
+    data.backend = backend;
+    {
+      parallel::distributed::Triangulation<dim> tria(comm);
+      make_mesh(tria, Mesh::uniform);
+      DoFHandler<dim> dof(tria);
+      dof.distribute_dofs(FE_Q<dim>(2));
+      AffineConstraints<double> constraints;
+      constraints.close();
+      gpumf::MatrixFree<dim> mf;
+      mf.reinit(mapping, dof, constraints, QGauss<1>(3), data);
+      says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf); }), "scalar FE_Q(1)", "FE_Q(2)");
+    }
+    {
+      // deal.II's own numbering (cell by cell) is not lexicographic on a refined mesh
+      parallel::distributed::Triangulation<dim> tria(comm);
+      make_mesh(tria, Mesh::uniform);
+      DoFHandler<dim> dof(tria);
+      dof.distribute_dofs(FE_Q<dim>(1));
+      AffineConstraints<double> constraints;
+      constraints.close();
+      gpumf::MatrixFree<dim> mf;
+      mf.reinit(mapping, dof, constraints, QGauss<1>(2), data);
+      says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf); }), "renumber_lexicographic",
+           "deal.II's numbering");
+    }
+    {
+      parallel::distributed::Triangulation<dim> tria(comm);
+      make_mesh(tria, Mesh::uniform);
+      for (const auto &cell : tria.active_cell_iterators())
+        if (cell->is_locally_owned() && cell->center()[0] < 0.2 && cell->center()[1] < 0.2)
+          cell->set_refine_flag();
+      tria.execute_coarsening_and_refinement();
+      DoFHandler<dim> dof(tria);
+      dof.distribute_dofs(FE_Q<dim>(1));
+      AffineConstraints<double> constraints;
+      constraints.reinit(DoFTools::extract_locally_relevant_dofs(dof));
+      DoFTools::make_hanging_node_constraints(dof, constraints);
+      constraints.close();
+      gpumf::MatrixFree<dim> mf;
+      mf.reinit(mapping, dof, constraints, QGauss<1>(2), data);
+      says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf); }), "hanging nodes", "hanging nodes");
+    }
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  return test::run(argc, argv, [&](test::Checker &checker, const gpumf::Backend backend) {
+    for (const Mesh mesh : {Mesh::uniform, Mesh::graded, Mesh::deformed})
+      for (const Dirichlet dirichlet : {Dirichlet::all, Dirichlet::one_face, Dirichlet::none})
+        {
+          run_case<2, double>(checker, backend, mesh, dirichlet);
+          run_case<3, double>(checker, backend, mesh, dirichlet);
+          if (dirichlet == Dirichlet::all)
+            {
+              run_case<2, float>(checker, backend, mesh, dirichlet);
+              run_case<3, float>(checker, backend, mesh, dirichlet);
+            }
+        }
+    run_refusals(checker, backend);
+  });
+}
