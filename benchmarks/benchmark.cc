@@ -40,8 +40,11 @@ Every combination of the list options is run (cases that do not apply are report
   --implementations LIST tp,lm,csr: sum factorization, element matrices, or the assembled sparse
                          matrix (deal.II assembles it on all host cores; gpumf::SparseMatrix applies it:
                          cuSPARSE CSR SpMV; its CPU comparison: a Trilinos matrix on the MPI ranks)
-                         (default tp); csr is measured once per form, degree, mesh and what, with
-                         the first of --conflicts, --geometry, --cells-per-block and --layouts
+                         (default tp); stencil-constant, stencil-semi, stencil-variable: FE_Q(1)'s
+                         Laplacian (bp3, bp5 at degree 1, cartesian mesh, vmult) as gpumf::StencilOperator
+                         with that storage; csr and the stencils are measured once per form, degree,
+                         mesh and what, with the first of --conflicts, --geometry, --cells-per-block
+                         and --layouts
   --conflicts LIST       atomics,coloring,none (default atomics); none: no protection (wrong
                          results), the upper bound of the other two
   --geometry LIST        stored,affine (default stored): per quadrature point, or one Jacobian
@@ -265,7 +268,7 @@ Every combination of the list options is run (cases that do not apply are report
       for (const auto &m : l.meshes)
         check_choice("--mesh", m, {"cartesian", "deformed"});
       for (const auto &i : l.impls)
-        check_choice("--implementations", i, {"tp", "lm", "csr"});
+        check_choice("--implementations", i, {"tp", "lm", "csr", "stencil-constant", "stencil-semi", "stencil-variable"});
       for (const auto &c : l.conflicts)
         check_choice("--conflicts", c, {"atomics", "coloring", "none"});
       for (const auto &g : l.geometries)
@@ -296,7 +299,7 @@ Every combination of the list options is run (cases that do not apply are report
                                                                            "host backend (1 thread): " + cpu_name();
       std::map<std::string, CpuResult> cpu_cache;
       std::cout << std::left << std::setw(10) << "form" << std::setw(4) << "p" << std::setw(10) << "mesh"
-                << std::setw(12) << "impl" << std::setw(9) << "conflict" << std::setw(7) << "geom" << std::setw(4)
+                << std::setw(18) << "impl" << std::setw(9) << "conflict" << std::setw(7) << "geom" << std::setw(4)
                 << "cpb" << std::setw(8) << "layout" << std::setw(9) << "what" << std::setw(11) << "DoFs" << std::setw(11) << "time[s]"
                 << std::setw(9) << "GDoF/s" << std::setw(9) << "GB/s" << std::setw(8) << "roof" << std::setw(10)
                 << "GFlop/s" << std::setw(9) << "CPU" << "note" << std::endl;
@@ -322,17 +325,20 @@ Every combination of the list options is run (cases that do not apply are report
                             c.number = number;
                             Result     r;
                             const bool assembled = impl == "csr";
+                            const bool stencil   = impl.rfind("stencil", 0) == 0;
                             try
                               {
-                                if (assembled && (conflict != conflicts[0] || geometry != geometries[0] ||
-                                                  k != cells_per_block[0] || layout != layouts[0]))
+                                if ((assembled || stencil) && (conflict != conflicts[0] || geometry != geometries[0] ||
+                                                               k != cells_per_block[0] || layout != layouts[0]))
                                   {
                                     r.skipped = true;
-                                    r.note    = "the assembled matrix has no conflict  geometry  cells-per-block or "
-                                                "layout choice: measured with the first of each";
+                                    r.note    = "the assembled matrix and the stencil have no conflict  geometry  "
+                                                "cells-per-block or layout choice: measured with the first of each";
                                   }
                                 else if (assembled)
                                   r = run_sparse<dim>(problem, c, options);
+                                else if (stencil)
+                                  r = run_stencil<dim>(problem, c, options);
                                 else
                                   r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(degree, "the benchmark", [&](auto p) {
                                     return run_gpumf<dim, decltype(p)::value>(problem, c, options);
@@ -419,7 +425,7 @@ Every combination of the list options is run (cases that do not apply are report
                                   }
                               }
                             std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
-                                      << mesh << std::setw(12) << row["implementation"] << std::setw(9) << conflict
+                                      << mesh << std::setw(18) << row["implementation"] << std::setw(9) << conflict
                                       << std::setw(7) << row["geometry"] << std::setw(4) << row["cells_per_block"]
                                       << std::setw(8) << layout << std::setw(9) << what << std::setw(11) << row["dofs"] << std::setw(11)
                                       << row["seconds"] << std::setw(9) << row["gdofs_per_s"] << std::setw(9)

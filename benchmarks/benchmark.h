@@ -106,7 +106,8 @@ namespace bench
   {
     Form         form   = Form::bp5;
     unsigned int degree = 4;
-    /// "tp" (sum factorization) or "lm" (element matrices)
+    /// "tp" (sum factorization), "lm" (element matrices), "csr" (assembled), "stencil-constant",
+    /// "stencil-semi", "stencil-variable" (gpumf::StencilOperator, FE_Q(1))
     std::string implementation = "tp";
     /// "atomics", "coloring", or "none" (no protection: wrong results, the upper bound of both)
     std::string conflict = "atomics";
@@ -174,6 +175,12 @@ namespace bench
   template <int dim, int degree>
   Result
   run_gpumf(const Problem<dim> &problem, const Case &c, const Options &options);
+
+  /// gpumf::StencilOperator (implementations stencil-constant, stencil-semi, stencil-variable;
+  /// FE_Q(1) Laplacian on the cartesian mesh), stencil.cc.
+  template <int dim>
+  Result
+  run_stencil(const Problem<dim> &problem, const Case &c, const Options &options);
 
   /// What deal.II's CPU MatrixFree measured.
   struct CpuResult
