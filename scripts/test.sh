@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cd build
-ctest --output-on-failure "$@"
+# tests in parallel on all cores (an MPI test takes as many as it has ranks)
+ctest --output-on-failure -j "$(nproc)" "$@"

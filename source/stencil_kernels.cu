@@ -1,8 +1,8 @@
-// CUDA kernel of gpumf::StencilOperator: a block of 32 x 8 threads owns a 32 x 8 tile of the
-// grid (3D: a column of tiles, marching in z). The planes of the tile plus a one-point halo are
-// staged in shared memory (three planes in a ring in 3D), each loaded once with consecutive
-// threads on consecutive x (coalesced); each thread sums the stencil of its point from shared
-// memory. Stencils: constant and semi-constant tables read through the read-only cache (a warp
+// CUDA kernels of gpumf::StencilOperator: a block of 32 x 8 threads owns a 32 x 8 tile of the
+// grid (3D: a column of tiles, marching in z through up to 32 planes). Each plane of the tile plus
+// a one-point halo is staged once in shared memory with consecutive threads on consecutive x
+// (coalesced); in 2D each thread sums its point's stencil from shared memory, in 3D each thread
+// adds every plane's 3 x 3 values to the three points of its column they belong to (registers). Stencils: constant and semi-constant tables read through the read-only cache (a warp
 // shares its entries), variable ones slot-major (consecutive points, consecutive addresses).
 #include <gpumf/internal/cuda_check.h>
 
@@ -86,63 +86,167 @@ namespace gpumf
           return g.stencils + key * n_entries;
         }
 
-        template <int dim, typename Number>
+        /// 2D: each thread sums the 9-point stencil of its point from the staged tile.
+        template <typename Number>
         __global__ void __launch_bounds__(tile_x *tile_y)
-        stencil_kernel(const StencilGrid<Number> g, const Number *__restrict__ src, Number *__restrict__ dst)
+        stencil_kernel_2d(const StencilGrid<Number> g, const Number *__restrict__ src, Number *__restrict__ dst)
         {
-          constexpr unsigned int n_planes  = dim == 3 ? 3 : 1;
-          constexpr unsigned int n_entries = dim == 2 ? 9 : 27;
-          __shared__ Number      planes[n_planes][halo_y][halo_x];
-          const unsigned int     tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
-          const long             x0 = long(blockIdx.x) * tile_x, y0 = long(blockIdx.y) * tile_y;
-          const long             z0 = dim == 3 ? long(blockIdx.z) * planes_per_block : 0;
-          const long             z_end =
-            dim == 3 ? (z0 + planes_per_block < long(g.size[2]) ? z0 + planes_per_block : long(g.size[2])) : 1;
-          const auto stage = [&](const long z, Number(&plane)[halo_y][halo_x]) {
-            for (unsigned int e = t; e < halo_x * halo_y; e += tile_x * tile_y)
+          __shared__ Number  tile[halo_y][halo_x];
+          const unsigned int tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
+          const long         size[2] = {long(g.size[0]), long(g.size[1])};
+          const long         x0 = long(blockIdx.x) * tile_x, y0 = long(blockIdx.y) * tile_y;
+          const long lo[2] = {x0, y0};
+          const long hi[2] = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
+                              (y0 + tile_y < size[1] ? y0 + tile_y : size[1]) - 1};
+          bool halo_in_box = true, rows_inside = true, halo_off_boundary = true;
+          for (unsigned int d = 0; d < 2; ++d)
+            {
+              const long n = g.global_size[d], f = g.first[d];
+              halo_in_box       = halo_in_box && lo[d] - 1 >= 0 && hi[d] + 1 < size[d];
+              rows_inside       = rows_inside && lo[d] + f >= 1 && hi[d] + f <= n - 2;
+              halo_off_boundary = halo_off_boundary && lo[d] - 1 + f >= 1 && hi[d] + 1 + f <= n - 2;
+            }
+          const bool direct = halo_in_box && (halo_off_boundary || g.storage == 3);
+          for (unsigned int e = t; e < halo_x * halo_y; e += tile_x * tile_y)
+            {
+              const long b[3] = {x0 + long(e % halo_x) - 1, y0 + long(e / halo_x) - 1, 0};
+              tile[e / halo_x][e % halo_x] =
+                direct ? __ldg(src + std::size_t(b[1]) * size[0] + b[0]) : load<2>(g, src, b);
+            }
+          __syncthreads();
+          const long p[3] = {x0 + tx, y0 + ty, 0};
+          if (p[0] >= size[0] || p[1] >= size[1])
+            return;
+          const std::size_t i = std::size_t(p[1]) * size[0] + p[0];
+          if (!rows_inside && g.storage != 3 && on_dirichlet_face<2>(g, p))
+            {
+              dst[i] = __ldg(src + i);
+              return;
+            }
+          const Number *    s      = g.storage == 3 ? g.stencils + i : rows_inside && g.storage == 1 ? g.stencils + 4 * 9 : table<2>(g, p);
+          const std::size_t stride = g.storage == 3 ? g.n_owned : 1;
+          Number            sum    = 0;
+#pragma unroll
+          for (unsigned int k = 0; k < 9; ++k)
+            sum += __ldg(s + k * stride) * tile[ty + k / 3][tx + k % 3];
+          dst[i] = sum;
+        }
+
+        /// 3D: the column of a thread marches in z; each plane of the tile plus halo is staged once in
+        /// shared memory, and every thread reads the 3 x 3 values around its column once per plane
+        /// and adds them to the three points they belong to (z - 1, z, z + 1), kept in registers:
+        /// 9 shared-memory reads per point instead of 27. Blocks whose tile lies inside the mesh
+        /// (no boundary rows) with a constant stencil keep its 27 entries in registers; blocks whose
+        /// tile and halo lie inside the owned box and away from constrained faces load without tests.
+        template <typename Number>
+        __global__ void __launch_bounds__(tile_x *tile_y, 3)
+        stencil_kernel_3d(const StencilGrid<Number> g, const Number *__restrict__ src, Number *__restrict__ dst)
+        {
+          __shared__ Number  plane[halo_y][halo_x];
+          const unsigned int tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
+          const long         size[3] = {long(g.size[0]), long(g.size[1]), long(g.size[2])};
+          const long         x0 = long(blockIdx.x) * tile_x, y0 = long(blockIdx.y) * tile_y;
+          const long         z0 = long(blockIdx.z) * planes_per_block;
+          const long         z_end = z0 + planes_per_block < size[2] ? z0 + planes_per_block : size[2];
+          // the tile's points [lo, hi] per direction, in box coordinates
+          const long lo[3] = {x0, y0, z0};
+          const long hi[3] = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
+                              (y0 + tile_y < size[1] ? y0 + tile_y : size[1]) - 1, z_end - 1};
+          bool halo_in_box = true, rows_inside = true, halo_off_boundary = true;
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              const long n = g.global_size[d], f = g.first[d];
+              halo_in_box       = halo_in_box && lo[d] - 1 >= 0 && hi[d] + 1 < size[d];
+              rows_inside       = rows_inside && lo[d] + f >= 1 && hi[d] + f <= n - 2;
+              halo_off_boundary = halo_off_boundary && lo[d] - 1 + f >= 1 && hi[d] + 1 + f <= n - 2;
+            }
+          const bool direct  = halo_in_box && (halo_off_boundary || g.storage == 3);
+          const bool uniform = g.storage == 1 && rows_inside;
+          Number     c[27];
+          if (uniform)
+            for (unsigned int k = 0; k < 27; ++k)
+              c[k] = __ldg(g.stencils + 13 * 27 + k); // class 13: inside in every direction
+          const long        px = x0 + tx, py = y0 + ty;
+          const bool        active = px < size[0] && py < size[1];
+          const std::size_t plane_size = std::size_t(size[0]) * size[1];
+          const std::size_t column     = std::size_t(py) * size[0] + px;
+          Number            previous = 0, current = 0; // points z - 1 and z, partial
+          // the plane values this thread stages, fetched one plane ahead (their latency hides
+          // behind the sums of the current plane)
+          constexpr unsigned int per_thread = (halo_x * halo_y + tile_x * tile_y - 1) / (tile_x * tile_y);
+          Number                 ahead[per_thread];
+          const auto             fetch = [&](const long z) {
+#pragma unroll
+            for (unsigned int r = 0; r < per_thread; ++r)
               {
-                const long b[3] = {x0 + long(e % halo_x) - 1, y0 + long(e / halo_x) - 1, z};
-                plane[e / halo_x][e % halo_x] = load<dim>(g, src, b);
+                const unsigned int e = t + r * tile_x * tile_y;
+                if (e < halo_x * halo_y)
+                  {
+                    const long b[3] = {x0 + long(e % halo_x) - 1, y0 + long(e / halo_x) - 1, z};
+                    ahead[r] = direct ? __ldg(src + (std::size_t(b[2]) * size[1] + b[1]) * size[0] + b[0]) :
+                                        load<3>(g, src, b);
+                  }
               }
           };
-          if constexpr (dim == 3)
+          fetch(z0 - 1);
+          for (long z = z0 - 1; z <= z_end; ++z)
             {
-              stage(z0 - 1, planes[(z0 + 2) % 3]); // plane z lives in slot (z + 3) % 3
-              stage(z0, planes[z0 % 3]);
-            }
-          const long        p[3]   = {x0 + tx, y0 + ty, 0};
-          const bool        inside = p[0] < long(g.size[0]) && p[1] < long(g.size[1]);
-          for (long z = z0; z < z_end; ++z)
-            {
-              if constexpr (dim == 3)
-                stage(z + 1, planes[(z + 1) % 3]);
-              else
-                stage(0, planes[0]);
-              __syncthreads();
-              const long point[3] = {p[0], p[1], z};
-              if (inside)
-                {
-                  std::size_t i = 0;
-                  for (int d = dim - 1; d >= 0; --d)
-                    i = i * g.size[d] + point[d];
-                  Number sum = 0;
-                  if (g.storage != 3 && on_dirichlet_face<dim>(g, point))
-                    sum = __ldg(src + i);
-                  else
-                    {
-                      const Number *s = g.storage == 3 ? g.stencils + i : table<dim>(g, point);
-                      const std::size_t stride = g.storage == 3 ? g.n_owned : 1;
+              __syncthreads(); // the last plane is read
 #pragma unroll
-                      for (unsigned int k = 0; k < n_entries; ++k)
-                        {
-                          const unsigned int dx = k % 3, dy = (k / 3) % 3, dz = k / 9;
-                          const Number       v  = planes[dim == 3 ? (z + 2 + dz) % 3 : 0][ty + dy][tx + dx];
-                          sum += __ldg(s + k * stride) * v;
-                        }
-                    }
-                  dst[i] = sum;
+              for (unsigned int r = 0; r < per_thread; ++r)
+                {
+                  const unsigned int e = t + r * tile_x * tile_y;
+                  if (e < halo_x * halo_y)
+                    plane[e / halo_x][e % halo_x] = ahead[r];
                 }
               __syncthreads();
+              if (z < z_end)
+                fetch(z + 1);
+              if (!active)
+                continue;
+              Number v[9];
+#pragma unroll
+              for (unsigned int j = 0; j < 9; ++j)
+                v[j] = plane[ty + j / 3][tx + j % 3];
+              // plane z is offset +1 of point z - 1, 0 of point z, -1 of point z + 1
+              Number to_previous = 0, to_current = 0, to_next = 0;
+              if (uniform)
+                {
+#pragma unroll
+                  for (unsigned int j = 0; j < 9; ++j)
+                    {
+                      to_previous += c[18 + j] * v[j];
+                      to_current += c[9 + j] * v[j];
+                      to_next += c[j] * v[j];
+                    }
+                }
+              else
+                {
+                  // the entries of each of the three points, where it is a point of this block
+                  const auto add = [&](const long point_z, const unsigned int slice, Number &sum) {
+                    if (point_z < z0 || point_z >= z_end)
+                      return;
+                    const long        p[3]   = {px, py, point_z};
+                    const std::size_t i      = std::size_t(point_z) * plane_size + column;
+                    const Number *    s      = g.storage == 3 ? g.stencils + i : table<3>(g, p);
+                    const std::size_t stride = g.storage == 3 ? g.n_owned : 1;
+#pragma unroll
+                    for (unsigned int j = 0; j < 9; ++j)
+                      sum += __ldg(s + (9 * slice + j) * stride) * v[j];
+                  };
+                  add(z - 1, 2, to_previous);
+                  add(z, 1, to_current);
+                  add(z + 1, 0, to_next);
+                }
+              if (z - 1 >= z0)
+                {
+                  const std::size_t i     = std::size_t(z - 1) * plane_size + column;
+                  const long        p[3]  = {px, py, z - 1};
+                  const bool        fixed = !rows_inside && g.storage != 3 && on_dirichlet_face<3>(g, p);
+                  dst[i]                  = fixed ? __ldg(src + i) : previous + to_previous;
+                }
+              previous = current + to_current;
+              current  = to_next;
             }
         }
       } // namespace
@@ -155,7 +259,10 @@ namespace gpumf
           return;
         const dim3 blocks((grid.size[0] + tile_x - 1) / tile_x, (grid.size[1] + tile_y - 1) / tile_y,
                           dim == 3 ? (grid.size[2] + planes_per_block - 1) / planes_per_block : 1);
-        stencil_kernel<dim, Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, src, dst);
+        if constexpr (dim == 3)
+          stencil_kernel_3d<Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, src, dst);
+        else
+          stencil_kernel_2d<Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, src, dst);
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
