@@ -13,6 +13,7 @@
 #include <array>
 #include <string>
 
+#include "element_matrices.h"
 #include "multicolor_gauss_seidel_kernels.h"
 
 namespace gpumf
@@ -30,18 +31,6 @@ namespace gpumf
       if (partitioner.in_local_range(global) || partitioner.is_ghost_entry(global))
         return partitioner.global_to_local(global);
       return no_index;
-    }
-
-    /// The Laplacian (grad u, grad v).
-    template <int dim>
-    void
-    laplace_matrix(const FEValues<dim> &fe_values, FullMatrix<double> &matrix)
-    {
-      const unsigned int n = fe_values.get_fe().n_dofs_per_cell();
-      for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
-        for (unsigned int i = 0; i < n; ++i)
-          for (unsigned int j = 0; j < n; ++j)
-            matrix(i, j) += (fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q)) * fe_values.JxW(q);
     }
 
     template <typename Number>
@@ -150,7 +139,7 @@ namespace gpumf
         if (data.cell_matrix)
           data.cell_matrix(cell, fe_values, matrix);
         else
-          laplace_matrix(fe_values, matrix);
+          internal::add_laplace_matrix(fe_values, matrix);
         for (unsigned int a = 0; a < n; ++a)
           {
             const unsigned int i = local[a];

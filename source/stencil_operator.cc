@@ -16,6 +16,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "element_matrices.h"
 #include "stencil_kernels.h"
 
 namespace gpumf
@@ -98,6 +99,18 @@ namespace gpumf
       return result;
     }
 
+    /// The active cells that are not artificial (owned and ghost).
+    template <int dim>
+    std::vector<typename DoFHandler<dim>::cell_iterator>
+    owned_and_ghost_cells(const DoFHandler<dim> &dof)
+    {
+      std::vector<typename DoFHandler<dim>::cell_iterator> cells;
+      for (const auto &cell : dof.active_cell_iterators())
+        if (!cell->is_artificial())
+          cells.push_back(cell);
+      return cells;
+    }
+
     /// The boundary kind of coordinate @p g in a direction with @p n points: 0 lower, 1 inside, 2 upper.
     inline unsigned int
     kind(const long g, const unsigned int n)
@@ -118,16 +131,6 @@ namespace gpumf
       return difference <= 1e-12 * scale;
     }
 
-    template <int dim>
-    void
-    laplace_matrix(const FEValues<dim> &fe_values, FullMatrix<double> &matrix)
-    {
-      const unsigned int n = fe_values.get_fe().n_dofs_per_cell();
-      for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
-        for (unsigned int i = 0; i < n; ++i)
-          for (unsigned int j = 0; j < n; ++j)
-            matrix(i, j) += (fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q)) * fe_values.JxW(q);
-    }
 
     template <int dim>
     void
@@ -148,10 +151,7 @@ namespace gpumf
     const IndexSet  relevant = DoFTools::extract_locally_relevant_dofs(dof);
     const auto      partitioner =
       std::make_shared<Utilities::MPI::Partitioner>(owned, relevant, dof.get_communicator());
-    std::vector<typename DoFHandler<dim>::cell_iterator> cells;
-    for (const auto &cell : dof.active_cell_iterators())
-      if (!cell->is_artificial())
-        cells.push_back(cell);
+    const auto                cells = owned_and_ghost_cells(dof);
     std::vector<unsigned int> cell_dofs;
     const auto                coordinates = dof_coordinates<dim>(dof, cells, *partitioner, cell_dofs);
     AssertThrow(!coordinates.empty(),
@@ -195,11 +195,8 @@ namespace gpumf
                                       "stencil supports Dirichlet conditions on conforming meshes."));
 
     // grid coordinates of the owned and ghost DoFs
-    std::vector<cell_iterator> cells;
-    for (const auto &cell : dof.active_cell_iterators())
-      if (!cell->is_artificial())
-        cells.push_back(cell);
-    std::vector<unsigned int> cell_dofs;
+    const std::vector<cell_iterator> cells = owned_and_ghost_cells(dof);
+    std::vector<unsigned int>        cell_dofs;
     const auto                coordinates = dof_coordinates<dim>(dof, cells, *partitioner, cell_dofs);
     AssertThrow(!coordinates.empty(),
                 ExcNotSupported(who + ": the mesh is not logically Cartesian (a subdivided box refined uniformly, "
@@ -304,7 +301,7 @@ namespace gpumf
         if (data.cell_matrix)
           data.cell_matrix(cells[c], fe_values, matrix);
         else
-          laplace_matrix(fe_values, matrix);
+          internal::add_laplace_matrix(fe_values, matrix);
         for (unsigned int a = 0; a < n; ++a)
           {
             const unsigned int i = cell_dofs[c * n + a];
