@@ -248,6 +248,7 @@ namespace gpumf
         {
           cudaEventSynchronize(static_cast<cudaEvent_t>(done)); // no throw from destructors
           cudaEventDestroy(static_cast<cudaEvent_t>(done));
+          cudaEventDestroy(static_cast<cudaEvent_t>(ready));
         }
 #endif
     }
@@ -281,15 +282,15 @@ namespace gpumf
         }
       if (done == nullptr)
         {
-          cudaEvent_t event;
-          GPUMF_CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-          done = event;
+          cudaEvent_t events[2];
+          for (cudaEvent_t &event : events)
+            GPUMF_CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+          ready = events[0];
+          done  = events[1];
         }
-      cudaEvent_t ready;
-      GPUMF_CHECK_CUDA(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-      GPUMF_CHECK_CUDA(cudaEventRecord(ready, cudaStreamLegacy));
-      GPUMF_CHECK_CUDA(cudaStreamWaitEvent(state.stream, ready, 0));
-      GPUMF_CHECK_CUDA(cudaEventDestroy(ready)); // released once the stream has passed it
+      // re-recording ready is safe: cudaStreamWaitEvent captured its previous record at the call
+      GPUMF_CHECK_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(ready), cudaStreamLegacy));
+      GPUMF_CHECK_CUDA(cudaStreamWaitEvent(state.stream, static_cast<cudaEvent_t>(ready), 0));
       nccl.check(nccl.group_start(), "ncclGroupStart");
       std::size_t offset = 0;
       for (const auto &[rank, count] : receive_targets)

@@ -59,8 +59,9 @@ namespace gpumf
       finish();
 
     private:
-      /// cudaEvent_t recorded after the last group, created at the first post().
-      void *done = nullptr;
+      /// cudaEvent_t recorded on the default stream before each group (the packing is done),
+      /// and after the last group; both created at the first post() and reused.
+      void *ready = nullptr, *done = nullptr;
     };
   } // namespace internal
 } // namespace gpumf

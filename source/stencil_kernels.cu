@@ -86,6 +86,26 @@ namespace gpumf
           return g.stencils + key * n_entries;
         }
 
+        /// What the tile of points [lo, hi] (box coordinates) of a block allows: @p rows_inside, no
+        /// point on the mesh's boundary (the inside stencil of constant storage, no constrained row);
+        /// @p direct, the tile and its halo inside the owned box and, for tabulated storage, away
+        /// from the mesh's boundary (loads without tests).
+        template <int dim, typename Number>
+        __device__ inline void
+        classify_tile(const StencilGrid<Number> &g, const long lo[], const long hi[], bool &rows_inside, bool &direct)
+        {
+          bool halo_in_box = true, halo_off_boundary = true;
+          rows_inside      = true;
+          for (unsigned int d = 0; d < dim; ++d)
+            {
+              const long n = g.global_size[d], f = g.first[d];
+              halo_in_box       = halo_in_box && lo[d] - 1 >= 0 && hi[d] + 1 < long(g.size[d]);
+              rows_inside       = rows_inside && lo[d] + f >= 1 && hi[d] + f <= n - 2;
+              halo_off_boundary = halo_off_boundary && lo[d] - 1 + f >= 1 && hi[d] + 1 + f <= n - 2;
+            }
+          direct = halo_in_box && (halo_off_boundary || g.storage == 3);
+        }
+
         /// 2D: each thread sums the 9-point stencil of its point from the staged tile.
         template <typename Number>
         __global__ void __launch_bounds__(tile_x *tile_y)
@@ -98,15 +118,8 @@ namespace gpumf
           const long lo[2] = {x0, y0};
           const long hi[2] = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
                               (y0 + tile_y < size[1] ? y0 + tile_y : size[1]) - 1};
-          bool halo_in_box = true, rows_inside = true, halo_off_boundary = true;
-          for (unsigned int d = 0; d < 2; ++d)
-            {
-              const long n = g.global_size[d], f = g.first[d];
-              halo_in_box       = halo_in_box && lo[d] - 1 >= 0 && hi[d] + 1 < size[d];
-              rows_inside       = rows_inside && lo[d] + f >= 1 && hi[d] + f <= n - 2;
-              halo_off_boundary = halo_off_boundary && lo[d] - 1 + f >= 1 && hi[d] + 1 + f <= n - 2;
-            }
-          const bool direct = halo_in_box && (halo_off_boundary || g.storage == 3);
+          bool rows_inside = false, direct = false;
+          classify_tile<2>(g, lo, hi, rows_inside, direct);
           for (unsigned int e = t; e < halo_x * halo_y; e += tile_x * tile_y)
             {
               const long b[3] = {x0 + long(e % halo_x) - 1, y0 + long(e / halo_x) - 1, 0};
@@ -152,15 +165,8 @@ namespace gpumf
           const long lo[3] = {x0, y0, z0};
           const long hi[3] = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
                               (y0 + tile_y < size[1] ? y0 + tile_y : size[1]) - 1, z_end - 1};
-          bool halo_in_box = true, rows_inside = true, halo_off_boundary = true;
-          for (unsigned int d = 0; d < 3; ++d)
-            {
-              const long n = g.global_size[d], f = g.first[d];
-              halo_in_box       = halo_in_box && lo[d] - 1 >= 0 && hi[d] + 1 < size[d];
-              rows_inside       = rows_inside && lo[d] + f >= 1 && hi[d] + f <= n - 2;
-              halo_off_boundary = halo_off_boundary && lo[d] - 1 + f >= 1 && hi[d] + 1 + f <= n - 2;
-            }
-          const bool direct  = halo_in_box && (halo_off_boundary || g.storage == 3);
+          bool rows_inside = false, direct = false;
+          classify_tile<3>(g, lo, hi, rows_inside, direct);
           const bool uniform = g.storage == 1 && rows_inside;
           Number     c[27];
           if (uniform)

@@ -357,8 +357,6 @@ namespace gpumf
       VectorOperation::values operation = VectorOperation::unknown;
       /// How the exchange under way travels (set by prepare()).
       ExchangeMethod method = ExchangeMethod::mpi;
-      /// Whether it goes through the host buffers (method staged_mpi).
-      bool staged = false;
       /// The owned entries that other ranks import, in import_targets() order, in the
       /// vector's memory: packed and sent by a ghost update, received by compress.
       Array<Number> import_values;
@@ -397,7 +395,7 @@ namespace gpumf
       }
 
       /// Throws unless no exchange is under way, then marks @p next as under way
-      /// (not staged until prepare() says so).
+      /// (method mpi until prepare() says otherwise).
       void
       begin(const Phase                   next,
             const char *                  function,
@@ -406,7 +404,7 @@ namespace gpumf
         check_idle(function);
         phase     = next;
         operation = op;
-        staged    = false;
+        method    = ExchangeMethod::mpi; // until prepare() decides
       }
 
       /// Throws unless the exchange @p expected is under way; @p function is the caller's name.
@@ -420,19 +418,25 @@ namespace gpumf
                                " before it (each _finish() needs its own _start())."));
       }
 
+      /// Whether the exchange under way goes through the host buffers (method staged_mpi).
+      bool
+      staged() const
+      {
+        return method == ExchangeMethod::staged_mpi;
+      }
+
       /// Decides how this exchange travels (exchange_method()) and sizes the buffers for @p p.
       void
       prepare(const Backend backend, const Utilities::MPI::Partitioner &p)
       {
         method = resolve_exchange(p.get_mpi_communicator(), backend);
-        staged = method == ExchangeMethod::staged_mpi;
         import_values.reinit(backend, p.n_import_indices());
-        if (staged && backend == Backend::cuda)
+        if (staged() && backend == Backend::cuda)
           {
             host_import.reinit_pinned(p.n_import_indices());
             host_ghosts.reinit_pinned(p.n_ghost_indices());
           }
-        else if (staged) // the host backend's copies: the staging path without a GPU
+        else if (staged()) // the host backend's copies: the staging path without a GPU
           {
             host_import.reinit(Backend::host, p.n_import_indices());
             host_ghosts.reinit(Backend::host, p.n_ghost_indices());
@@ -447,7 +451,7 @@ namespace gpumf
       {
         if (method == ExchangeMethod::nccl)
           return data;
-        if (!staged)
+        if (!staged())
           {
             synchronize(backend);
             return data;
@@ -558,7 +562,7 @@ namespace gpumf
                          p.n_import_indices());
         const Number *send =
           ex.outgoing(backend(), ex.import_values.data(), ex.host_import, p.n_import_indices());
-        Number *receive = ex.staged ? ex.host_ghosts.data() : get_values() + locally_owned_size();
+        Number *receive = ex.staged() ? ex.host_ghosts.data() : get_values() + locally_owned_size();
         ex.post(p.import_targets(), send, p.ghost_targets(), receive, internal::ghost_update_tag,
                 p.get_mpi_communicator());
       }
@@ -571,7 +575,7 @@ namespace gpumf
     internal::GhostExchange<Number> &ex = *exchange;
     ex.check_phase(internal::Phase::ghost_update, "update_ghost_values_finish()");
     ex.wait();
-    if (ex.staged)
+    if (ex.staged())
       internal::copy(backend(), get_values() + locally_owned_size(), Backend::host, ex.host_ghosts.data(),
                      partitioner->n_ghost_indices() * sizeof(Number));
     ghosts_valid = true;
@@ -597,7 +601,7 @@ namespace gpumf
         ex.prepare(backend(), p);
         const Number *send =
           ex.outgoing(backend(), get_values() + locally_owned_size(), ex.host_ghosts, p.n_ghost_indices());
-        Number *receive = ex.staged ? ex.host_import.data() : ex.import_values.data();
+        Number *receive = ex.staged() ? ex.host_import.data() : ex.import_values.data();
         ex.post(p.ghost_targets(), send, p.import_targets(), receive, internal::compress_tag,
                 p.get_mpi_communicator());
       }
@@ -616,7 +620,7 @@ namespace gpumf
     const Utilities::MPI::Partitioner &p = *partitioner;
     if (p.n_mpi_processes() > 1 && operation == VectorOperation::add)
       {
-        if (ex.staged)
+        if (ex.staged())
           internal::copy(backend(), ex.import_values.data(), Backend::host, ex.host_import.data(),
                          p.n_import_indices() * sizeof(Number));
         std::size_t offset = 0;
