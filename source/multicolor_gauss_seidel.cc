@@ -64,6 +64,53 @@ namespace gpumf
     symmetric                  = data.symmetric;
     const MPI_Comm     comm    = partitioner->get_mpi_communicator();
     const unsigned int n_owned = partitioner->locally_owned_size();
+    forward_order.resize(1u << dim);
+    for (unsigned int c = 0; c < forward_order.size(); ++c)
+      forward_order[c] = c;
+    backward_order.assign(forward_order.rbegin(), forward_order.rend());
+
+    // the storage on the grid, where the mesh, numbering and partition allow it
+    const bool on_level = mf.get_mg_level() != numbers::invalid_unsigned_int;
+    if (data.storage != StencilStorage::general && (!on_level || data.storage != StencilStorage::automatic))
+      {
+        typename StencilOperator<dim, Number>::AdditionalData grid_data;
+        grid_data.storage       = data.storage;
+        grid_data.n_q_points_1d = data.n_q_points_1d;
+        grid_data.cell_matrix   = data.cell_matrix;
+        grid_data.mapping       = data.mapping;
+        on_grid                 = true;
+        if (data.storage == StencilStorage::automatic)
+          {
+            // the conditions are checked collectively: every rank takes the same branch
+            try
+              {
+                grid.reinit(mf, grid_data);
+              }
+            catch (const ExcNotSupported &)
+              {
+                on_grid = false;
+              }
+          }
+        else
+          grid.reinit(mf, grid_data);
+      }
+    if (on_grid)
+      {
+        const auto &g = grid.get_grid();
+        colored_rows_host.assign(1u << dim, {});
+        for (unsigned int i = 0; i < n_owned; ++i)
+          {
+            std::size_t  rest  = i;
+            unsigned int color = 0;
+            for (unsigned int d = 0; d < dim; ++d)
+              {
+                color |= unsigned((rest % g.size[d] + g.first[d]) & 1u) << d;
+                rest /= g.size[d];
+              }
+            colored_rows_host[color].push_back(i);
+          }
+        return;
+      }
 
     // the first problem found on this rank; thrown on every rank
     std::string error;
@@ -90,7 +137,6 @@ namespace gpumf
 
     // the cells around the owned DoFs: owned and ghost cells (of the level)
     const unsigned int         level    = mf.get_mg_level();
-    const bool                 on_level = level != numbers::invalid_unsigned_int;
     std::vector<cell_iterator> cells;
     if (on_level)
       {
@@ -281,6 +327,8 @@ namespace gpumf
   MultiColorGaussSeidel<dim, Number>::clear()
   {
     partitioner.reset();
+    grid      = StencilOperator<dim, Number>();
+    on_grid   = false;
     backend_  = Backend::host;
     omega     = 1.;
     symmetric = true;
@@ -325,6 +373,11 @@ namespace gpumf
         // step was this color (which changes none of what it reads)
         if (exchange && (k == 0 || order[k - 1] != c))
           x.update_ghost_values();
+        if (on_grid)
+          {
+            grid.relax_color(c, w, b, x);
+            continue;
+          }
         const unsigned int begin = color_start[c], end = color_start[c + 1];
         Number *           xv    = x.get_values();
         const Number *     bv    = b.get_values();
@@ -413,6 +466,11 @@ namespace gpumf
     check_vector(dst);
     check_vector(src);
     AssertThrow(&dst != &src, ExcNotSupported("MultiColorGaussSeidel::stencil_vmult(): dst and src must differ."));
+    if (on_grid)
+      {
+        grid.vmult(dst, src);
+        return;
+      }
     const bool exchange = partitioner->n_mpi_processes() > 1 && !src.has_ghost_elements();
     if (exchange)
       src.update_ghost_values();
@@ -471,6 +529,9 @@ namespace gpumf
   typename MultiColorGaussSeidel<dim, Number>::HostStencil
   MultiColorGaussSeidel<dim, Number>::get_stencil() const
   {
+    AssertThrow(!on_grid, ExcNotSupported("MultiColorGaussSeidel::get_stencil(): the stencil is stored on the grid (" +
+                                          to_string(grid.storage()) + "; StencilOperator::get_grid()); the rows "
+                                          "exist with AdditionalData::storage = general."));
     HostStencil result;
     result.n_slots     = n_slots;
     result.color_start = color_start;
@@ -478,6 +539,13 @@ namespace gpumf
     result.columns     = columns.to_host();
     result.values      = values.to_host();
     return result;
+  }
+
+  template <int dim, typename Number>
+  StencilStorage
+  MultiColorGaussSeidel<dim, Number>::storage() const
+  {
+    return on_grid ? grid.storage() : StencilStorage::general;
   }
 
   template <int dim, typename Number>
@@ -520,7 +588,7 @@ namespace gpumf
   std::size_t
   MultiColorGaussSeidel<dim, Number>::memory_consumption() const
   {
-    std::size_t bytes = rows.memory_consumption() + columns.memory_consumption() + values.memory_consumption() +
+    std::size_t bytes = (on_grid ? grid.memory_consumption() : 0) + rows.memory_consumption() + columns.memory_consumption() + values.memory_consumption() +
                         inverse_diagonal.memory_consumption() +
                         (color_start.size() + forward_order.size() + backward_order.size()) * sizeof(unsigned int);
     for (const auto &c : colored_rows_host)

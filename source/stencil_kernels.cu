@@ -4,6 +4,8 @@
 // (coalesced); in 2D each thread sums its point's stencil from shared memory, in 3D each thread
 // adds every plane's 3 x 3 values to the three points of its column they belong to (registers). Stencils: constant and semi-constant tables read through the read-only cache (a warp
 // shares its entries), variable ones slot-major (consecutive points, consecutive addresses).
+// The Gauss-Seidel sweep of one color stages the same planes (64 x 16 points plus halo, a thread
+// per point of the color) in a ring of three shared-memory planes.
 #include <gpumf/internal/cuda_check.h>
 
 #include "stencil_kernels.h"
@@ -255,6 +257,90 @@ namespace gpumf
               current  = to_next;
             }
         }
+
+        /// The points of one color of a block of the Gauss-Seidel sweep: 64 x 16 grid points (every
+        /// second point in x and y belongs to the color: a thread each), in 3D marching in z through
+        /// up to 32 planes (every second plane); the planes z - 1, z, z + 1 of the block's points plus
+        /// halo in a ring of three shared-memory planes staged as in the application (coalesced along x,
+        /// two new planes per point plane).
+        constexpr unsigned int relax_x = 2 * tile_x, relax_y = 2 * tile_y;
+        constexpr unsigned int relax_halo_x = relax_x + 2, relax_halo_y = relax_y + 2;
+
+        /// x_i += omega (b_i - sum_k s_ik x_k) / s_ii for the points of @p color. x is read and written:
+        /// the values a thread reads belong to other colors (no thread of the launch writes them) or
+        /// to its own point, read before it writes it.
+        template <int dim, typename Number>
+        __global__ void __launch_bounds__(tile_x *tile_y)
+        stencil_relax_kernel(const StencilGrid<Number> g, const unsigned int color, const Number omega,
+                             const Number *__restrict__ b, Number *x)
+        {
+          constexpr unsigned int n_entries = dim == 2 ? 9 : 27, n_slots = dim == 2 ? 1 : 3;
+          __shared__ Number      planes[n_slots][relax_halo_y][relax_halo_x];
+          const unsigned int     tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
+          const long             size[3] = {long(g.size[0]), long(g.size[1]), long(g.size[2])};
+          const long             x0 = long(blockIdx.x) * relax_x, y0 = long(blockIdx.y) * relax_y;
+          const long             z0    = dim == 3 ? long(blockIdx.z) * planes_per_block : 0;
+          const long             z_end = dim == 3 ? (z0 + planes_per_block < size[2] ? z0 + planes_per_block : size[2]) : 1;
+          // box coordinates of the color's points: o[d] + 2 k (planes_per_block is even)
+          long o[3] = {0, 0, 0};
+          for (unsigned int d = 0; d < dim; ++d)
+            o[d] = ((color >> d) ^ g.first[d]) & 1u;
+          const long lo[3] = {x0, y0, z0};
+          const long hi[3] = {(x0 + relax_x < size[0] ? x0 + relax_x : size[0]) - 1,
+                              (y0 + relax_y < size[1] ? y0 + relax_y : size[1]) - 1, z_end - 1};
+          bool rows_inside = false, direct = false;
+          classify_tile<dim>(g, lo, hi, rows_inside, direct);
+          const bool uniform = g.storage == 1 && rows_inside;
+          Number     c[n_entries];
+          if (uniform)
+            for (unsigned int k = 0; k < n_entries; ++k)
+              c[k] = __ldg(g.stencils + (n_entries / 2) * n_entries + k); // inside in every direction
+          const long lx = 2 * long(tx) + o[0], ly = 2 * long(ty) + o[1]; // the point's -1 neighbour in the plane
+          const long px = x0 + lx, py = y0 + ly;
+          const bool active = px < size[0] && py < size[1];
+          const auto stage  = [&](const long z) {
+            const unsigned int slot = dim == 3 ? unsigned(z + 3) % 3 : 0;
+            for (unsigned int e = t; e < relax_halo_x * relax_halo_y; e += tile_x * tile_y)
+              {
+                const long b3[3] = {x0 + long(e % relax_halo_x) - 1, y0 + long(e / relax_halo_x) - 1, z};
+                planes[slot][e / relax_halo_x][e % relax_halo_x] =
+                  direct ? __ldg(x + (std::size_t(b3[2]) * size[1] + b3[1]) * size[0] + b3[0]) : load<dim>(g, x, b3);
+              }
+          };
+          long z = z0 + o[2];
+          if (dim == 3)
+            stage(z - 1);
+          for (; z < z_end; z += 2)
+            {
+              __syncthreads(); // the planes of the last point plane are read
+              stage(z);
+              if (dim == 3)
+                stage(z + 1);
+              __syncthreads();
+              if (!active)
+                continue;
+              const long        p[3]   = {px, py, z};
+              const std::size_t i      = (std::size_t(z) * size[1] + py) * size[0] + px;
+              const Number      center = planes[dim == 3 ? unsigned(z + 3) % 3 : 0][ly + 1][lx + 1];
+              if (!rows_inside && g.storage != 3 && on_dirichlet_face<dim>(g, p))
+                {
+                  x[i] = center + omega * (__ldg(b + i) - center); // identity row
+                  continue;
+                }
+              const Number *    s      = g.storage == 3 ? g.stencils + i : uniform ? nullptr : table<dim>(g, p);
+              const std::size_t stride = g.storage == 3 ? g.n_owned : 1;
+              Number            sum    = 0;
+#pragma unroll
+              for (unsigned int k = 0; k < n_entries; ++k)
+                {
+                  const unsigned int slot  = dim == 3 ? unsigned(z - 1 + k / 9 + 3) % 3 : 0;
+                  const Number       entry = uniform ? c[k] : __ldg(s + k * stride);
+                  sum += entry * planes[slot][ly + (k / 3) % 3][lx + k % 3];
+                }
+              const Number diagonal = uniform ? c[n_entries / 2] : __ldg(s + (n_entries / 2) * stride);
+              x[i]                  = center + omega * (__ldg(b + i) - sum) / diagonal;
+            }
+        }
       } // namespace
 
       template <int dim, typename Number>
@@ -272,10 +358,29 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
+      template <int dim, typename Number>
+      void
+      stencil_relax_color(const StencilGrid<Number> &grid, const unsigned int color, const Number omega,
+                          const Number *b, Number *x)
+      {
+        if (grid.n_owned == 0)
+          return;
+        const dim3 blocks((grid.size[0] + relax_x - 1) / relax_x, (grid.size[1] + relax_y - 1) / relax_y,
+                          dim == 3 ? (grid.size[2] + planes_per_block - 1) / planes_per_block : 1);
+        stencil_relax_kernel<dim, Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, color, omega, b, x);
+        GPUMF_CHECK_CUDA(cudaGetLastError());
+      }
+
       template void stencil_apply<2, float>(const StencilGrid<float> &, const float *, float *);
       template void stencil_apply<2, double>(const StencilGrid<double> &, const double *, double *);
       template void stencil_apply<3, float>(const StencilGrid<float> &, const float *, float *);
       template void stencil_apply<3, double>(const StencilGrid<double> &, const double *, double *);
+      template void stencil_relax_color<2, float>(const StencilGrid<float> &, unsigned int, float, const float *, float *);
+      template void stencil_relax_color<2, double>(const StencilGrid<double> &, unsigned int, double, const double *,
+                                                   double *);
+      template void stencil_relax_color<3, float>(const StencilGrid<float> &, unsigned int, float, const float *, float *);
+      template void stencil_relax_color<3, double>(const StencilGrid<double> &, unsigned int, double, const double *,
+                                                   double *);
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

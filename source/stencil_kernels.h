@@ -26,6 +26,14 @@ namespace gpumf
       template <int dim, typename Number>
       void
       stencil_apply(const StencilGrid<Number> &grid, const Number *src, Number *dst);
+
+      /// x_i += omega (b_i - (A x)_i) / a_ii for the owned points of @p color (bit d: the parity
+      /// of the global grid coordinate d); x: owned and current ghost entries. Points of one
+      /// color do not couple, so all of them update at once.
+      template <int dim, typename Number>
+      void
+      stencil_relax_color(const StencilGrid<Number> &grid, unsigned int color, Number omega, const Number *b,
+                          Number *x);
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

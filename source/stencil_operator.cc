@@ -36,6 +36,8 @@ namespace gpumf
           return "semi_constant";
         case StencilStorage::variable:
           return "variable";
+        case StencilStorage::general:
+          return "general";
       }
     return "unknown";
   }
@@ -132,6 +134,23 @@ namespace gpumf
     }
 
 
+    /// The grid of a StencilOperator for the kernels (device pointers).
+    template <typename Number, typename Grid>
+    internal::cuda::StencilGrid<Number>
+    launch_of(const Grid &g)
+    {
+      internal::cuda::StencilGrid<Number> result{};
+      for (unsigned int d = 0; d < 3; ++d)
+        result.first[d] = g.first[d], result.size[d] = g.size[d], result.global_size[d] = g.global_size[d];
+      result.dirichlet_faces = g.dirichlet_faces;
+      result.halo            = g.halo.size() > 0 ? g.halo.data() : nullptr;
+      result.stencils        = g.stencils.data();
+      result.storage   = g.storage == StencilStorage::constant ? 1 : g.storage == StencilStorage::semi_constant ? 2 : 3;
+      result.direction = g.direction;
+      result.n_owned   = g.n_owned;
+      return result;
+    }
+
     template <int dim>
     void
     check_element(const FiniteElement<dim> &fe, const std::string &who)
@@ -181,6 +200,9 @@ namespace gpumf
     const DoFHandler<dim> &dof = mf.get_dof_handler();
     const FiniteElement<dim> &fe = dof.get_fe();
     check_element(fe, who);
+    AssertThrow(data.storage != StencilStorage::general,
+                ExcNotSupported(who + " stores its stencils on the grid (automatic, constant, semi_constant or "
+                                      "variable); the general (ELL) storage is MultiColorGaussSeidel's."));
     AssertThrow(mf.get_mg_level() == numbers::invalid_unsigned_int,
                 ExcNotSupported(who + " works on the active cells; a MatrixFree object of a multigrid level is not "
                                       "supported."));
@@ -449,94 +471,120 @@ namespace gpumf
     const bool had_ghosts = src.has_ghost_elements();
     if (!had_ghosts)
       src.update_ghost_values();
-    const Grid &g = grid;
     if (backend_ == Backend::cuda)
-      {
-        internal::cuda::StencilGrid<Number> launch{};
-        for (unsigned int d = 0; d < 3; ++d)
-          launch.first[d] = g.first[d], launch.size[d] = g.size[d], launch.global_size[d] = g.global_size[d];
-        launch.dirichlet_faces = g.dirichlet_faces;
-        launch.halo            = g.halo.size() > 0 ? g.halo.data() : nullptr;
-        launch.stencils        = g.stencils.data();
-        launch.storage         = g.storage == StencilStorage::constant ? 1 : g.storage == StencilStorage::semi_constant ? 2 : 3;
-        launch.direction       = g.direction;
-        launch.n_owned         = g.n_owned;
-        internal::cuda::stencil_apply<dim, Number>(launch, src.get_values(), dst.get_values());
-      }
+      internal::cuda::stencil_apply<dim, Number>(launch_of<Number>(grid), src.get_values(), dst.get_values());
     else
       {
-        // the reference: every owned point, every neighbour, read through the box or the halo
-        const Number *     x   = src.get_values();
-        Number *           y   = dst.get_values();
-        const unsigned int n_c = Utilities::pow(3, dim);
-        for (unsigned int i = 0; i < g.n_owned; ++i)
-          {
-            std::array<long, 3> p{{0, 0, 0}}, q;
-            std::size_t         rest = i;
-            for (unsigned int d = 0; d < dim; ++d)
-              p[d] = rest % g.size[d], rest /= g.size[d];
-            const auto global = [&](const std::array<long, 3> &b, const unsigned int d) { return b[d] + long(g.first[d]); };
-            const auto dirichlet = [&](const std::array<long, 3> &b) {
-              for (unsigned int d = 0; d < dim; ++d)
-                if (((g.dirichlet_faces >> (2 * d) & 1u) && global(b, d) == 0) ||
-                    ((g.dirichlet_faces >> (2 * d + 1) & 1u) && global(b, d) + 1 == long(g.global_size[d])))
-                  return true;
-              return false;
-            };
-            if (g.storage != StencilStorage::variable && dirichlet(p))
-              {
-                y[i] = x[i];
-                continue;
-              }
-            Number sum = 0;
-            for (unsigned int k = 0; k < n_entries; ++k)
-              {
-                unsigned int r      = k;
-                bool         in_box = true, in_mesh = true;
-                for (unsigned int d = 0; d < dim; ++d, r /= 3)
-                  {
-                    q[d]    = p[d] + long(r % 3) - 1;
-                    in_box  = in_box && q[d] >= 0 && q[d] < long(g.size[d]);
-                    in_mesh = in_mesh && global(q, d) >= 0 && global(q, d) < long(g.global_size[d]);
-                  }
-                Number value = 0;
-                if (in_box)
-                  {
-                    std::size_t j = 0;
-                    for (int d = dim - 1; d >= 0; --d)
-                      j = j * g.size[d] + q[d];
-                    value = x[j];
-                  }
-                else if (in_mesh && g.halo.size() > 0)
-                  {
-                    std::size_t e = 0;
-                    for (int d = dim - 1; d >= 0; --d)
-                      e = e * (g.size[d] + 2) + (q[d] + 1);
-                    const unsigned int j = g.halo.data()[e];
-                    value                = j != no_index ? x[j] : Number(0);
-                  }
-                if (g.storage != StencilStorage::variable && in_mesh && dirichlet(q))
-                  value = 0;
-                Number s = 0;
-                if (g.storage == StencilStorage::variable)
-                  s = g.stencils.data()[std::size_t(k) * g.n_owned + i];
-                else
-                  {
-                    unsigned int c = 0;
-                    for (int d = dim - 1; d >= 0; --d)
-                      if (g.storage == StencilStorage::constant || unsigned(d) != g.direction)
-                        c = 3 * c + kind(global(p, d), g.global_size[d]);
-                    const std::size_t key =
-                      g.storage == StencilStorage::constant ? c : std::size_t(global(p, g.direction)) * (n_c / 3) + c;
-                    s = g.stencils.data()[key * n_entries + k];
-                  }
-                sum += s * value;
-              }
-            y[i] = sum;
-          }
+        Number diagonal = 0;
+        for (unsigned int i = 0; i < grid.n_owned; ++i)
+          dst.get_values()[i] = host_row(src.get_values(), i, diagonal);
       }
     if (!had_ghosts)
       src.zero_out_ghost_values();
+  }
+
+  template <int dim, typename Number>
+  Number
+  StencilOperator<dim, Number>::host_row(const Number *x, const unsigned int i, Number &diagonal) const
+  {
+    // the reference: every neighbour of the point, read through the box or the halo
+    const Grid &        g   = grid;
+    const unsigned int  n_c = Utilities::pow(3, dim);
+    std::array<long, 3> p{{0, 0, 0}}, q;
+    std::size_t         rest = i;
+    for (unsigned int d = 0; d < dim; ++d)
+      p[d] = rest % g.size[d], rest /= g.size[d];
+    const auto global = [&](const std::array<long, 3> &b, const unsigned int d) { return b[d] + long(g.first[d]); };
+    const auto dirichlet = [&](const std::array<long, 3> &b) {
+      for (unsigned int d = 0; d < dim; ++d)
+        if (((g.dirichlet_faces >> (2 * d) & 1u) && global(b, d) == 0) ||
+            ((g.dirichlet_faces >> (2 * d + 1) & 1u) && global(b, d) + 1 == long(g.global_size[d])))
+          return true;
+      return false;
+    };
+    diagonal = 1;
+    if (g.storage != StencilStorage::variable && dirichlet(p))
+      return x[i]; // identity row
+    Number sum = 0;
+    for (unsigned int k = 0; k < n_entries; ++k)
+      {
+        unsigned int r      = k;
+        bool         in_box = true, in_mesh = true;
+        for (unsigned int d = 0; d < dim; ++d, r /= 3)
+          {
+            q[d]    = p[d] + long(r % 3) - 1;
+            in_box  = in_box && q[d] >= 0 && q[d] < long(g.size[d]);
+            in_mesh = in_mesh && global(q, d) >= 0 && global(q, d) < long(g.global_size[d]);
+          }
+        Number value = 0;
+        if (in_box)
+          {
+            std::size_t j = 0;
+            for (int d = dim - 1; d >= 0; --d)
+              j = j * g.size[d] + q[d];
+            value = x[j];
+          }
+        else if (in_mesh && g.halo.size() > 0)
+          {
+            std::size_t e = 0;
+            for (int d = dim - 1; d >= 0; --d)
+              e = e * (g.size[d] + 2) + (q[d] + 1);
+            const unsigned int j = g.halo.data()[e];
+            value                = j != no_index ? x[j] : Number(0);
+          }
+        if (g.storage != StencilStorage::variable && in_mesh && dirichlet(q))
+          value = 0;
+        Number s = 0;
+        if (g.storage == StencilStorage::variable)
+          s = g.stencils.data()[std::size_t(k) * g.n_owned + i];
+        else
+          {
+            unsigned int c = 0;
+            for (int d = dim - 1; d >= 0; --d)
+              if (g.storage == StencilStorage::constant || unsigned(d) != g.direction)
+                c = 3 * c + kind(global(p, d), g.global_size[d]);
+            const std::size_t key =
+              g.storage == StencilStorage::constant ? c : std::size_t(global(p, g.direction)) * (n_c / 3) + c;
+            s = g.stencils.data()[key * n_entries + k];
+          }
+        if (k == n_entries / 2)
+          diagonal = s;
+        sum += s * value;
+      }
+    return sum;
+  }
+
+  template <int dim, typename Number>
+  void
+  StencilOperator<dim, Number>::relax_color(const unsigned int color, const Number omega, const VectorType &b,
+                                            VectorType &x) const
+  {
+    check_vector(x);
+    check_vector(b);
+    AssertIndexRange(color, 1u << dim);
+    if (backend_ == Backend::cuda)
+      {
+        internal::cuda::stencil_relax_color<dim, Number>(launch_of<Number>(grid), color, omega, b.get_values(), x.get_values());
+        return;
+      }
+    // the reference: the points of the color one after the other (they do not couple)
+    Number *      xv = x.get_values();
+    const Number *bv = b.get_values();
+    for (unsigned int i = 0; i < grid.n_owned; ++i)
+      {
+        std::size_t  rest = i;
+        unsigned int c    = 0;
+        for (unsigned int d = 0; d < dim; ++d)
+          {
+            c |= unsigned((rest % grid.size[d] + grid.first[d]) & 1u) << d;
+            rest /= grid.size[d];
+          }
+        if (c != color)
+          continue;
+        Number       diagonal = 1;
+        const Number ax       = host_row(xv, i, diagonal);
+        xv[i] += omega * (bv[i] - ax) / diagonal;
+      }
   }
 
   template <int dim, typename Number>

@@ -7,11 +7,16 @@
 //     the storage the automatic choice takes, and A x for random x equal to
 //     gpumf::LaplaceOperator<dim, 1, 2> (independent: sum factorization over cells);
 //  2. every storage that can hold the operator gives the same A x; one that cannot is refused;
-//  3. CUDA: A x equal to the host backend's (<= 500 ulps of the max-norm).
+//  3. CUDA: A x equal to the host backend's (<= 500 ulps of the max-norm);
+//  4. gpumf::MultiColorGaussSeidel on each grid storage (automatic: the grid's lightest): the same
+//     colors as on its general (ELL) storage, and a forward sweep (omega 1) and a symmetric sweep
+//     (omega 1.3) from a random x for a random b equal to the ELL sweeps (300 ulps), which
+//     gauss_seidel_test checks against a sequential Gauss-Seidel; CUDA: equal to the host's.
 // And: FE_Q(2), hanging nodes and a numbering that is not lexicographic are refused with messages
 // that say what is supported.
 //
 //   stencil_test host|cuda      (cuda: skipped without a GPU)
+#include <gpumf/multicolor_gauss_seidel.h>
 #include <gpumf/operators.h>
 #include <gpumf/stencil_operator.h>
 
@@ -171,6 +176,61 @@ namespace
                                 name + ", storage " + gpumf::to_string(storage) + ": CUDA vs host (500 ulps)");
           }
       }
+
+    // 4. Gauss-Seidel on the grid storages against the ELL rows
+    using GaussSeidel = gpumf::MultiColorGaussSeidel<dim, Number>;
+    const double eps  = std::numeric_limits<Number>::epsilon();
+    gpumf::Vector<Number> b;
+    stencil.initialize_dof_vector(b);
+    test::fill_random(b, 7);
+    const auto sweeps = [&](const gpumf::MatrixFree<dim, Number> &matrix_free, const S storage, const double omega,
+                            const bool symmetric, GaussSeidel &gs) {
+      typename GaussSeidel::AdditionalData options(omega, symmetric);
+      options.storage = storage;
+      gs.reinit(matrix_free, options);
+      gpumf::Vector<Number> xs, bs;
+      matrix_free.initialize_dof_vector(xs);
+      matrix_free.initialize_dof_vector(bs);
+      xs = x; // the same values on either backend
+      bs = b;
+      gs.step(xs, bs);
+      return test::to_rw(xs);
+    };
+    {
+      GaussSeidel automatic;
+      automatic.reinit(*mf);
+      checker.check(automatic.storage() == expected,
+                    name + ": Gauss-Seidel automatic storage " + gpumf::to_string(automatic.storage()));
+    }
+    for (const auto &[omega, symmetric] : {std::pair<double, bool>{1., false}, std::pair<double, bool>{1.3, true}})
+      {
+        GaussSeidel ell;
+        const auto  reference = sweeps(*mf, S::general, omega, symmetric, ell);
+        const std::string sweep = std::string(symmetric ? "symmetric sweep" : "forward sweep") + ", omega " +
+                                  (omega == 1. ? "1" : "1.3");
+        for (const S storage : {S::constant, S::semi_constant, S::variable})
+          {
+            const bool holds = storage == S::variable || (storage == S::semi_constant && mesh != Mesh::deformed) ||
+                               (storage == S::constant && mesh == Mesh::uniform);
+            if (!holds)
+              continue;
+            GaussSeidel on_grid;
+            const auto  result = sweeps(*mf, storage, omega, symmetric, on_grid);
+            const std::string what = name + ", Gauss-Seidel on " + gpumf::to_string(storage) + ", " + sweep;
+            checker.check(on_grid.colored_rows() == ell.colored_rows(), what + ": the colors of the ELL rows");
+            checker.check_below(test::relative_difference(result, reference, comm), 300 * eps, what + " vs ELL rows");
+            if (backend == gpumf::Backend::cuda)
+              {
+                typename gpumf::MatrixFree<dim, Number>::AdditionalData host_data;
+                host_data.backend = gpumf::Backend::host;
+                gpumf::MatrixFree<dim, Number> host_mf;
+                host_mf.reinit(mapping, dof, constraints, QGauss<1>(2), host_data);
+                GaussSeidel host;
+                checker.check_below(test::relative_difference(result, sweeps(host_mf, storage, omega, symmetric, host), comm),
+                                    300 * eps, what + ": CUDA vs host (300 ulps)");
+              }
+          }
+      }
   }
 
   void
@@ -206,6 +266,19 @@ namespace
       mf.reinit(mapping, dof, constraints, QGauss<1>(2), data);
       says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf); }), "renumber_lexicographic",
            "deal.II's numbering");
+      // Gauss-Seidel: the automatic storage falls back to the ELL rows, a grid storage forced is refused
+      gpumf::MultiColorGaussSeidel<dim> gs;
+      gs.reinit(mf);
+      checker.check(gs.storage() == gpumf::StencilStorage::general,
+                    "deal.II's numbering: Gauss-Seidel takes the general (ELL) storage");
+      typename gpumf::MultiColorGaussSeidel<dim>::AdditionalData forced;
+      forced.storage = gpumf::StencilStorage::constant;
+      says(test::exception_of([&] { gpumf::MultiColorGaussSeidel<dim>().reinit(mf, forced); }), "renumber_lexicographic",
+           "Gauss-Seidel forced on the grid with deal.II's numbering");
+      typename gpumf::StencilOperator<dim>::AdditionalData general;
+      general.storage = gpumf::StencilStorage::general;
+      says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf, general); }), "MultiColorGaussSeidel",
+           "StencilOperator with general storage");
     }
     {
       parallel::distributed::Triangulation<dim> tria(comm);

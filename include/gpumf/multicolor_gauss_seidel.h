@@ -15,6 +15,7 @@
 #include <gpumf/backend.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/matrix_free.h>
+#include <gpumf/stencil_operator.h>
 #include <gpumf/vector.h>
 
 #include <deal.II/base/partitioner.h>
@@ -68,7 +69,15 @@ namespace gpumf
    * exchanged before each color (rows at the boundary of a rank read their neighbors' values
    * of the earlier colors), and zeroed after the sweep.
    *
-   * <b>Storage</b> (ELL, rows sorted by color, slot-major so that the threads of a warp read
+   * <b>Storage on the grid</b> (AdditionalData::storage; automatic where it applies): on the
+   * active cells of a logically Cartesian mesh whose owned DoFs form a lexicographically numbered
+   * box on each rank (renumber_lexicographic(); the conditions of StencilOperator), the operator
+   * is a StencilOperator with constant, semi-constant or variable stencils (StencilStorage), and
+   * each color's update is StencilOperator::relax_color(): the tiled kernel of the application,
+   * without index arrays. Otherwise (multigrid levels, other numberings and partitions, meshes
+   * that are not logically Cartesian), and with StencilStorage::general, the ELL rows below.
+   *
+   * <b>General storage</b> (ELL, rows sorted by color, slot-major so that the threads of a warp read
    * consecutive addresses): with n_rows the locally owned rows, S the slots per row (3^dim on
    * a logically Cartesian mesh, the longest row otherwise) and r the position of a row in
    * color order,
@@ -132,6 +141,10 @@ namespace gpumf
       CellMatrixFunction cell_matrix;
       /// The mapping of the element matrices; empty: MappingQ1.
       std::shared_ptr<const dealii::Mapping<dim>> mapping;
+      /// automatic: the lightest grid storage (StencilOperator) where the mesh, numbering and
+      /// partition allow it, else general (ELL rows). constant, semi_constant, variable: that grid
+      /// storage or an exception (StencilOperator::reinit()'s); general: the ELL rows always.
+      StencilStorage storage = StencilStorage::automatic;
     };
 
     /**
@@ -253,9 +266,14 @@ namespace gpumf
     bool
     parity_coloring() const;
 
-    /// A host copy of the stencil.
+    /// A host copy of the stencil (general storage; throws on the grid storages, whose stencils
+    /// StencilOperator::get_grid() shows).
     HostStencil
     get_stencil() const;
+
+    /// The storage in use: general, or the grid storage of the StencilOperator.
+    StencilStorage
+    storage() const;
 
     /// Global number of rows (deal.II: PreconditionRelaxation::m()).
     size_type
@@ -291,6 +309,9 @@ namespace gpumf
     check_vector(const VectorType &v) const;
 
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
+    /// The operator on the grid (storage on the grid), unused with general storage.
+    StencilOperator<dim, Number>                              grid;
+    bool                                                      on_grid     = false;
     Backend                                                   backend_    = Backend::host;
     double                                                    omega       = 1.;
     bool                                                      symmetric   = true;

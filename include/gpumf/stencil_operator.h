@@ -44,7 +44,10 @@ namespace gpumf
     semi_constant,
     /// 3^dim entries per grid point (27 × the vector's memory in 3D): any logically Cartesian mesh
     /// and coefficient.
-    variable
+    variable,
+    /// Rows with column indices (ELL), not on the grid: any FE_Q(1) mesh, partition and
+    /// multigrid level. MultiColorGaussSeidel only (StencilOperator works on the grid).
+    general
   };
 
   /// "automatic", "constant", "semi_constant" or "variable".
@@ -138,6 +141,16 @@ namespace gpumf
     void
     Tvmult(VectorType &dst, const VectorType &src) const;
 
+    /**
+     * One color of a Gauss-Seidel sweep (MultiColorGaussSeidel on this storage): for the owned
+     * points whose global grid coordinates have the parities of @p color (bit d: coordinate d
+     * odd), x_i += omega (b_i - (A x)_i) / a_ii, all at once (such points do not couple). The
+     * ghost entries of @p x must be current (update_ghost_values()); the CUDA kernel stages the
+     * tiles of the application, 64 x 16 points per block of which a quarter is of the color.
+     */
+    void
+    relax_color(unsigned int color, Number omega, const VectorType &b, VectorType &x) const;
+
     /// The layout of the vectors (that of the MatrixFree object).
     void
     initialize_dof_vector(VectorType &vector) const;
@@ -201,6 +214,11 @@ namespace gpumf
 
     void
     check_vector(const VectorType &v) const;
+
+    /// Row @p i of the operator times @p x (host reference; owned and ghost entries of x), and
+    /// the row's diagonal entry.
+    Number
+    host_row(const Number *x, unsigned int i, Number &diagonal) const;
   };
 } // namespace gpumf
 
