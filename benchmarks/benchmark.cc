@@ -41,8 +41,10 @@ Every combination of the list options is run (cases that do not apply are report
                          matrix (deal.II assembles it on all host cores; gpumf::SparseMatrix applies it:
                          cuSPARSE CSR SpMV; its CPU comparison: a Trilinos matrix on the MPI ranks)
                          (default tp); stencil-constant, stencil-semi, stencil-variable: FE_Q(1)'s
-                         Laplacian (bp3, bp5 at degree 1, cartesian mesh, vmult) as gpumf::StencilOperator
-                         with that storage; csr and the stencils are measured once per form, degree,
+                         Laplacian (bp3, bp5 at degree 1, cartesian mesh) as gpumf::StencilOperator
+                         with that storage (vmult) or gpumf::MultiColorGaussSeidel on it (sweep);
+                         stencil-general: MultiColorGaussSeidel's ELL rows (sweep) and its stencil
+                         product on them (vmult); csr and the stencils are measured once per form, degree,
                          mesh and what, with the first of --conflicts, --geometry, --cells-per-block
                          and --layouts
   --conflicts LIST       atomics,coloring,none (default atomics); none: no protection (wrong
@@ -53,8 +55,10 @@ Every combination of the list options is run (cases that do not apply are report
   --layouts LIST         ready,points (default ready): the ready operator's kernel (3D: register-
                          tiled, a column of points per thread) or FEEvaluation with a thread per point
                          up to n_q = 10 (user functors; the ready operators before issue #13)
-  --what LIST            vmult,cg,cg-fused (default vmult): the operator alone, deal.II's SolverCG
-                         with Jacobi on gpumf vectors, gpumf::SolverCG (fused vector updates)
+  --what LIST            vmult,cg,cg-fused,sweep (default vmult): the operator alone, deal.II's SolverCG
+                         with Jacobi on gpumf vectors, gpumf::SolverCG (fused vector updates), one
+                         forward Gauss-Seidel sweep (stencil implementations; the CPU comparison:
+                         deal.II's TrilinosWrappers::PreconditionSOR, omega 1, on the MPI ranks)
   --numbers LIST         double,float (default double); float: the ready operator's vmult with
                          atomics or coloring, in 3D (no deal.II CPU comparison)
   --repeat N             timed runs per case after one warm-up, median reported (default 20;
@@ -159,7 +163,7 @@ Every combination of the list options is run (cases that do not apply are report
       std::vector<std::string> whats;
       for (const auto &w : split(get("what", "vmult")))
         {
-          const std::string what = w == "vmult" ? "vmult" : "cg";
+          const std::string what = w == "vmult" || w == "sweep" ? w : "cg";
           if (std::find(whats.begin(), whats.end(), what) == whats.end())
             whats.push_back(what);
         }
@@ -167,9 +171,11 @@ Every combination of the list options is run (cases that do not apply are report
       std::string matrices;
       const auto  impls = split(get("implementations", "tp"));
       for (const auto &i : impls)
-        if (i != "csr" && matrices.empty())
+        if (i != "csr" && matrices.empty() && (whats.size() > 1 || whats[0] != "sweep"))
           matrices = "matrix-free";
-      const bool assembled = std::find(impls.begin(), impls.end(), "csr") != impls.end();
+      // deal.II's Gauss-Seidel sweeps an assembled matrix
+      const bool assembled = std::find(impls.begin(), impls.end(), "csr") != impls.end() ||
+                             std::find(whats.begin(), whats.end(), "sweep") != whats.end();
       if (assembled)
         matrices += matrices.empty() ? "csr" : ",csr";
       std::string degrees;
@@ -268,13 +274,14 @@ Every combination of the list options is run (cases that do not apply are report
       for (const auto &m : l.meshes)
         check_choice("--mesh", m, {"cartesian", "deformed"});
       for (const auto &i : l.impls)
-        check_choice("--implementations", i, {"tp", "lm", "csr", "stencil-constant", "stencil-semi", "stencil-variable"});
+        check_choice("--implementations", i,
+                     {"tp", "lm", "csr", "stencil-constant", "stencil-semi", "stencil-variable", "stencil-general"});
       for (const auto &c : l.conflicts)
         check_choice("--conflicts", c, {"atomics", "coloring", "none"});
       for (const auto &g : l.geometries)
         check_choice("--geometry", g, {"stored", "affine"});
       for (const auto &w : l.whats)
-        check_choice("--what", w, {"vmult", "cg", "cg-fused"});
+        check_choice("--what", w, {"vmult", "cg", "cg-fused", "sweep"});
       for (const auto &n : l.layouts)
         check_choice("--layouts", n, {"ready", "points"});
       for (const auto &n : l.numbers)
@@ -335,6 +342,12 @@ Every combination of the list options is run (cases that do not apply are report
                                     r.note    = "the assembled matrix and the stencil have no conflict  geometry  "
                                                 "cells-per-block or layout choice: measured with the first of each";
                                   }
+                                else if (what == "sweep" && !stencil)
+                                  {
+                                    r.skipped = true;
+                                    r.note    = "the Gauss-Seidel sweep is measured for the stencil implementations "
+                                                "(MultiColorGaussSeidel)";
+                                  }
                                 else if (assembled)
                                   r = run_sparse<dim>(problem, c, options);
                                 else if (stencil)
@@ -394,7 +407,8 @@ Every combination of the list options is run (cases that do not apply are report
                                 row["cg_iterations"] = r.iterations ? std::to_string(r.iterations) : "";
                                 if (what == "cg" || what == "cg-fused")
                                   row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
-                                const std::string key = cpu_key(dim, form, degree, mesh, size, what, assembled);
+                                const std::string key =
+                                  cpu_key(dim, form, degree, mesh, size, what, assembled || what == "sweep");
                                 const auto        mpi = cpu_table.find(key);
                                 if (number == "double" && mpi != cpu_table.end())
                                   {
@@ -407,7 +421,7 @@ Every combination of the list options is run (cases that do not apply are report
                                     row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
                                   }
                                 if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE && number == "double" &&
-                                    !assembled)
+                                    !assembled && what != "sweep")
                                   {
                                     if (cpu_cache.count(key) == 0)
                                       {

@@ -19,7 +19,9 @@ namespace
   --degrees LIST     e.g. 1-8 (default 4; at most GPUMF_BENCH_MAX_CPU_DEGREE)
   --dofs LIST        approximate DoF counts (default 1e6)
   --mesh LIST        cartesian,deformed (default cartesian)
-  --what LIST        vmult,cg (default vmult): the operator, or deal.II's SolverCG with Jacobi
+  --what LIST        vmult,cg,sweep (default vmult): the operator, deal.II's SolverCG with Jacobi, or
+                     one Gauss-Seidel sweep (TrilinosWrappers::PreconditionSOR, omega 1: Ifpack's
+                     point Gauss-Seidel on each rank's rows, csr only)
   --matrices LIST    matrix-free,csr (default matrix-free): deal.II's MatrixFree (degrees up to
                      GPUMF_BENCH_MAX_CPU_DEGREE), or the assembled TrilinosWrappers::SparseMatrix
   --repeat N         timed runs after one warm-up, median (default 20; CG: N/10 solves)
@@ -50,7 +52,7 @@ namespace
     for (const auto &m : matrices)
       check_choice("--matrices", m, {"matrix-free", "csr"});
     for (const auto &w : whats)
-      check_choice("--what", w, {"vmult", "cg"});
+      check_choice("--what", w, {"vmult", "cg", "sweep"});
     for (const auto &m : meshes)
       check_choice("--mesh", m, {"cartesian", "deformed"});
     std::vector<Form> forms;
@@ -68,7 +70,7 @@ namespace
                 for (const auto &matrix : matrices)
                 {
                   const bool assembled = matrix == "csr";
-                  if (!assembled && degree > GPUMF_BENCH_MAX_CPU_DEGREE)
+                  if (!assembled && (degree > GPUMF_BENCH_MAX_CPU_DEGREE || what == "sweep"))
                     continue;
                   Case c;
                   c.form = form, c.degree = degree, c.what = what;

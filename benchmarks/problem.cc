@@ -148,7 +148,7 @@ namespace bench
           const std::string &what, const bool assembled)
   {
     return std::to_string(dim) + " " + to_string(form) + " " + std::to_string(degree) + " " + mesh + " " +
-           fmt(size) + " " + (what == "vmult" ? "vmult" : "cg") + (assembled ? " csr" : "");
+           fmt(size) + " " + (what == "vmult" || what == "sweep" ? what : "cg") + (assembled ? " csr" : "");
   }
 
   Quadrature<1>

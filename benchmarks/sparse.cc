@@ -219,7 +219,10 @@ namespace bench
     assemble(problem, c.form, c.degree, A);
     TrilinosWrappers::MPI::Vector      x(owned, comm), y(owned, comm);
     TrilinosWrappers::PreconditionJacobi jacobi;
-    if (c.what != "vmult")
+    TrilinosWrappers::PreconditionSOR    sor;
+    if (c.what == "sweep")
+      sor.initialize(A, TrilinosWrappers::PreconditionSOR::AdditionalData(1.));
+    else if (c.what != "vmult")
       jacobi.initialize(A);
     MPI_Barrier(comm);
     result.setup_seconds = setup_timer.wall_time();
@@ -231,6 +234,12 @@ namespace bench
     if (c.what == "vmult")
       {
         result.seconds = median_seconds_all_ranks(comm, options.repeat, [&]() { A.vmult(y, x); });
+        return result;
+      }
+    if (c.what == "sweep")
+      {
+        // one forward sweep from zero for the right-hand side x
+        result.seconds = median_seconds_all_ranks(comm, options.repeat, [&]() { sor.vmult(y, x); });
         return result;
       }
     const auto solve = [&]() {
