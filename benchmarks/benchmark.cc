@@ -37,10 +37,14 @@ Every combination of the list options is run (cases that do not apply are report
   --dofs LIST            approximate DoF counts, e.g. 1e4,1e6,2e7 (default 1e6)
   --mesh LIST            cartesian,deformed (default cartesian); deformed: MappingQCache(3) of a
                          smooth displacement, curved non-affine cells
-  --implementations LIST tp,lm,csr: sum factorization, element matrices, or the assembled sparse
+  --implementations LIST tp,lm,csr: sum factorization, element matrices (the storage the operator
+                         chooses: shared on the cartesian mesh), or the assembled sparse
                          matrix (deal.II assembles it on all host cores; gpumf::SparseMatrix applies it:
                          cuSPARSE CSR SpMV; its CPU comparison: a Trilinos matrix on the MPI ranks)
-                         (default tp); stencil-constant, stencil-semi, stencil-variable: FE_Q(1)'s
+                         (default tp); lm-cell, lm-otf: gpumf::LocalMatrixOperator with matrices
+                         stored per cell or computed on the fly, kernel chosen by the operator or
+                         given: lm-cell-thread, -warp, -block, lm-otf-thread, -warp, -block;
+                         stencil-constant, stencil-semi, stencil-variable: FE_Q(1)'s
                          Laplacian (bp3, bp5 at degree 1, cartesian mesh) as gpumf::StencilOperator
                          with that storage (vmult) or gpumf::MultiColorGaussSeidel on it (sweep);
                          stencil-general: MultiColorGaussSeidel's ELL rows (sweep) and its stencil
@@ -275,7 +279,9 @@ Every combination of the list options is run (cases that do not apply are report
         check_choice("--mesh", m, {"cartesian", "deformed"});
       for (const auto &i : l.impls)
         check_choice("--implementations", i,
-                     {"tp", "lm", "csr", "stencil-constant", "stencil-semi", "stencil-variable", "stencil-general"});
+                     {"tp", "lm", "csr", "stencil-constant", "stencil-semi", "stencil-variable", "stencil-general",
+                      "lm-cell", "lm-otf", "lm-cell-thread", "lm-cell-warp", "lm-cell-block", "lm-otf-thread",
+                      "lm-otf-warp", "lm-otf-block"});
       for (const auto &c : l.conflicts)
         check_choice("--conflicts", c, {"atomics", "coloring", "none"});
       for (const auto &g : l.geometries)
@@ -352,6 +358,8 @@ Every combination of the list options is run (cases that do not apply are report
                                   r = run_sparse<dim>(problem, c, options);
                                 else if (stencil)
                                   r = run_stencil<dim>(problem, c, options);
+                                else if (impl.rfind("lm-", 0) == 0)
+                                  r = run_local_matrix<dim>(problem, c, options);
                                 else
                                   r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(degree, "the benchmark", [&](auto p) {
                                     return run_gpumf<dim, decltype(p)::value>(problem, c, options);

@@ -106,8 +106,9 @@ namespace bench
   {
     Form         form   = Form::bp5;
     unsigned int degree = 4;
-    /// "tp" (sum factorization), "lm" (element matrices), "csr" (assembled), "stencil-constant",
-    /// "stencil-semi", "stencil-variable" (gpumf::StencilOperator, FE_Q(1))
+    /// "tp" (sum factorization), "lm" (element matrices), "lm-cell", "lm-otf" (per cell, on the
+    /// fly; with -thread, -warp, -block), "csr" (assembled), "stencil-constant", "stencil-semi",
+    /// "stencil-variable", "stencil-general" (gpumf::StencilOperator, MultiColorGaussSeidel, FE_Q(1))
     std::string implementation = "tp";
     /// "atomics", "coloring", or "none" (no protection: wrong results, the upper bound of both)
     std::string conflict = "atomics";
@@ -181,6 +182,12 @@ namespace bench
   template <int dim>
   Result
   run_stencil(const Problem<dim> &problem, const Case &c, const Options &options);
+
+  /// gpumf::LocalMatrixOperator with per-cell or on-the-fly matrices (implementations lm-cell,
+  /// lm-otf, optionally -thread, -warp, -block), local_matrix.cc.
+  template <int dim>
+  Result
+  run_local_matrix(const Problem<dim> &problem, const Case &c, const Options &options);
 
   /// What deal.II's CPU MatrixFree measured.
   struct CpuResult

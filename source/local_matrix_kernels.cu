@@ -1,4 +1,5 @@
-// CUDA kernels of gpumf::LocalMatrixOperator: dense element matrices applied per cell.
+// CUDA kernels of gpumf::LocalMatrixOperator: dense element matrices applied per cell, stored or
+// computed on the fly (local_matrix_kernels.h), a thread, a warp or a block per cell.
 #include <gpumf/internal/cuda_check.h>
 
 #include "local_matrix_kernels.h"
@@ -13,18 +14,36 @@ namespace gpumf
       {
         constexpr unsigned int max_thread_per_element = 64;
 
+        /// The element matrix of a cell: stored (A), or computed on the fly (A null; the cell's factors).
         template <typename Number>
-        __device__ const Number *
+        struct CellMatrix
+        {
+          const Number *A;
+          unsigned int  cell;
+          Number        factors[OnTheFly<Number>::max_terms];
+        };
+
+        template <typename Number>
+        __device__ CellMatrix<Number>
         matrix_of(const LocalMatrixLaunch<Number> &l, const unsigned int cell)
         {
-          return l.shared_matrix ? l.matrices : l.matrices + std::size_t(cell) * l.n * l.n;
+          CellMatrix<Number> m;
+          m.cell = cell;
+          m.A    = l.matrices == nullptr ? nullptr :
+                                           (l.shared_matrix ? l.matrices : l.matrices + std::size_t(cell) * l.n * l.n);
+          if (m.A == nullptr)
+            on_the_fly_factors(l.on_the_fly, cell, m.factors);
+          return m;
         }
 
         template <typename Number>
         __device__ Number
-        entry(const LocalMatrixLaunch<Number> &l, const Number *A, const unsigned int i, const unsigned int j)
+        entry(const LocalMatrixLaunch<Number> &l, const CellMatrix<Number> &m, const unsigned int i, const unsigned int j)
         {
-          return __ldg(l.transpose ? &A[j * l.n + i] : &A[i * l.n + j]);
+          const unsigned int r = l.transpose ? j : i, c = l.transpose ? i : j;
+          if (m.A == nullptr)
+            return on_the_fly_entry(l.on_the_fly, m.cell, m.factors, r, c);
+          return __ldg(&m.A[r * l.n + c]);
         }
 
         template <typename Number>
@@ -42,7 +61,7 @@ namespace gpumf
         /// Row i of the element matrix times v.
         template <typename Number>
         __device__ Number
-        row(const LocalMatrixLaunch<Number> &l, const Number *A, const unsigned int i, const Number *v)
+        row(const LocalMatrixLaunch<Number> &l, const CellMatrix<Number> &A, const unsigned int i, const Number *v)
         {
           Number sum = 0;
           for (unsigned int j = 0; j < l.n; ++j)
@@ -53,7 +72,7 @@ namespace gpumf
         /// The diagonal of C^T A C for a cell with constraint rows, serially.
         template <typename Number>
         __device__ void
-        constrained_diagonal(const LocalMatrixLaunch<Number> &l, const unsigned int *codes, const Number *A,
+        constrained_diagonal(const LocalMatrixLaunch<Number> &l, const unsigned int *codes, const CellMatrix<Number> &A,
                              Number *dst)
         {
           for (unsigned int j = 0; j < l.n; ++j)
@@ -70,8 +89,8 @@ namespace gpumf
           const unsigned int cell = l.first_cell + blockIdx.x * blockDim.x + threadIdx.x;
           if (cell >= l.first_cell + l.n_cells)
             return;
-          const unsigned int *codes = l.local_to_global + std::size_t(cell) * l.n;
-          const Number *      A     = matrix_of(l, cell);
+          const unsigned int *     codes = l.local_to_global + std::size_t(cell) * l.n;
+          const CellMatrix<Number> A     = matrix_of(l, cell);
           const auto add_to = [&](const unsigned int index, const Number value) { add(l, dst, index, value); };
           if (l.diagonal_only)
             {
@@ -99,9 +118,9 @@ namespace gpumf
           Number *            v     = reinterpret_cast<Number *>(shared_memory);
           Number *            y     = v + l.n;
           const unsigned int  cell  = l.first_cell + blockIdx.x;
-          const unsigned int *codes = l.local_to_global + std::size_t(cell) * l.n;
-          const Number *      A     = matrix_of(l, cell);
-          const unsigned int  i     = threadIdx.x;
+          const unsigned int *     codes = l.local_to_global + std::size_t(cell) * l.n;
+          const CellMatrix<Number> A     = matrix_of(l, cell);
+          const unsigned int       i     = threadIdx.x;
           const bool          rows  = l.has_rows && l.cell_has_rows[cell];
           const auto add_to = [&](const unsigned int index, const Number value) { add(l, dst, index, value); };
           if (l.diagonal_only)
@@ -121,6 +140,54 @@ namespace gpumf
             {
               __syncthreads();
               if (i == 0)
+                for (unsigned int k = 0; k < l.n; ++k)
+                  if (is_constraint_row(codes[k]))
+                    distribute_dof(codes[k], y[k], l.rows, add_to);
+            }
+        }
+
+        constexpr unsigned int warp_cells_per_block = 4;
+
+        // A warp per cell, a lane per row (rows lane, lane + 32, ...); the cell's vector and result
+        // in shared memory. Without atomics the constraint rows are added by lane 0 (as above).
+        template <typename Number>
+        __global__ void __launch_bounds__(32 * warp_cells_per_block)
+        warp_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
+        {
+          extern __shared__ __align__(16) unsigned char shared_memory[];
+          const unsigned int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+          const unsigned int offset = blockIdx.x * warp_cells_per_block + warp;
+          if (offset >= l.n_cells)
+            return; // the whole warp
+          Number *                 v     = reinterpret_cast<Number *>(shared_memory) + 2 * warp * l.n;
+          Number *                 y     = v + l.n;
+          const unsigned int       cell  = l.first_cell + offset;
+          const unsigned int *     codes = l.local_to_global + std::size_t(cell) * l.n;
+          const CellMatrix<Number> A     = matrix_of(l, cell);
+          const bool               rows  = l.has_rows && l.cell_has_rows[cell];
+          const auto add_to = [&](const unsigned int index, const Number value) { add(l, dst, index, value); };
+          if (l.diagonal_only)
+            {
+              if (!rows)
+                for (unsigned int i = lane; i < l.n; i += 32)
+                  add_to(codes[i], entry(l, A, i, i));
+              else if (lane == 0)
+                constrained_diagonal(l, codes, A, dst);
+              return;
+            }
+          for (unsigned int i = lane; i < l.n; i += 32)
+            v[i] = read_dof(src, codes[i], l.rows);
+          __syncwarp();
+          for (unsigned int i = lane; i < l.n; i += 32)
+            {
+              y[i] = row(l, A, i, v);
+              if (l.atomic || !is_constraint_row(codes[i]))
+                distribute_dof(codes[i], y[i], l.rows, add_to);
+            }
+          if (!l.atomic && rows)
+            {
+              __syncwarp();
+              if (lane == 0)
                 for (unsigned int k = 0; k < l.n; ++k)
                   if (is_constraint_row(codes[k]))
                     distribute_dof(codes[k], y[k], l.rows, add_to);
@@ -149,6 +216,20 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
+      template <typename Number>
+      void
+      local_matrix_warp_per_element(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst)
+      {
+        if (launch.n_cells == 0)
+          return;
+        const unsigned int blocks = (launch.n_cells + warp_cells_per_block - 1) / warp_cells_per_block;
+        warp_per_element_kernel<<<blocks, 32 * warp_cells_per_block,
+                                  2 * warp_cells_per_block * launch.n * sizeof(Number)>>>(launch, src, dst);
+        GPUMF_CHECK_CUDA(cudaGetLastError());
+      }
+
+      template void local_matrix_warp_per_element<float>(const LocalMatrixLaunch<float> &, const float *, float *);
+      template void local_matrix_warp_per_element<double>(const LocalMatrixLaunch<double> &, const double *, double *);
       template void local_matrix_thread_per_element<float>(const LocalMatrixLaunch<float> &, const float *, float *);
       template void local_matrix_thread_per_element<double>(const LocalMatrixLaunch<double> &, const double *, double *);
       template void local_matrix_block_per_element<float>(const LocalMatrixLaunch<float> &, const float *, float *);

@@ -6,6 +6,7 @@
 #include <deal.II/base/quadrature.h>
 
 #include <cmath>
+#include <limits>
 
 #include "local_matrix_kernels.h"
 
@@ -32,50 +33,200 @@ namespace gpumf
                 additional_data.kernel;
     AssertThrow(kernel_ != Kernel::thread_per_element || n <= 64,
                 ExcNotSupported("LocalMatrixOperator: the thread-per-element kernel supports at most 64 DoFs per "
-                                "cell, got " + std::to_string(n) + "; use the block-per-element kernel."));
+                                "cell, got " + std::to_string(n) + "; use the warp- or block-per-element kernel."));
+    AssertThrow(kernel_ != Kernel::warp_per_element || n <= 768,
+                ExcNotSupported("LocalMatrixOperator: the warp-per-element kernel supports at most 768 DoFs per "
+                                "cell (shared memory), got " + std::to_string(n) + "; use the block-per-element kernel."));
     AssertThrow(n <= 1024, ExcNotSupported("LocalMatrixOperator supports at most 1024 DoFs per cell, got " +
                                            std::to_string(n) + "."));
+    const bool on_the_fly = additional_data.storage == Storage::on_the_fly;
+    laplace_coefficient   = additional_data.laplace_coefficient;
+    mass_coefficient      = additional_data.mass_coefficient;
+    reference.clear();
+    matrices.clear();
+    storage_ = additional_data.storage;
+    if (on_the_fly && mf.has_affine_geometry())
+      {
+        // the reference matrices from the 1D integrals of the element's shape functions
+        const auto         first = mf.get_data(0);
+        const unsigned int n1 = first.n_dofs_1d, nq = first.n_q_points_1d, ns = Utilities::pow(n1, dim);
+        std::vector<Number> values(nq * n1), gradients(nq * n1);
+        internal::copy(Backend::host, values.data(), mf.backend(), first.shape_values, values.size() * sizeof(Number));
+        internal::copy(Backend::host, gradients.data(), mf.backend(), first.shape_gradients,
+                       gradients.size() * sizeof(Number));
+        // M1 = (phi_a, phi_b), D1 = (phi_a', phi_b'), C1 = (phi_a', phi_b) on [0, 1]
+        std::vector<double> M1(n1 * n1), D1(n1 * n1), C1(n1 * n1);
+        for (unsigned int a = 0; a < n1; ++a)
+          for (unsigned int b = 0; b < n1; ++b)
+            for (unsigned int q = 0; q < nq; ++q)
+              {
+                const double w = quad.weight(q);
+                M1[a * n1 + b] += w * values[q * n1 + a] * values[q * n1 + b];
+                D1[a * n1 + b] += w * gradients[q * n1 + a] * gradients[q * n1 + b];
+                C1[a * n1 + b] += w * gradients[q * n1 + a] * values[q * n1 + b];
+              }
+        const unsigned int  n_terms = 1 + dim * (dim + 1) / 2;
+        std::vector<Number> tensors(std::size_t(n_terms) * ns * ns);
+        for (unsigned int i = 0; i < ns; ++i)
+          for (unsigned int j = 0; j < ns; ++j)
+            {
+              unsigned int ia[3] = {0, 0, 0}, ja[3] = {0, 0, 0};
+              for (unsigned int d = 0, ri = i, rj = j; d < dim; ++d, ri /= n1, rj /= n1)
+                ia[d] = ri % n1, ja[d] = rj % n1;
+              // the product of the mass factors of all directions but e and e2
+              const auto mass_except = [&](const int e, const int e2) {
+                double product = 1;
+                for (int d = 0; d < dim; ++d)
+                  if (d != e && d != e2)
+                    product *= M1[ia[d] * n1 + ja[d]];
+                return product;
+              };
+              tensors[std::size_t(j) * ns + i] = mass_except(-1, -1);
+              unsigned int t = 1;
+              for (int e = 0; e < dim; ++e)
+                for (int e2 = e; e2 < dim; ++e2, ++t)
+                  {
+                    const double value =
+                      e == e2 ? D1[ia[e] * n1 + ja[e]] * mass_except(e, e) :
+                                (C1[ia[e] * n1 + ja[e]] * C1[ja[e2] * n1 + ia[e2]] +
+                                 C1[ja[e] * n1 + ia[e]] * C1[ia[e2] * n1 + ja[e2]]) * mass_except(e, e2);
+                    tensors[(std::size_t(t) * ns + j) * ns + i] = Number(value);
+                  }
+            }
+        reference.reinit(mf.backend(), tensors);
+      }
 
-    // element matrices, permuted to gpumf's DoF order, cells in the order of the colors
+    // element matrices, permuted to gpumf's DoF order, cells in the order of the colors (on the
+    // fly: the first cell of each color, to check the form)
     const FiniteElement<dim> &fe = dof_handler.get_fe();
     FEValues<dim>             fe_values(mapping, fe, Quadrature<dim>(quad),
                                         update_values | update_gradients | update_JxW_values | update_quadrature_points);
     FullMatrix<double>        local(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
-    std::vector<Number>       all(std::size_t(mf.n_cells()) * n * n);
-    std::size_t               c = 0;
+    std::vector<Number>       all(std::size_t(on_the_fly ? mf.n_colors() : mf.n_cells()) * n * n);
+    std::vector<unsigned int> checked_cells;
+    std::size_t               c = 0, position = 0;
     for (const auto &color : mf.get_colored_graph())
-      for (const auto &cell : color)
-        {
-          fe_values.reinit(cell);
-          local = 0;
-          cell_matrix(cell, fe_values, local);
-          for (unsigned int i = 0; i < n; ++i)
-            for (unsigned int j = 0; j < n; ++j)
-              all[(c * n + i) * n + j] = local(numbering[i], numbering[j]);
-          ++c;
-        }
-
-    // one matrix for all cells when they agree (on every rank)
-    bool agree = true;
-    if (additional_data.storage != Storage::per_cell && !all.empty())
       {
-        double scale = 0;
-        for (std::size_t k = 0; k < std::size_t(n) * n; ++k)
-          scale = std::max(scale, double(std::abs(all[k])));
-        for (std::size_t k = std::size_t(n) * n; k < all.size() && agree; ++k)
-          agree = std::abs(all[k] - all[k % (std::size_t(n) * n)]) <= 1e-12 * scale;
+        for (const auto &cell : color)
+          {
+            if (on_the_fly && cell != color.front())
+              {
+                ++position;
+                continue;
+              }
+            fe_values.reinit(cell);
+            local = 0;
+            cell_matrix(cell, fe_values, local);
+            for (unsigned int i = 0; i < n; ++i)
+              for (unsigned int j = 0; j < n; ++j)
+                all[(c * n + i) * n + j] = local(numbering[i], numbering[j]);
+            checked_cells.push_back(position++);
+            ++c;
+          }
       }
-    agree   = additional_data.storage != Storage::per_cell &&
-            Utilities::MPI::min(int(agree), mf.get_vector_partitioner()->get_mpi_communicator()) == 1;
-    storage_ = agree ? Storage::shared : Storage::per_cell;
-    AssertThrow(additional_data.storage != Storage::shared || agree,
-                ExcNotSupported("LocalMatrixOperator: Storage::shared was asked for, but the element matrices of "
-                                "the cells differ; use Storage::per_cell or automatic."));
-    if (agree)
-      all.resize(std::min<std::size_t>(all.size(), std::size_t(n) * n));
-    matrices.reinit(mf.backend(), all);
+    const MPI_Comm comm = mf.get_vector_partitioner()->get_mpi_communicator();
+    if (on_the_fly)
+      {
+        // the computed matrices of the checked cells (host copies of the geometry) against the callback's
+        auto                host = launch_data(0, false, false);
+        std::vector<Number> inv_jacobian, JxW, tensors;
+        const auto          to_host = [&](const Number *p, const std::size_t size, std::vector<Number> &out) {
+          out.resize(size);
+          internal::copy(Backend::host, out.data(), mf.backend(), p, size * sizeof(Number));
+          return out.data();
+        };
+        auto &f           = host.on_the_fly;
+        f.inv_jacobian    = to_host(f.inv_jacobian, std::size_t(dim) * dim * f.jacobian_stride, inv_jacobian);
+        f.JxW             = to_host(f.JxW, f.jacobian_stride, JxW);
+        std::vector<Number> values, gradients;
+        f.shape_values    = to_host(f.shape_values, std::size_t(f.n_q_1d) * f.n_dofs_1d, values);
+        f.shape_gradients = to_host(f.shape_gradients, std::size_t(f.n_q_1d) * f.n_dofs_1d, gradients);
+        if (f.affine)
+          f.reference = to_host(f.reference, reference.size(), tensors);
+        int agree = 1;
+        for (unsigned int k = 0; k < checked_cells.size() && agree; ++k)
+          {
+            const std::vector<Number> computed = host_matrix(host, checked_cells[k]);
+            double                    scale = 0, difference = 0;
+            for (std::size_t e = 0; e < computed.size(); ++e)
+              {
+                scale      = std::max(scale, double(std::abs(all[k * n * n + e])));
+                difference = std::max(difference, double(std::abs(all[k * n * n + e] - computed[e])));
+              }
+            agree = difference <= 1e3 * std::numeric_limits<Number>::epsilon() * scale;
+          }
+        AssertThrow(Utilities::MPI::min(agree, comm) == 1,
+                    ExcNotSupported("LocalMatrixOperator: Storage::on_the_fly computes the form laplace_coefficient (grad "
+                                    "u, grad v) + mass_coefficient (u, v) with the constants of AdditionalData, " +
+                                    std::to_string(laplace_coefficient) + " and " + std::to_string(mass_coefficient) +
+                                    ", but the element matrices of cell_matrix differ (another form or a coefficient "
+                                    "that varies); set them, or store the matrices (Storage::per_cell)."));
+      }
+    else
+      {
+        // one matrix for all cells when they agree (on every rank)
+        bool agree = true;
+        if (additional_data.storage != Storage::per_cell && !all.empty())
+          {
+            double scale = 0;
+            for (std::size_t k = 0; k < std::size_t(n) * n; ++k)
+              scale = std::max(scale, double(std::abs(all[k])));
+            for (std::size_t k = std::size_t(n) * n; k < all.size() && agree; ++k)
+              agree = std::abs(all[k] - all[k % (std::size_t(n) * n)]) <= 1e-12 * scale;
+          }
+        agree    = additional_data.storage != Storage::per_cell && Utilities::MPI::min(int(agree), comm) == 1;
+        storage_ = agree ? Storage::shared : Storage::per_cell;
+        AssertThrow(additional_data.storage != Storage::shared || agree,
+                    ExcNotSupported("LocalMatrixOperator: Storage::shared was asked for, but the element matrices of "
+                                    "the cells differ; use Storage::per_cell or automatic."));
+        if (agree)
+          all.resize(std::min<std::size_t>(all.size(), std::size_t(n) * n));
+        matrices.reinit(mf.backend(), all);
+      }
     diagonal.reset();
     inverse_diagonal.reset();
+  }
+
+  template <int dim, typename Number>
+  internal::cuda::LocalMatrixLaunch<Number>
+  LocalMatrixOperator<dim, Number>::launch_data(const unsigned int color, const bool transpose,
+                                                const bool diagonal_only) const
+  {
+    const auto data = mf.get_data(color);
+    internal::cuda::OnTheFly<Number> f{};
+    f.dim             = dim;
+    f.n_dofs_1d       = data.n_dofs_1d;
+    f.n_q_1d          = data.n_q_points_1d;
+    f.n_scalar        = Utilities::pow(data.n_dofs_1d, dim);
+    f.n_q_points      = Utilities::pow(data.n_q_points_1d, dim);
+    f.affine          = data.affine;
+    f.laplace         = Number(laplace_coefficient);
+    f.mass            = Number(mass_coefficient);
+    f.reference       = reference.size() > 0 ? reference.data() : nullptr;
+    f.shape_values    = data.shape_values;
+    f.shape_gradients = data.shape_gradients;
+    f.inv_jacobian    = data.inv_jacobian;
+    f.JxW             = data.JxW;
+    f.jacobian_stride = data.jacobian_stride;
+    return {data.local_to_global, data.constraint_rows, data.cell_has_constraint_rows, data.has_constraint_rows,
+            storage_ == Storage::on_the_fly ? nullptr : matrices.data(), storage_ == Storage::shared, f,
+            dofs_per_cell, data.row_start, data.n_cells, !data.use_coloring, transpose, diagonal_only};
+  }
+
+  template <int dim, typename Number>
+  std::vector<Number>
+  LocalMatrixOperator<dim, Number>::host_matrix(const internal::cuda::LocalMatrixLaunch<Number> &launch,
+                                                const unsigned int cell) const
+  {
+    // entry by entry, as the kernels compute them (the pointers of @p launch on the host)
+    const unsigned int n = dofs_per_cell;
+    Number             factors[internal::cuda::OnTheFly<Number>::max_terms];
+    internal::cuda::on_the_fly_factors(launch.on_the_fly, cell, factors);
+    std::vector<Number> A(std::size_t(n) * n);
+    for (unsigned int i = 0; i < n; ++i)
+      for (unsigned int j = 0; j < n; ++j)
+        A[i * n + j] = internal::cuda::on_the_fly_entry(launch.on_the_fly, cell, factors, i, j);
+    return A;
   }
 
   template <int dim, typename Number>
@@ -92,17 +243,15 @@ namespace gpumf
     const unsigned int n = dofs_per_cell;
     for (unsigned int color = 0; color < mf.n_colors(); ++color)
       {
-        const auto                                    data = mf.get_data(color);
-        internal::cuda::LocalMatrixLaunch<Number> launch{data.local_to_global, data.constraint_rows,
-                                                         data.cell_has_constraint_rows, data.has_constraint_rows,
-                                                         matrices.data(), storage_ == Storage::shared, n,
-                                                         data.row_start, data.n_cells, !data.use_coloring,
-                                                         transpose, diagonal_only};
+        const auto data   = mf.get_data(color);
+        const auto launch = launch_data(color, transpose, diagonal_only);
         if (mf.backend() == Backend::cuda)
           {
 #if GPUMF_WITH_CUDA
             if (kernel_ == Kernel::thread_per_element)
               internal::cuda::local_matrix_thread_per_element(launch, src.get_values(), dst.get_values());
+            else if (kernel_ == Kernel::warp_per_element)
+              internal::cuda::local_matrix_warp_per_element(launch, src.get_values(), dst.get_values());
             else
               internal::cuda::local_matrix_block_per_element(launch, src.get_values(), dst.get_values());
 #endif
@@ -115,7 +264,11 @@ namespace gpumf
         for (unsigned int cell = data.row_start; cell < data.row_start + data.n_cells; ++cell)
           {
             const unsigned int *codes = data.local_to_global + std::size_t(cell) * n;
-            const Number *A = matrices.data() + (storage_ == Storage::shared ? 0 : std::size_t(cell) * n * n);
+            std::vector<Number> computed;
+            if (storage_ == Storage::on_the_fly)
+              computed = host_matrix(launch, cell);
+            const Number *A = storage_ == Storage::on_the_fly ? computed.data() :
+                              matrices.data() + (storage_ == Storage::shared ? 0 : std::size_t(cell) * n * n);
             if (diagonal_only)
               {
                 for (unsigned int j = 0; j < n; ++j)
@@ -247,7 +400,7 @@ namespace gpumf
   std::size_t
   LocalMatrixOperator<dim, Number>::memory_consumption() const
   {
-    return mf.memory_consumption() + matrices.memory_consumption();
+    return mf.memory_consumption() + matrices.memory_consumption() + reference.memory_consumption();
   }
 
   template <int dim, typename Number>

@@ -1,7 +1,8 @@
 // gpumf::LocalMatrixOperator against the tensor-product operators: the same bilinear forms
-// applied through element matrices (shared or per cell, thread-per-element or
-// block-per-element kernel) and through sum factorization must agree, and so must their
-// diagonals. Storage is detected (shared on the uniform box without coefficients, per cell
+// applied through element matrices (shared, per cell, or computed on the fly from affine or
+// per-point geometry; thread-, warp- or block-per-element kernel) and through sum factorization
+// must agree, and so must their diagonals. On the fly: Helmholtz with constant coefficients too,
+// and a form it cannot compute (coefficients varying in space) refused. Storage is detected (shared on the uniform box without coefficients, per cell
 // on the curved shell); a user's non-symmetric form checks Tvmult: (A^T x, y) = (x, A y).
 //
 //   local_matrix_test host|cuda     (cuda: skipped without a GPU)
@@ -50,34 +51,77 @@ namespace
       tp.initialize_dof_vector(z);
       test::fill_random(x);
       tp.vmult(y, x);
-      for (const auto kernel : {LM::Kernel::thread_per_element, LM::Kernel::block_per_element})
-        for (const auto storage : {LM::Storage::automatic, LM::Storage::per_cell})
-          {
-            if (kernel == LM::Kernel::thread_per_element && fe.n_dofs_per_cell() > 64)
-              continue;
-            typename LM::AdditionalData lm_data;
-            lm_data.matrix_free         = data;
-            lm_data.matrix_free.use_coloring = storage == LM::Storage::per_cell;
-            lm_data.kernel              = kernel;
-            lm_data.storage             = storage;
-            LM lm;
-            lm.reinit(*mapping, dof, constraints, quad, LM::laplace(), lm_data);
-            const bool shared = lm.storage() == LM::Storage::shared;
-            const std::string variant = name + " laplace " + (shared ? "shared" : "per-cell") + " matrix, " +
-                                        (kernel == LM::Kernel::thread_per_element ? "thread" : "block") +
-                                        " per element, " + (lm_data.matrix_free.use_coloring ? "coloring" : "atomics");
-            if (storage == LM::Storage::automatic)
-              checker.check(shared == (mesh == test::MeshKind::cartesian),
-                            variant + ": storage detected (" + (shared ? "shared" : "per cell") + ")");
-            lm.vmult(z, x);
-            checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
-                                variant + " vs tensor product");
-            lm.compute_diagonal();
-            checker.check_below(test::relative_difference(test::to_rw(lm.get_matrix_diagonal_inverse()->get_vector()),
-                                                          test::to_rw(tp.get_matrix_diagonal_inverse()->get_vector()),
-                                                          comm),
-                                tolerance, variant + ": diagonal vs tensor product");
-          }
+      using GeometryStorage = typename gpumf::MatrixFree<dim, double>::GeometryStorage;
+      for (const auto kernel : {LM::Kernel::thread_per_element, LM::Kernel::warp_per_element, LM::Kernel::block_per_element})
+        for (const auto storage : {LM::Storage::automatic, LM::Storage::per_cell, LM::Storage::on_the_fly})
+          for (const auto geometry : {GeometryStorage::automatic, GeometryStorage::per_point})
+            {
+              if (kernel == LM::Kernel::thread_per_element && fe.n_dofs_per_cell() > 64)
+                continue;
+              // stored matrices do not depend on the geometry storage; on the fly: affine and
+              // per point on the box, per point on the shell
+              if (geometry == GeometryStorage::per_point &&
+                  (storage != LM::Storage::on_the_fly || mesh != test::MeshKind::cartesian))
+                continue;
+              typename LM::AdditionalData lm_data;
+              lm_data.matrix_free              = data;
+              lm_data.matrix_free.use_coloring = storage != LM::Storage::automatic;
+              lm_data.matrix_free.geometry     = geometry;
+              lm_data.kernel                   = kernel;
+              lm_data.storage                  = storage;
+              LM lm;
+              lm.reinit(*mapping, dof, constraints, quad, LM::laplace(), lm_data);
+              const bool        shared = lm.storage() == LM::Storage::shared;
+              const std::string how =
+                storage == LM::Storage::on_the_fly ?
+                  std::string("on-the-fly (") + (lm.matrix_free().has_affine_geometry() ? "affine" : "per-point") +
+                    " geometry)" :
+                  shared ? "shared" : "per-cell";
+              const std::string variant =
+                name + " laplace " + how + " matrix, " +
+                (kernel == LM::Kernel::thread_per_element ? "thread" :
+                 kernel == LM::Kernel::warp_per_element   ? "warp" :
+                                                            "block") +
+                " per element, " + (lm_data.matrix_free.use_coloring ? "coloring" : "atomics");
+              if (storage == LM::Storage::automatic)
+                checker.check(shared == (mesh == test::MeshKind::cartesian),
+                              variant + ": storage detected (" + (shared ? "shared" : "per cell") + ")");
+              lm.vmult(z, x);
+              checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+                                  variant + " vs tensor product");
+              lm.compute_diagonal();
+              checker.check_below(
+                test::relative_difference(test::to_rw(lm.get_matrix_diagonal_inverse()->get_vector()),
+                                          test::to_rw(tp.get_matrix_diagonal_inverse()->get_vector()), comm),
+                tolerance, variant + ": diagonal vs tensor product");
+            }
+    }
+    // Helmholtz with constant coefficients on the fly: kappa = 2, a = 3
+    {
+      typename gpumf::HelmholtzOperator<dim, degree, degree + 2>::AdditionalData data;
+      data.backend        = backend;
+      data.implementation = gpumf::Implementation::tensor_product;
+      gpumf::HelmholtzOperator<dim, degree, degree + 2> tp;
+      tp.reinit(*mapping, dof, constraints, quad, data);
+      const Functions::ConstantFunction<dim> two(2.), three(3.);
+      tp.set_gradient_coefficient(two);
+      tp.set_value_coefficient(three);
+      tp.vmult(y, x);
+      typename LM::AdditionalData lm_data;
+      lm_data.matrix_free         = data;
+      lm_data.storage             = LM::Storage::on_the_fly;
+      lm_data.laplace_coefficient = 2.;
+      lm_data.mass_coefficient    = 3.;
+      LM lm;
+      lm.reinit(*mapping, dof, constraints, quad, LM::helmholtz(&two, &three), lm_data);
+      lm.vmult(z, x);
+      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+                          name + " helmholtz (2 grad u, grad v) + (3 u, v) on the fly vs tensor product");
+      lm_data.mass_coefficient = 1.;
+      const std::string message = test::exception_of(
+        [&] { LM().reinit(*mapping, dof, constraints, quad, LM::helmholtz(&two, &three), lm_data); });
+      checker.check(message.find("differ") != std::string::npos,
+                    name + " on the fly with other coefficients than the callback's refused: " + message.substr(0, 100));
     }
     // Helmholtz with kappa(x) and a(x): per cell
     {

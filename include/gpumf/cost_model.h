@@ -15,6 +15,9 @@
  *                          + 4 n_c dim Q n_q (collocation gradients there and back) + pointwise work
  *   local matrix    bytes: 16 n_c p^dim + 4 n + 8 n^2 (per-cell matrices; 0 when shared)
  *                   flops: 2 n^2
+ *   on the fly      bytes: 16 n_c p^dim + 4 n + 8 G (the geometry, as above; nothing stored)
+ *                   flops: n^2 / n_c (2 (1 + dim (dim+1)/2) + 2) with affine geometry,
+ *                          n^2 / n_c (Q (4 dim^2 + 6 dim + 4) + 2) with geometry per point
  *   time = max(bytes / bandwidth, flops / peak)
  * @endverbatim
  * with bandwidth 3.0e12 B/s and peak 3.4e13 flop/s (H100 SXM, FP64 without tensor cores).
@@ -122,6 +125,25 @@ namespace gpumf
     {
       return 2 * dofs() * dofs();
     }
+
+    /// Bytes of the element matrices computed on the fly (LocalMatrixOperator::Storage::on_the_fly)
+    /// beyond the vectors: indices and geometry (the reference data is shared and cached).
+    double
+    on_the_fly_cell_bytes() const
+    {
+      return 4 * dofs() + number_bytes * geometry_numbers();
+    }
+
+    /// Flops of computing the nonzero (same-component) entries and applying them: a few per
+    /// entry from reference matrices (affine), a sum over the quadrature points per entry else.
+    double
+    on_the_fly_flops() const
+    {
+      const double entries = dofs() * dofs() / n_components;
+      if (affine_geometry)
+        return entries * (2 * (1 + dim * (dim + 1) / 2) + 2);
+      return entries * (std::pow(double(n_q_1d), dim) * (4. * dim * dim + 6. * dim + 4.) + 2);
+    }
   };
 
   /// Modelled time in seconds of one application on one cell (see the file documentation).
@@ -142,6 +164,12 @@ namespace gpumf
     {
       return std::max((cell.vector_bytes() + cell.local_matrix_cell_bytes(shared)) / bandwidth,
                       cell.local_matrix_flops() / peak);
+    }
+
+    double
+    on_the_fly(const CellTraffic &cell) const
+    {
+      return std::max((cell.vector_bytes() + cell.on_the_fly_cell_bytes()) / bandwidth, cell.on_the_fly_flops() / peak);
     }
   };
 } // namespace gpumf

@@ -20,12 +20,34 @@
 
 namespace gpumf
 {
+  namespace internal
+  {
+    namespace cuda
+    {
+      template <typename Number>
+      struct LocalMatrixLaunch;
+    }
+  } // namespace internal
+
   /**
    * A matrix-free operator stored as one dense matrix per cell, or one matrix shared by all
    * cells when their matrices agree (translations of one another: a uniform Cartesian mesh
-   * with constant coefficients). The element matrices come from deal.II's FEValues through a
-   * cell-matrix callback (any bilinear form; mass(), laplace() and helmholtz() are provided).
-   * DoF indices, colors and constraints are those of a gpumf::MatrixFree object.
+   * with constant coefficients), or with the matrices computed in the kernel at every
+   * application and not stored (Storage::on_the_fly). The stored element matrices come from
+   * deal.II's FEValues through a cell-matrix callback (any bilinear form; mass(), laplace() and
+   * helmholtz() are provided). DoF indices, colors and constraints are those of a
+   * gpumf::MatrixFree object.
+   *
+   * <b>On the fly.</b> The kernel computes entry (i, j) of a cell's matrix of the form
+   * laplace_coefficient (grad u, grad v) + mass_coefficient (u, v) (AdditionalData; per component,
+   * constant coefficients; the kernel cannot call the host callback) from the cell's geometry in
+   * the MatrixFree object and the shape data, multiplies it with the cell's vector at once and
+   * keeps nothing: with affine geometry (MatrixFree's GeometryStorage::affine: one inverse
+   * Jacobian and determinant per cell) as 1 + dim (dim + 1)/2 per-cell factors times reference
+   * matrices shared by all cells (2 (1 + dim (dim + 1)/2) flops per entry), with per-point
+   * geometry by summing over the quadrature points from the 1D shape tables (each entry costs
+   * n_q^dim points). reinit() compares the callback's matrix of the first cell of every color
+   * with the computed one and throws where they differ (another form, a varying coefficient).
    *
    * Layout of the matrices (n = DoFs per cell, local DoFs component-major and lexicographic
    * within a component, as MatrixFree::Data::local_to_global):
@@ -33,7 +55,8 @@ namespace gpumf
    *   shared:    A[i * n + j]               one n x n matrix
    *   per cell:  A[(c * n + i) * n + j]     cell c in the order of the colors
    * @endverbatim
-   * Kernels: thread per element (a thread does a whole cell; n <= 64) or block per element
+   * Kernels: thread per element (a thread does a whole cell; n <= 64), warp per element (a warp
+   * per cell, a lane per row and more rows per lane beyond 32; n <= 768) or block per element
    * (a block per cell, a thread per row, the cell's vector in shared memory; n <= 1024).
    */
   template <int dim, typename Number = double>
@@ -51,14 +74,16 @@ namespace gpumf
     {
       automatic, ///< shared when all element matrices agree, else per cell
       shared,    ///< one matrix (throws if the element matrices differ)
-      per_cell
+      per_cell,
+      on_the_fly ///< computed in the kernel at every application (class documentation); nothing stored
     };
 
     enum class Kernel
     {
       automatic, ///< thread per element for n <= 32 DoFs per cell, else block per element
       thread_per_element,
-      block_per_element
+      block_per_element,
+      warp_per_element
     };
 
     struct AdditionalData
@@ -66,6 +91,10 @@ namespace gpumf
       typename MatrixFree<dim, Number>::AdditionalData matrix_free;
       Storage                                          storage = Storage::automatic;
       Kernel                                           kernel  = Kernel::automatic;
+      /// Storage::on_the_fly: the form's constant coefficients, laplace_coefficient (grad u, grad v)
+      /// + mass_coefficient (u, v); they must give the callback's matrices (checked on a cell of each color).
+      double laplace_coefficient = 1.;
+      double mass_coefficient    = 0.;
     };
 
     /// Computes the element matrices of every locally owned cell with @p cell_matrix.
@@ -126,7 +155,7 @@ namespace gpumf
     const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
     get_matrix_diagonal_inverse() const;
 
-    /// Shared or per cell, as chosen at reinit().
+    /// Shared, per cell or on the fly, as chosen at reinit().
     Storage
     storage() const;
     /// The kernel in use.
@@ -141,8 +170,20 @@ namespace gpumf
     void
     apply(VectorType &dst, const VectorType &src, const bool transpose, const bool diagonal_only) const;
 
+    /// What the kernels of one color get (source/local_matrix_kernels.h).
+    internal::cuda::LocalMatrixLaunch<Number>
+    launch_data(unsigned int color, bool transpose, bool diagonal_only) const;
+
+    /// The element matrix of @p cell computed on the fly, on the host, from the pointers of
+    /// @p launch (host memory).
+    std::vector<Number>
+    host_matrix(const internal::cuda::LocalMatrixLaunch<Number> &launch, unsigned int cell) const;
+
     MatrixFree<dim, Number>                             mf;
     internal::Array<Number>                             matrices;
+    /// on_the_fly with affine geometry: the reference matrices (local_matrix_kernels.h)
+    internal::Array<Number>                             reference;
+    double                                              laplace_coefficient = 1., mass_coefficient = 0.;
     unsigned int                                        dofs_per_cell = 0;
     Storage                                             storage_      = Storage::automatic;
     Kernel                                              kernel_       = Kernel::automatic;

@@ -284,7 +284,10 @@ namespace gpumf
    * Implementation (AdditionalData::implementation): sum factorization on the MatrixFree
    * object, or element matrices through a LocalMatrixOperator; `automatic` takes the one
    * gpumf::CostModel predicts to be faster (element matrices where one matrix serves all
-   * cells or the degree is low). implementation() says which is in use.
+   * cells or the degree is low). Element matrices that differ among cells are computed on the
+   * fly (LocalMatrixOperator::Storage::on_the_fly) instead of stored where the coefficients are
+   * constant and the model predicts that faster (affine geometry). implementation() says which
+   * is in use.
    */
   template <int dim, int fe_degree, int n_q_points_1d, int n_components, typename Number, bool with_values,
             bool with_gradients>
@@ -506,8 +509,24 @@ namespace gpumf
                            LM::coefficient_form(with_gradients ? at(gradient_host) : typename LM::PointCoefficient(),
                                                 with_values ? at(value_host) : typename LM::PointCoefficient()),
                            data);
-      if (asked == Implementation::automatic &&
-          model.local_matrix(cell, local_matrix->storage() == LM::Storage::shared) > tensor_product)
+      // per-cell matrices: computed on the fly instead where the model predicts that faster (the
+      // kernel knows the form with constant coefficients only)
+      const bool constant_coefficients = value_host.empty() && gradient_host.empty();
+      if (local_matrix->storage() == LM::Storage::per_cell && constant_coefficients &&
+          model.on_the_fly(cell) < model.local_matrix(cell, false))
+        {
+          data.storage             = LM::Storage::on_the_fly;
+          data.laplace_coefficient = with_gradients ? 1. : 0.;
+          data.mass_coefficient    = with_values ? 1. : 0.;
+          local_matrix->reinit(*setup->mapping, *setup->dof_handler, setup->constraints, setup->quad,
+                               LM::coefficient_form(with_gradients ? at(gradient_host) : typename LM::PointCoefficient(),
+                                                    with_values ? at(value_host) : typename LM::PointCoefficient()),
+                               data);
+        }
+      const double chosen = local_matrix->storage() == LM::Storage::on_the_fly ?
+                              model.on_the_fly(cell) :
+                              model.local_matrix(cell, local_matrix->storage() == LM::Storage::shared);
+      if (asked == Implementation::automatic && chosen > tensor_product)
         local_matrix.reset();
     }
 
