@@ -6,6 +6,7 @@
 
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/quadrature_lib.h>
+#include <deal.II/base/work_stream.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/mapping_q.h>
@@ -307,37 +308,64 @@ namespace gpumf
     std::vector<double>        rows(std::size_t(n_entries) * n_owned, 0.);
     const MappingQ<dim>        q1(1);
     const Mapping<dim> &       mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
-    FEValues<dim>              fe_values(mapping, fe, QGauss<dim>(data.n_q_points_1d),
-                                         update_values | update_gradients | update_JxW_values | update_quadrature_points);
     const unsigned int         n = fe.n_dofs_per_cell();
-    FullMatrix<double>         matrix(n, n);
-    for (unsigned int c = 0; c < cells.size(); ++c)
-      {
-        bool touches = false;
-        for (unsigned int a = 0; a < n; ++a)
-          touches = touches || cell_dofs[c * n + a] < n_owned;
-        if (!touches)
-          continue;
-        fe_values.reinit(typename Triangulation<dim>::cell_iterator(cells[c]));
-        matrix = 0;
-        if (data.cell_matrix)
-          data.cell_matrix(cells[c], fe_values, matrix);
-        else
-          internal::add_laplace_matrix(fe_values, matrix);
-        for (unsigned int a = 0; a < n; ++a)
-          {
-            const unsigned int i = cell_dofs[c * n + a];
-            if (i >= n_owned)
-              continue;
-            for (unsigned int b = 0; b < n; ++b)
-              {
-                unsigned int k = 0;
-                for (int d = dim - 1; d >= 0; --d)
-                  k = 3 * k + (1 + int((b >> d) & 1u) - int((a >> d) & 1u));
-                rows[std::size_t(i) * n_entries + k] += matrix(a, b);
-              }
-          }
-      }
+    // element matrices in the threads of deal.II's WorkStream, summed into the rows by its copier
+    struct Scratch
+    {
+      FEValues<dim>      values;
+      FullMatrix<double> matrix;
+      Scratch(const Mapping<dim> &m, const FiniteElement<dim> &element, const Quadrature<dim> &q)
+        : values(m, element, q, update_values | update_gradients | update_JxW_values | update_quadrature_points)
+        , matrix(element.n_dofs_per_cell(), element.n_dofs_per_cell())
+      {}
+      Scratch(const Scratch &other)
+        : values(other.values.get_mapping(), other.values.get_fe(), other.values.get_quadrature(),
+                 other.values.get_update_flags())
+        , matrix(other.matrix)
+      {}
+    };
+    struct Copy
+    {
+      unsigned int       cell = no_index;
+      FullMatrix<double> matrix;
+    };
+    using Iterator    = typename std::vector<cell_iterator>::const_iterator;
+    const auto worker = [&](const Iterator &it, Scratch &scratch, Copy &copy) {
+      const unsigned int c = it - cells.begin();
+      copy.cell            = no_index;
+      bool touches         = false;
+      for (unsigned int a = 0; a < n; ++a)
+        touches = touches || cell_dofs[c * n + a] < n_owned;
+      if (!touches)
+        return;
+      scratch.values.reinit(typename Triangulation<dim>::cell_iterator(*it));
+      scratch.matrix = 0;
+      if (data.cell_matrix)
+        data.cell_matrix(*it, scratch.values, scratch.matrix);
+      else
+        internal::add_laplace_matrix(scratch.values, scratch.matrix);
+      copy.cell   = c;
+      copy.matrix = scratch.matrix;
+    };
+    const auto copier = [&](const Copy &copy) {
+      if (copy.cell == no_index)
+        return;
+      for (unsigned int a = 0; a < n; ++a)
+        {
+          const unsigned int i = cell_dofs[copy.cell * n + a];
+          if (i >= n_owned)
+            continue;
+          for (unsigned int b = 0; b < n; ++b)
+            {
+              unsigned int k = 0;
+              for (int d = dim - 1; d >= 0; --d)
+                k = 3 * k + (1 + int((b >> d) & 1u) - int((a >> d) & 1u));
+              rows[std::size_t(i) * n_entries + k] += copy.matrix(a, b);
+            }
+        }
+    };
+    WorkStream::run(Iterator(cells.begin()), Iterator(cells.end()), worker, copier,
+                    Scratch(mapping, fe, QGauss<dim>(data.n_q_points_1d)), Copy{no_index, FullMatrix<double>(n, n)});
 
     // the lightest storage that holds every row: kinds per direction (3^dim classes), planes
     const auto class_of = [&](const std::array<long, dim> &g, const unsigned int skip) {

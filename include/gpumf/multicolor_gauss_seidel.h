@@ -110,7 +110,8 @@ namespace gpumf
      * Adds the element matrix of @p cell (deal.II's DoF order of the cell; @p matrix is zero on
      * entry) from @p fe_values, reinit on the cell. Called for the locally owned cells and the
      * ghost cells (on a level: level ghost cells) next to locally owned DoFs, so it must not
-     * need data that only the owner of a cell has.
+     * need data that only the owner of a cell has; on the grid storages from several threads at
+     * once (StencilOperator), so it must not write shared state.
      */
     using CellMatrixFunction =
       std::function<void(const cell_iterator &, const dealii::FEValues<dim> &, dealii::FullMatrix<double> &)>;

@@ -72,7 +72,7 @@ namespace gpumf
    *
    * <b>Setup.</b> reinit() takes a MatrixFree object of the DoFHandler (its constraints, layout and
    * backend) and assembles each owned DoF's row from deal.II's element matrices (FEValues; owned
-   * and ghost cells), sorted by the offset of the neighbour, (-1,0,1)^dim, x fastest. It then
+   * and ghost cells; in the threads of deal.II's WorkStream), sorted by the offset of the neighbour, (-1,0,1)^dim, x fastest. It then
    * chooses the storage (StencilStorage): the rows of all points of one boundary kind (per
    * direction: on the lower boundary, inside, on the upper boundary) equal → constant; equal
    * within each plane normal to one direction → semi_constant; else variable. Constant and
@@ -106,7 +106,8 @@ namespace gpumf
     using size_type     = typename VectorType::size_type;
     using cell_iterator = typename dealii::DoFHandler<dim>::cell_iterator;
     /// The element matrix of @p cell from @p fe_values (reinit on the cell); @p matrix is zero
-    /// on entry. Called for owned and ghost cells.
+    /// on entry. Called for owned and ghost cells, from several threads at once (deal.II's
+    /// WorkStream: the function must not write shared state).
     using CellMatrixFunction =
       std::function<void(const cell_iterator &, const dealii::FEValues<dim> &, dealii::FullMatrix<double> &)>;
 
