@@ -63,6 +63,28 @@ namespace gpumf
         __device__ Number
         row(const LocalMatrixLaunch<Number> &l, const CellMatrix<Number> &A, const unsigned int i, const Number *v)
         {
+          const OnTheFly<Number> &f = l.on_the_fly;
+          if (A.A == nullptr && f.affine)
+            {
+              // on the fly, affine: the entries of the row's component from the reference matrices
+              // (symmetric: the row of A is its column), without the index arithmetic of entry()
+              constexpr unsigned int max_terms = OnTheFly<Number>::max_terms;
+              const unsigned int     ns = f.n_scalar, component = i / ns, n_terms = 1 + f.dim * (f.dim + 1) / 2;
+              const std::size_t      n2 = std::size_t(ns) * ns;
+              const Number *         r  = f.reference + (i - component * ns);
+              const Number *         vc = v + component * ns;
+              Number                 sum = 0;
+              for (unsigned int j = 0; j < ns; ++j, r += ns)
+                {
+                  Number a = 0;
+#pragma unroll
+                  for (unsigned int t = 0; t < max_terms; ++t)
+                    if (t < n_terms)
+                      a += A.factors[t] * __ldg(r + t * n2);
+                  sum += a * vc[j];
+                }
+              return sum;
+            }
           Number sum = 0;
           for (unsigned int j = 0; j < l.n; ++j)
             sum += entry(l, A, i, j) * v[j];

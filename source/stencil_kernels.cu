@@ -18,7 +18,25 @@ namespace gpumf
     {
       namespace
       {
-        constexpr unsigned int tile_x = 32, tile_y = 8, planes_per_block = 32;
+        constexpr unsigned int tile_x = 32, tile_y = 8;
+
+        /// Planes a block marches through in z: 32 (each plane loaded once per 32 with its halo
+        /// planes), halved (to 2 at least: even, for the colors) while the grid would have fewer
+        /// than 16 blocks per multiprocessor, so that small boxes still fill the GPU.
+        inline unsigned int
+        planes_per_block(const unsigned int blocks_per_plane, const unsigned int n_z)
+        {
+          static const int n_sm = [] {
+            int device = 0, count = 0;
+            GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+            GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+            return count;
+          }();
+          unsigned int planes = 32;
+          while (planes > 2 && std::size_t(blocks_per_plane) * ((n_z + planes - 1) / planes) < 16u * n_sm)
+            planes /= 2;
+          return planes;
+        }
         constexpr unsigned int halo_x = tile_x + 2, halo_y = tile_y + 2;
 
         /// Whether the point of box coordinates @p b lies on a constrained face.
@@ -155,14 +173,15 @@ namespace gpumf
         /// tile and halo lie inside the owned box and away from constrained faces load without tests.
         template <typename Number>
         __global__ void __launch_bounds__(tile_x *tile_y, 3)
-        stencil_kernel_3d(const StencilGrid<Number> g, const Number *__restrict__ src, Number *__restrict__ dst)
+        stencil_kernel_3d(const StencilGrid<Number> g, const unsigned int planes, const Number *__restrict__ src,
+                          Number *__restrict__ dst)
         {
           __shared__ Number  plane[halo_y][halo_x];
           const unsigned int tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
           const long         size[3] = {long(g.size[0]), long(g.size[1]), long(g.size[2])};
           const long         x0 = long(blockIdx.x) * tile_x, y0 = long(blockIdx.y) * tile_y;
-          const long         z0 = long(blockIdx.z) * planes_per_block;
-          const long         z_end = z0 + planes_per_block < size[2] ? z0 + planes_per_block : size[2];
+          const long         z0 = long(blockIdx.z) * planes;
+          const long         z_end = z0 + planes < size[2] ? z0 + planes : size[2];
           // the tile's points [lo, hi] per direction, in box coordinates
           const long lo[3] = {x0, y0, z0};
           const long hi[3] = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
@@ -270,18 +289,19 @@ namespace gpumf
         /// the values a thread reads belong to other colors (no thread of the launch writes them) or
         /// to its own point, read before it writes it.
         template <int dim, typename Number>
-        __global__ void __launch_bounds__(tile_x *tile_y)
-        stencil_relax_kernel(const StencilGrid<Number> g, const unsigned int color, const Number omega,
+        __global__ void __launch_bounds__(tile_x *tile_y, 3)
+        stencil_relax_kernel(const StencilGrid<Number> g, const unsigned int planes, const unsigned int color,
+                             const Number omega,
                              const Number *__restrict__ b, Number *x)
         {
           constexpr unsigned int n_entries = dim == 2 ? 9 : 27, n_slots = dim == 2 ? 1 : 3;
-          __shared__ Number      planes[n_slots][relax_halo_y][relax_halo_x];
+          __shared__ Number      staged[n_slots][relax_halo_y][relax_halo_x];
           const unsigned int     tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
           const long             size[3] = {long(g.size[0]), long(g.size[1]), long(g.size[2])};
           const long             x0 = long(blockIdx.x) * relax_x, y0 = long(blockIdx.y) * relax_y;
-          const long             z0    = dim == 3 ? long(blockIdx.z) * planes_per_block : 0;
-          const long             z_end = dim == 3 ? (z0 + planes_per_block < size[2] ? z0 + planes_per_block : size[2]) : 1;
-          // box coordinates of the color's points: o[d] + 2 k (planes_per_block is even)
+          const long             z0    = dim == 3 ? long(blockIdx.z) * planes : 0;
+          const long             z_end = dim == 3 ? (z0 + planes < size[2] ? z0 + planes : size[2]) : 1;
+          // box coordinates of the color's points: o[d] + 2 k (planes is even)
           long o[3] = {0, 0, 0};
           for (unsigned int d = 0; d < dim; ++d)
             o[d] = ((color >> d) ^ g.first[d]) & 1u;
@@ -303,7 +323,7 @@ namespace gpumf
             for (unsigned int e = t; e < relax_halo_x * relax_halo_y; e += tile_x * tile_y)
               {
                 const long b3[3] = {x0 + long(e % relax_halo_x) - 1, y0 + long(e / relax_halo_x) - 1, z};
-                planes[slot][e / relax_halo_x][e % relax_halo_x] =
+                staged[slot][e / relax_halo_x][e % relax_halo_x] =
                   direct ? __ldg(x + (std::size_t(b3[2]) * size[1] + b3[1]) * size[0] + b3[0]) : load<dim>(g, x, b3);
               }
           };
@@ -321,10 +341,12 @@ namespace gpumf
                 continue;
               const long        p[3]   = {px, py, z};
               const std::size_t i      = (std::size_t(z) * size[1] + py) * size[0] + px;
-              const Number      center = planes[dim == 3 ? unsigned(z + 3) % 3 : 0][ly + 1][lx + 1];
+              const Number      center = staged[dim == 3 ? unsigned(z + 3) % 3 : 0][ly + 1][lx + 1];
               if (!rows_inside && g.storage != 3 && on_dirichlet_face<dim>(g, p))
                 {
-                  x[i] = center + omega * (__ldg(b + i) - center); // identity row
+                  // identity row; the staged value of a constrained point is zero (as a column)
+                  const Number own = x[i];
+                  x[i]             = own + omega * (__ldg(b + i) - own);
                   continue;
                 }
               const Number *    s      = g.storage == 3 ? g.stencils + i : uniform ? nullptr : table<dim>(g, p);
@@ -335,7 +357,7 @@ namespace gpumf
                 {
                   const unsigned int slot  = dim == 3 ? unsigned(z - 1 + k / 9 + 3) % 3 : 0;
                   const Number       entry = uniform ? c[k] : __ldg(s + k * stride);
-                  sum += entry * planes[slot][ly + (k / 3) % 3][lx + k % 3];
+                  sum += entry * staged[slot][ly + (k / 3) % 3][lx + k % 3];
                 }
               const Number diagonal = uniform ? c[n_entries / 2] : __ldg(s + (n_entries / 2) * stride);
               x[i]                  = center + omega * (__ldg(b + i) - sum) / diagonal;
@@ -349,10 +371,11 @@ namespace gpumf
       {
         if (grid.n_owned == 0)
           return;
-        const dim3 blocks((grid.size[0] + tile_x - 1) / tile_x, (grid.size[1] + tile_y - 1) / tile_y,
-                          dim == 3 ? (grid.size[2] + planes_per_block - 1) / planes_per_block : 1);
+        const unsigned int bx = (grid.size[0] + tile_x - 1) / tile_x, by = (grid.size[1] + tile_y - 1) / tile_y;
+        const unsigned int planes = dim == 3 ? planes_per_block(bx * by, grid.size[2]) : 1;
+        const dim3         blocks(bx, by, dim == 3 ? (grid.size[2] + planes - 1) / planes : 1);
         if constexpr (dim == 3)
-          stencil_kernel_3d<Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, src, dst);
+          stencil_kernel_3d<Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, planes, src, dst);
         else
           stencil_kernel_2d<Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, src, dst);
         GPUMF_CHECK_CUDA(cudaGetLastError());
@@ -365,9 +388,10 @@ namespace gpumf
       {
         if (grid.n_owned == 0)
           return;
-        const dim3 blocks((grid.size[0] + relax_x - 1) / relax_x, (grid.size[1] + relax_y - 1) / relax_y,
-                          dim == 3 ? (grid.size[2] + planes_per_block - 1) / planes_per_block : 1);
-        stencil_relax_kernel<dim, Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, color, omega, b, x);
+        const unsigned int bx = (grid.size[0] + relax_x - 1) / relax_x, by = (grid.size[1] + relax_y - 1) / relax_y;
+        const unsigned int planes = dim == 3 ? planes_per_block(bx * by, grid.size[2]) : 1;
+        const dim3         blocks(bx, by, dim == 3 ? (grid.size[2] + planes - 1) / planes : 1);
+        stencil_relax_kernel<dim, Number><<<blocks, dim3(tile_x, tile_y)>>>(grid, planes, color, omega, b, x);
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
