@@ -10,7 +10,9 @@ Writes, for the rows with what == vmult (of all files together):
                    the assembled variant "csr") against the degree
   setup.png        set-up seconds against DoFs (GPU and CPU), one line per (form, degree, variant)
   memory.png       the largest DoF count that fits the GPU (max_dofs) against the degree
-and, where the files have CG rows, cg.png (GDoF x iterations / s against the degree).
+and, where the files have CG rows, cg.png (GDoF x iterations / s against the degree), and where
+they have Gauss-Seidel rows (what == sweep), sweep.png (DoFs updated per second of one forward
+sweep per storage and size, with deal.II's Trilinos SOR on the CPU).
 A gpumf_scaling CSV (columns ranks, method, ...) gives instead
   scaling.png      GDoF/s of vmult and of a CG iteration against the number of GPUs, per case and
                    exchange method (overlap on), and the split of a vmult on the largest count
@@ -197,6 +199,27 @@ def main():
             points.sort()
             ax.plot(*zip(*points), marker="o", label=f"{form} {what} {var}")
         finish(fig, ax, out, "cg.png", "degree", "GDoF x iterations / s (CG with Jacobi)", f"CG throughput, {device}")
+
+    sweeps = [r for r in rows if r["what"] == "sweep" and number(r, "gdofs_per_s")]
+    if sweeps:
+        fig, ax = plt.subplots(figsize=(9, 6))
+        sizes = sorted({number(r, "dofs") for r in sweeps})
+        names = sorted({r["implementation"] for r in sweeps})
+        width = 0.8 / (len(names) + 1)
+        for k, name in enumerate(names):
+            values = {number(r, "dofs"): number(r, "gdofs_per_s") for r in sweeps if r["implementation"] == name}
+            ax.bar([i + k * width for i in range(len(sizes))], [values.get(n, 0) for n in sizes], width,
+                   label=f"gpumf MultiColorGaussSeidel, {name}")
+        cpu = {number(r, "dofs"): number(r, "cpu_gdofs_per_s") for r in sweeps if number(r, "cpu_gdofs_per_s")}
+        if cpu:
+            ranks = next(r.get("cpu_ranks", "?") for r in sweeps if number(r, "cpu_gdofs_per_s"))
+            ax.bar([i + len(names) * width for i in range(len(sizes))], [cpu.get(n, 0) for n in sizes], width,
+                   label=f"deal.II TrilinosWrappers::PreconditionSOR, {ranks} MPI ranks")
+        ax.set_xticks([i + 0.4 for i in range(len(sizes))])
+        ax.set_xticklabels([f"{n:.3g} DoFs" for n in sizes])
+        ax.set_yscale("log")
+        finish(fig, ax, out, "sweep.png", "problem size", "GDoF/s (DoFs updated per second, one forward sweep)",
+               f"Gauss-Seidel sweep, Q1 Laplacian, {device}")
 
 
 if __name__ == "__main__":

@@ -130,60 +130,16 @@ namespace gpumf
             distribute_dof(codes[i], row(l, A, i, v), l.rows, add_to);
         }
 
-        // Without atomics, the rows of a cell's constrained DoFs are added by one thread after a
-        // barrier: two DoFs of a cell may share a master.
-        template <typename Number>
-        __global__ void
-        block_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
+        /// One cell by @p stride threads (this one: @p t), a row each and more rows per thread
+        /// beyond @p stride; the cell's vector @p v and result @p y in shared memory; @p sync the
+        /// barrier of the threads. Without atomics, the rows of a cell's constrained DoFs are added
+        /// by one thread after a barrier: two DoFs of a cell may share a master.
+        template <typename Number, typename Sync>
+        __device__ void
+        cell_by_threads(const LocalMatrixLaunch<Number> &l, const unsigned int cell, const unsigned int t,
+                        const unsigned int stride, Number *v, Number *y, const Number *src, Number *dst,
+                        const Sync &sync)
         {
-          extern __shared__ __align__(16) unsigned char shared_memory[];
-          Number *            v     = reinterpret_cast<Number *>(shared_memory);
-          Number *            y     = v + l.n;
-          const unsigned int  cell  = l.first_cell + blockIdx.x;
-          const unsigned int *     codes = l.local_to_global + std::size_t(cell) * l.n;
-          const CellMatrix<Number> A     = matrix_of(l, cell);
-          const unsigned int       i     = threadIdx.x;
-          const bool          rows  = l.has_rows && l.cell_has_rows[cell];
-          const auto add_to = [&](const unsigned int index, const Number value) { add(l, dst, index, value); };
-          if (l.diagonal_only)
-            {
-              if (!rows)
-                add_to(codes[i], entry(l, A, i, i));
-              else if (i == 0)
-                constrained_diagonal(l, codes, A, dst);
-              return;
-            }
-          v[i] = read_dof(src, codes[i], l.rows);
-          __syncthreads();
-          y[i] = row(l, A, i, v);
-          if (l.atomic || !is_constraint_row(codes[i]))
-            distribute_dof(codes[i], y[i], l.rows, add_to);
-          if (!l.atomic && rows)
-            {
-              __syncthreads();
-              if (i == 0)
-                for (unsigned int k = 0; k < l.n; ++k)
-                  if (is_constraint_row(codes[k]))
-                    distribute_dof(codes[k], y[k], l.rows, add_to);
-            }
-        }
-
-        constexpr unsigned int warp_cells_per_block = 4;
-
-        // A warp per cell, a lane per row (rows lane, lane + 32, ...); the cell's vector and result
-        // in shared memory. Without atomics the constraint rows are added by lane 0 (as above).
-        template <typename Number>
-        __global__ void __launch_bounds__(32 * warp_cells_per_block)
-        warp_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
-        {
-          extern __shared__ __align__(16) unsigned char shared_memory[];
-          const unsigned int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-          const unsigned int offset = blockIdx.x * warp_cells_per_block + warp;
-          if (offset >= l.n_cells)
-            return; // the whole warp
-          Number *                 v     = reinterpret_cast<Number *>(shared_memory) + 2 * warp * l.n;
-          Number *                 y     = v + l.n;
-          const unsigned int       cell  = l.first_cell + offset;
           const unsigned int *     codes = l.local_to_global + std::size_t(cell) * l.n;
           const CellMatrix<Number> A     = matrix_of(l, cell);
           const bool               rows  = l.has_rows && l.cell_has_rows[cell];
@@ -191,16 +147,16 @@ namespace gpumf
           if (l.diagonal_only)
             {
               if (!rows)
-                for (unsigned int i = lane; i < l.n; i += 32)
+                for (unsigned int i = t; i < l.n; i += stride)
                   add_to(codes[i], entry(l, A, i, i));
-              else if (lane == 0)
+              else if (t == 0)
                 constrained_diagonal(l, codes, A, dst);
               return;
             }
-          for (unsigned int i = lane; i < l.n; i += 32)
+          for (unsigned int i = t; i < l.n; i += stride)
             v[i] = read_dof(src, codes[i], l.rows);
-          __syncwarp();
-          for (unsigned int i = lane; i < l.n; i += 32)
+          sync();
+          for (unsigned int i = t; i < l.n; i += stride)
             {
               y[i] = row(l, A, i, v);
               if (l.atomic || !is_constraint_row(codes[i]))
@@ -208,12 +164,38 @@ namespace gpumf
             }
           if (!l.atomic && rows)
             {
-              __syncwarp();
-              if (lane == 0)
+              sync();
+              if (t == 0)
                 for (unsigned int k = 0; k < l.n; ++k)
                   if (is_constraint_row(codes[k]))
                     distribute_dof(codes[k], y[k], l.rows, add_to);
             }
+        }
+
+        /// A block per cell, a thread per row.
+        template <typename Number>
+        __global__ void
+        block_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
+        {
+          extern __shared__ __align__(16) unsigned char shared_memory[];
+          Number *v = reinterpret_cast<Number *>(shared_memory);
+          cell_by_threads(l, l.first_cell + blockIdx.x, threadIdx.x, blockDim.x, v, v + l.n, src, dst,
+                          [] { __syncthreads(); });
+        }
+
+        constexpr unsigned int warp_cells_per_block = 4;
+
+        /// A warp per cell (warp_cells_per_block per block), a lane per row, rows lane, lane + 32, ...
+        template <typename Number>
+        __global__ void __launch_bounds__(32 * warp_cells_per_block)
+        warp_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
+        {
+          extern __shared__ __align__(16) unsigned char shared_memory[];
+          const unsigned int warp = threadIdx.x / 32, offset = blockIdx.x * warp_cells_per_block + warp;
+          if (offset >= l.n_cells)
+            return; // the whole warp
+          Number *v = reinterpret_cast<Number *>(shared_memory) + 2 * warp * l.n;
+          cell_by_threads(l, l.first_cell + offset, threadIdx.x % 32, 32u, v, v + l.n, src, dst, [] { __syncwarp(); });
         }
       } // namespace
 

@@ -125,6 +125,14 @@ namespace
     mf->reinit(mapping, dof, constraints, QGauss<1>(2), data);
     gpumf::LaplaceOperator<dim, 1, 2, 1, Number> laplace;
     laplace.initialize(mf);
+    // the same MatrixFree object on the host backend (the reference of the CUDA kernels)
+    const auto host_matrix_free = [&]() {
+      typename gpumf::MatrixFree<dim, Number>::AdditionalData host_data;
+      host_data.backend = gpumf::Backend::host;
+      auto host_mf      = std::make_unique<gpumf::MatrixFree<dim, Number>>();
+      host_mf->reinit(mapping, dof, constraints, QGauss<1>(2), host_data);
+      return host_mf;
+    };
 
     Stencil stencil;
     stencil.reinit(*mf);
@@ -160,12 +168,9 @@ namespace
         if (backend == gpumf::Backend::cuda)
           {
             // the host backend's application of the same operator
-            typename gpumf::MatrixFree<dim, Number>::AdditionalData host_data;
-            host_data.backend = gpumf::Backend::host;
-            gpumf::MatrixFree<dim, Number> host_mf;
-            host_mf.reinit(mapping, dof, constraints, QGauss<1>(2), host_data);
-            Stencil host;
-            host.reinit(host_mf, options);
+            const auto host_mf = host_matrix_free();
+            Stencil    host;
+            host.reinit(*host_mf, options);
             gpumf::Vector<Number> hx, hy;
             host.initialize_dof_vector(hx);
             host.initialize_dof_vector(hy);
@@ -221,12 +226,8 @@ namespace
             checker.check_below(test::relative_difference(result, reference, comm), 300 * eps, what + " vs ELL rows");
             if (backend == gpumf::Backend::cuda)
               {
-                typename gpumf::MatrixFree<dim, Number>::AdditionalData host_data;
-                host_data.backend = gpumf::Backend::host;
-                gpumf::MatrixFree<dim, Number> host_mf;
-                host_mf.reinit(mapping, dof, constraints, QGauss<1>(2), host_data);
                 GaussSeidel host;
-                checker.check_below(test::relative_difference(result, sweeps(host_mf, storage, omega, symmetric, host), comm),
+                checker.check_below(test::relative_difference(result, sweeps(*host_matrix_free(), storage, omega, symmetric, host), comm),
                                     300 * eps, what + ": CUDA vs host (300 ulps)");
               }
           }
