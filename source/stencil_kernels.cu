@@ -79,7 +79,11 @@ namespace gpumf
                 i = i * g.size[d] + b[d];
               return __ldg(src + i);
             }
-          if (g.halo == nullptr)
+          // beyond the one-point halo: staged for a partial tile, read by no point of the box
+          bool in_halo = g.halo != nullptr;
+          for (unsigned int d = 0; d < dim; ++d)
+            in_halo = in_halo && b[d] >= -1 && b[d] <= long(g.size[d]);
+          if (!in_halo)
             return Number(0);
           std::size_t e = 0;
           for (int d = dim - 1; d >= 0; --d)
