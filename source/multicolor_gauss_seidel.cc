@@ -96,19 +96,9 @@ namespace gpumf
       }
     if (on_grid)
       {
-        const auto &g = grid.get_grid();
         colored_rows_host.assign(1u << dim, {});
         for (unsigned int i = 0; i < n_owned; ++i)
-          {
-            std::size_t  rest  = i;
-            unsigned int color = 0;
-            for (unsigned int d = 0; d < dim; ++d)
-              {
-                color |= unsigned((rest % g.size[d] + g.first[d]) & 1u) << d;
-                rest /= g.size[d];
-              }
-            colored_rows_host[color].push_back(i);
-          }
+          colored_rows_host[grid.color_of(i)].push_back(i);
         return;
       }
 

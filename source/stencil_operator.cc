@@ -583,6 +583,20 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
+  unsigned int
+  StencilOperator<dim, Number>::color_of(const unsigned int i) const
+  {
+    std::size_t  rest  = i;
+    unsigned int color = 0;
+    for (unsigned int d = 0; d < dim; ++d)
+      {
+        color |= unsigned((rest % grid.size[d] + grid.first[d]) & 1u) << d;
+        rest /= grid.size[d];
+      }
+    return color;
+  }
+
+  template <int dim, typename Number>
   void
   StencilOperator<dim, Number>::relax_color(const unsigned int color, const Number omega, const VectorType &b,
                                             VectorType &x) const
@@ -600,14 +614,7 @@ namespace gpumf
     const Number *bv = b.get_values();
     for (unsigned int i = 0; i < grid.n_owned; ++i)
       {
-        std::size_t  rest = i;
-        unsigned int c    = 0;
-        for (unsigned int d = 0; d < dim; ++d)
-          {
-            c |= unsigned((rest % grid.size[d] + grid.first[d]) & 1u) << d;
-            rest /= grid.size[d];
-          }
-        if (c != color)
+        if (color_of(i) != color)
           continue;
         Number       diagonal = 1;
         const Number ax       = host_row(xv, i, diagonal);

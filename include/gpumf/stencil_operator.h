@@ -152,6 +152,11 @@ namespace gpumf
     void
     relax_color(unsigned int color, Number omega, const VectorType &b, VectorType &x) const;
 
+    /// The color of owned point @p i (local index): bit d is the parity of its global grid
+    /// coordinate d, as relax_color() counts colors.
+    unsigned int
+    color_of(unsigned int i) const;
+
     /// The layout of the vectors (that of the MatrixFree object).
     void
     initialize_dof_vector(VectorType &vector) const;
