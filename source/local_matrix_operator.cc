@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cuda_dispatch.h"
 #include "local_matrix_kernels.h"
 
 namespace gpumf
@@ -247,14 +248,12 @@ namespace gpumf
         const auto launch = launch_data(color, transpose, diagonal_only);
         if (mf.backend() == Backend::cuda)
           {
-#if GPUMF_WITH_CUDA
             if (kernel_ == Kernel::thread_per_element)
-              internal::cuda::local_matrix_thread_per_element(launch, src.get_values(), dst.get_values());
+              GPUMF_CUDA(internal::cuda::local_matrix_thread_per_element(launch, src.get_values(), dst.get_values()));
             else if (kernel_ == Kernel::warp_per_element)
-              internal::cuda::local_matrix_warp_per_element(launch, src.get_values(), dst.get_values());
+              GPUMF_CUDA(internal::cuda::local_matrix_warp_per_element(launch, src.get_values(), dst.get_values()));
             else
-              internal::cuda::local_matrix_block_per_element(launch, src.get_values(), dst.get_values());
-#endif
+              GPUMF_CUDA(internal::cuda::local_matrix_block_per_element(launch, src.get_values(), dst.get_values()));
             continue;
           }
         // host reference: C_K^T A_K C_K, cell by cell (the diagonal by the general formula everywhere)

@@ -19,14 +19,9 @@
 #include <map>
 #include <numeric>
 
+#include "cuda_dispatch.h"
 #include "mg_transfer_kernels.h"
 #include "vector_operations.h"
-
-#if GPUMF_WITH_CUDA
-#  define GPUMF_DEVICE(call) return cuda::call
-#else
-#  define GPUMF_DEVICE(call) AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"))
-#endif
 
 namespace gpumf
 {
@@ -58,7 +53,7 @@ namespace gpumf
       prolongate_add(Backend backend, const TransferLevel<Number> &level, Number *fine, const Number *coarse)
       {
         if (backend == Backend::cuda)
-          GPUMF_DEVICE(prolongate_add<dim>(level, fine, coarse));
+          GPUMF_CUDA(return cuda::prolongate_add<dim>(level, fine, coarse));
         const unsigned int n = level.n, N = 2 * n - 1, n_coarse = Utilities::pow(n, dim),
                            n_fine = Utilities::pow(N, dim);
         for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
@@ -92,7 +87,7 @@ namespace gpumf
       restrict_add(Backend backend, const TransferLevel<Number> &level, Number *coarse, const Number *fine)
       {
         if (backend == Backend::cuda)
-          GPUMF_DEVICE(restrict_add<dim>(level, coarse, fine));
+          GPUMF_CUDA(return cuda::restrict_add<dim>(level, coarse, fine));
         const unsigned int n = level.n, N = 2 * n - 1, n_coarse = Utilities::pow(n, dim),
                            n_fine = Utilities::pow(N, dim);
         for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
@@ -126,7 +121,7 @@ namespace gpumf
                    const unsigned int *src_indices, const double *weights, std::size_t n, bool add)
       {
         if (backend == Backend::cuda)
-          GPUMF_DEVICE(copy_indexed(dst, dst_indices, src, src_indices, weights, n, add));
+          GPUMF_CUDA(return cuda::copy_indexed(dst, dst_indices, src, src_indices, weights, n, add));
         for (std::size_t i = 0; i < n; ++i)
           dst[dst_indices[i]] = (add ? dst[dst_indices[i]] : Dst(0)) +
                                 (weights == nullptr ? Dst(src[src_indices[i]]) :

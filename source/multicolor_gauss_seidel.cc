@@ -13,6 +13,7 @@
 #include <array>
 #include <string>
 
+#include "cuda_dispatch.h"
 #include "element_matrices.h"
 #include "multicolor_gauss_seidel_kernels.h"
 
@@ -373,12 +374,8 @@ namespace gpumf
         const Number *     bv    = b.get_values();
         if (backend_ == Backend::cuda)
           {
-#if GPUMF_WITH_CUDA
-            internal::cuda::gauss_seidel_color(stencil, begin, end, w, bv, xv);
+            GPUMF_CUDA(internal::cuda::gauss_seidel_color(stencil, begin, end, w, bv, xv));
             continue;
-#else
-            AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"));
-#endif
           }
         // host reference: the same update, row after row
         for (unsigned int r = begin; r < end; ++r)
@@ -466,13 +463,7 @@ namespace gpumf
       src.update_ghost_values();
     const auto stencil = launch_of(rows, columns, values, inverse_diagonal, n_slots);
     if (backend_ == Backend::cuda)
-      {
-#if GPUMF_WITH_CUDA
-        internal::cuda::stencil_vmult(stencil, src.get_values(), dst.get_values());
-#else
-        AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"));
-#endif
-      }
+      GPUMF_CUDA(internal::cuda::stencil_vmult(stencil, src.get_values(), dst.get_values()));
     else
       {
         const Number *s = src.get_values();

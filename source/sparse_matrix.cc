@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "cuda_dispatch.h"
 #include "sparse_matrix_cusparse.h"
 
 namespace gpumf
@@ -114,7 +115,7 @@ namespace gpumf
                                             wide_indices ? static_cast<void *>(columns64.data()) :
                                                            static_cast<void *>(columns32.data()),
                                             wide_indices};
-        cusparse = internal::cuda::create_sparse_matrix_handle(csr);
+        GPUMF_CUDA(cusparse = internal::cuda::create_sparse_matrix_handle(csr));
       }
   }
 
@@ -134,7 +135,7 @@ namespace gpumf
                                       "the matrix on the " + to_string(backend_) + " backend"));
       }
     if (backend_ == Backend::cuda)
-      internal::cuda::sparse_matrix_vmult(*cusparse, src.get_values(), dst.get_values());
+      GPUMF_CUDA(internal::cuda::sparse_matrix_vmult(*cusparse, src.get_values(), dst.get_values()));
     else if (wide_indices)
       host_vmult(n_rows, row_offsets64.data(), columns64.data(), values.data(), src.get_values(), dst.get_values());
     else

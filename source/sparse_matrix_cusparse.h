@@ -1,5 +1,5 @@
 // cuSPARSE behind gpumf::SparseMatrix (sparse_matrix_cusparse.cu); the host reference is the
-// row loop in sparse_matrix.cc. Without CUDA the functions throw ExcNoGPU.
+// row loop in sparse_matrix.cc.
 #ifndef gpumf_source_sparse_matrix_cusparse_h
 #define gpumf_source_sparse_matrix_cusparse_h
 
@@ -53,22 +53,9 @@ namespace gpumf
       }
 
 #if !GPUMF_WITH_CUDA
+      // no handle exists without CUDA (sparse_matrix.cc creates one through GPUMF_CUDA), but
+      // gpumf::SparseMatrix's std::unique_ptr needs the destructor
       inline SparseMatrixHandle::~SparseMatrixHandle() = default;
-
-      template <typename Number>
-      std::unique_ptr<SparseMatrixHandle>
-      create_sparse_matrix_handle(const CsrView<Number> &)
-      {
-        AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"));
-        return nullptr;
-      }
-
-      template <typename Number>
-      void
-      sparse_matrix_vmult(SparseMatrixHandle &, const Number *, Number *)
-      {
-        AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"));
-      }
 #endif
     } // namespace cuda
   }   // namespace internal

@@ -17,6 +17,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "cuda_dispatch.h"
 #include "element_matrices.h"
 #include "stencil_kernels.h"
 
@@ -500,7 +501,8 @@ namespace gpumf
     if (!had_ghosts)
       src.update_ghost_values();
     if (backend_ == Backend::cuda)
-      internal::cuda::stencil_apply<dim, Number>(launch_of<Number>(grid), src.get_values(), dst.get_values());
+      GPUMF_CUDA(internal::cuda::stencil_apply<dim, Number>(launch_of<Number>(grid), src.get_values(),
+                                                            dst.get_values()));
     else
       {
         Number diagonal = 0;
@@ -605,10 +607,8 @@ namespace gpumf
     check_vector(b);
     AssertIndexRange(color, 1u << dim);
     if (backend_ == Backend::cuda)
-      {
-        internal::cuda::stencil_relax_color<dim, Number>(launch_of<Number>(grid), color, omega, b.get_values(), x.get_values());
-        return;
-      }
+      GPUMF_CUDA(return internal::cuda::stencil_relax_color<dim, Number>(launch_of<Number>(grid), color, omega,
+                                                                         b.get_values(), x.get_values()));
     // the reference: the points of the color one after the other (they do not couple)
     Number *      xv = x.get_values();
     const Number *bv = b.get_values();

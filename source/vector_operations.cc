@@ -3,13 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cuda_dispatch.h"
 #include "vector_operations.h"
-
-#if GPUMF_WITH_CUDA
-#  define GPUMF_DEVICE(call) return cuda::call
-#else
-#  define GPUMF_DEVICE(call) AssertThrow(false, ExcNoGPU("gpumf was built without CUDA"))
-#endif
 
 namespace gpumf
 {
@@ -20,7 +15,7 @@ namespace gpumf
     fill(Backend backend, Number *x, std::size_t n, Number s)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(fill(x, n, s));
+        GPUMF_CUDA(return cuda::fill(x, n, s));
       std::fill(x, x + n, s);
     }
 
@@ -30,7 +25,7 @@ namespace gpumf
            Number b, const Number *z, Number c)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(update(x, n, s, read_x, a, y, b, z, c));
+        GPUMF_CUDA(return cuda::update(x, n, s, read_x, a, y, b, z, c));
       for (std::size_t i = 0; i < n; ++i)
         {
           Number r = read_x ? s * x[i] : Number(0);
@@ -47,7 +42,7 @@ namespace gpumf
     scale(Backend backend, Number *x, std::size_t n, const Number *y)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(scale(x, n, y));
+        GPUMF_CUDA(return cuda::scale(x, n, y));
       for (std::size_t i = 0; i < n; ++i)
         x[i] *= y[i];
     }
@@ -57,7 +52,7 @@ namespace gpumf
     reduce(Backend backend, Reduction op, const Number *x, const Number *y, std::size_t n)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(reduce(op, x, y, n));
+        GPUMF_CUDA(return cuda::reduce(op, x, y, n));
       Number r = 0;
       for (std::size_t i = 0; i < n; ++i)
         switch (op)
@@ -83,7 +78,7 @@ namespace gpumf
     add_and_dot(Backend backend, Number *x, std::size_t n, Number a, const Number *v, const Number *w)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(add_and_dot(x, n, a, v, w));
+        GPUMF_CUDA(return cuda::add_and_dot(x, n, a, v, w));
       Number r = 0;
       for (std::size_t i = 0; i < n; ++i)
         {
@@ -99,7 +94,7 @@ namespace gpumf
               Number alpha, std::size_t n, Number (&sums)[2])
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(cg_update(x, r, p, Ap, D, alpha, n, sums));
+        GPUMF_CUDA(return cuda::cg_update(x, r, p, Ap, D, alpha, n, sums));
       sums[0] = sums[1] = 0;
       for (std::size_t i = 0; i < n; ++i)
         {
@@ -116,7 +111,7 @@ namespace gpumf
                  std::size_t n)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(cg_direction(p, r, D, beta, read_p, n));
+        GPUMF_CUDA(return cuda::cg_direction(p, r, D, beta, read_p, n));
       for (std::size_t i = 0; i < n; ++i)
         p[i] = -(D != nullptr ? D[i] * r[i] : r[i]) + (read_p ? beta * p[i] : Number(0));
     }
@@ -126,7 +121,7 @@ namespace gpumf
     gather(Backend backend, Number *buffer, const Number *x, const unsigned int *indices, std::size_t n)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(gather(buffer, x, indices, n));
+        GPUMF_CUDA(return cuda::gather(buffer, x, indices, n));
       for (std::size_t i = 0; i < n; ++i)
         buffer[i] = x[indices[i]];
     }
@@ -136,7 +131,7 @@ namespace gpumf
     scatter_add(Backend backend, Number *x, const unsigned int *indices, const Number *buffer, std::size_t n)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(scatter_add(x, indices, buffer, n));
+        GPUMF_CUDA(return cuda::scatter_add(x, indices, buffer, n));
       for (std::size_t i = 0; i < n; ++i)
         x[indices[i]] += buffer[i];
     }
@@ -147,7 +142,7 @@ namespace gpumf
                 bool add, std::size_t n)
     {
       if (backend == Backend::cuda)
-        GPUMF_DEVICE(set_indexed(dst, indices, src, value, add, n));
+        GPUMF_CUDA(return cuda::set_indexed(dst, indices, src, value, add, n));
       for (std::size_t i = 0; i < n; ++i)
         dst[indices[i]] = (add ? dst[indices[i]] : Number(0)) + (src == nullptr ? value : src[indices[i]]);
     }
