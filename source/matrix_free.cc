@@ -493,6 +493,30 @@ namespace gpumf
         if (!range_has_points[begin / range])
           geometry(begin, end, false);
       });
+    // one Jacobian for all cells: every rank affine, and the determinant and inverse Jacobian of
+    // every cell between the same smallest and largest value (to rounding); collective, as
+    // affine may differ between ranks
+    {
+      std::vector<double> low(dim * dim + 1, std::numeric_limits<double>::max()), high(dim * dim + 1);
+      for (double &h : high)
+        h = -std::numeric_limits<double>::max();
+      for (unsigned int c = 0; c < (affine ? n_cells : 0u); ++c)
+        for (unsigned int e = 0; e <= dim * dim; ++e)
+          {
+            const double value = e == 0 ? double(cell_det[c]) : double(cell_inverse[(e - 1) * std::size_t(n_cells) + c]);
+            low[e]             = std::min(low[e], value);
+            high[e]            = std::max(high[e], value);
+          }
+      MPI_Allreduce(MPI_IN_PLACE, low.data(), dim * dim + 1, MPI_DOUBLE, MPI_MIN, comm);
+      MPI_Allreduce(MPI_IN_PLACE, high.data(), dim * dim + 1, MPI_DOUBLE, MPI_MAX, comm);
+      const bool all_affine  = Utilities::MPI::min(int(affine), comm) == 1;
+      double     scale       = 0;
+      for (unsigned int e = 1; e <= dim * dim; ++e)
+        scale = std::max({scale, std::abs(low[e]), std::abs(high[e])});
+      uniform = all_affine && low[0] <= high[0]; // (no cell on any rank: not uniform)
+      for (unsigned int e = 0; e <= dim * dim && uniform; ++e)
+        uniform = high[e] - low[e] <= 1e-12 * (e == 0 ? std::abs(high[0]) : scale);
+    }
 
     section.next("MatrixFree::reinit: copies to the backend");
     local_to_global.reinit(backend_, host_indices.get(), std::size_t(n_cells) * dofs_per_cell);
@@ -628,6 +652,13 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
+  bool
+  MatrixFree<dim, Number>::has_uniform_geometry() const
+  {
+    return uniform;
+  }
+
+  template <int dim, typename Number>
   void
   MatrixFree<dim, Number>::check_functor(const unsigned int n_dofs_1d,
                                          const unsigned int n_local_dofs,
@@ -739,6 +770,7 @@ namespace gpumf
     dof_handler     = nullptr;
     mg_level        = numbers::invalid_unsigned_int;
     affine                    = false;
+    uniform                   = false;
     collocation               = false;
     requested_cells_per_block = 0;
   }

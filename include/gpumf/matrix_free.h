@@ -296,6 +296,15 @@ namespace gpumf
     has_affine_geometry() const;
 
     /**
+     * True when the geometry is affine and every cell, on every rank, has the same Jacobian
+     * (to 1e-12 relative): a uniform Cartesian mesh, say. Then a form with constant
+     * coefficients has one element matrix for all cells (LocalMatrixOperator's shared
+     * storage); otherwise it cannot.
+     */
+    bool
+    has_uniform_geometry() const;
+
+    /**
      * Runs @p func on every cell: `func(cell, &data, &shared_data, src, dst)` on one
      * thread per quadrature point, as a CUDA kernel per color (CUDA backend) or as
      * plain loops over cells and emulated threads (host backend). Ghost values of @p src
@@ -438,6 +447,7 @@ namespace gpumf
     unsigned int                                              requested_cells_per_block = 0;
     std::size_t                                               max_shared_memory = 0;
     bool                                                      affine = false;
+    bool                                                      uniform = false;
     bool                                                      collocation = false;
     std::vector<std::vector<cell_iterator>>                   graph;
     std::vector<unsigned int>                                 color_start; // n_colors + 1

@@ -19,6 +19,8 @@
 #include <deal.II/base/function.h>
 #include <deal.II/lac/diagonal_matrix.h>
 
+#include <algorithm>
+#include <limits>
 #include <memory>
 
 namespace gpumf
@@ -484,8 +486,29 @@ namespace gpumf
                        unsigned(!value_host.empty() + !gradient_host.empty()),
                        this->matrix_free().has_affine_geometry(),
                        CellOperator::thread_per_column};
-      const double tensor_product = model.tensor_product(cell);
-      if (asked == Implementation::automatic && model.local_matrix(cell, true) > tensor_product)
+      // The storages the element matrices can have, predicted before any is computed (computing
+      // them costs a FEValues pass per cell): one shared matrix only where every cell has the
+      // same Jacobian and each coefficient is one number, on the fly only without coefficients
+      // (the kernel knows the constant form only), per cell always.
+      const bool constant_coefficients = value_host.empty() && gradient_host.empty();
+      // one number for the coefficient at every point of every rank (none stored: 1 everywhere)
+      const MPI_Comm comm            = this->matrix_free().get_vector_partitioner()->get_mpi_communicator();
+      const auto     same_everywhere = [comm](const std::vector<Number> &values) {
+        double low = std::numeric_limits<double>::max(), high = -low;
+        for (const Number v : values)
+          {
+            low  = std::min(low, double(v));
+            high = std::max(high, double(v));
+          }
+        return !(dealii::Utilities::MPI::min(low, comm) < dealii::Utilities::MPI::max(high, comm));
+      };
+      const bool may_share = this->matrix_free().has_uniform_geometry() && same_everywhere(value_host) &&
+                             same_everywhere(gradient_host);
+      const double tensor_product        = model.tensor_product(cell);
+      const double per_cell              = model.local_matrix(cell, false);
+      const double shared     = may_share ? model.local_matrix(cell, true) : std::numeric_limits<double>::max();
+      const double on_the_fly = constant_coefficients ? model.on_the_fly(cell) : std::numeric_limits<double>::max();
+      if (asked == Implementation::automatic && std::min({per_cell, shared, on_the_fly}) > tensor_product)
         return;
 
       // element matrices of the same form, coefficients at the same quadrature points
@@ -504,24 +527,28 @@ namespace gpumf
       };
       typename LM::AdditionalData data;
       data.matrix_free = setup->data;
-      local_matrix     = std::make_shared<LM>();
-      local_matrix->reinit(*setup->mapping, *setup->dof_handler, setup->constraints, setup->quad,
-                           LM::coefficient_form(with_gradients ? at(gradient_host) : typename LM::PointCoefficient(),
-                                                with_values ? at(value_host) : typename LM::PointCoefficient()),
-                           data);
-      // per-cell matrices: computed on the fly instead where the model predicts that faster (the
-      // kernel knows the form with constant coefficients only)
-      const bool constant_coefficients = value_host.empty() && gradient_host.empty();
-      if (local_matrix->storage() == LM::Storage::per_cell && constant_coefficients &&
-          model.on_the_fly(cell) < model.local_matrix(cell, false))
+      const auto build = [&]() {
+        local_matrix = std::make_shared<LM>();
+        local_matrix->reinit(*setup->mapping, *setup->dof_handler, setup->constraints, setup->quad,
+                             LM::coefficient_form(with_gradients ? at(gradient_host) : typename LM::PointCoefficient(),
+                                                  with_values ? at(value_host) : typename LM::PointCoefficient()),
+                             data);
+      };
+      const auto use_on_the_fly = [&]() {
+        data.storage             = LM::Storage::on_the_fly;
+        data.laplace_coefficient = with_gradients ? 1. : 0.;
+        data.mass_coefficient    = with_values ? 1. : 0.;
+        build();
+      };
+      // on the fly where it beats both stored matrices, else stored (shared where the matrices
+      // agree), and on the fly after all where they did not agree and it beats per-cell matrices
+      if (on_the_fly < std::min(per_cell, shared))
+        use_on_the_fly();
+      else
         {
-          data.storage             = LM::Storage::on_the_fly;
-          data.laplace_coefficient = with_gradients ? 1. : 0.;
-          data.mass_coefficient    = with_values ? 1. : 0.;
-          local_matrix->reinit(*setup->mapping, *setup->dof_handler, setup->constraints, setup->quad,
-                               LM::coefficient_form(with_gradients ? at(gradient_host) : typename LM::PointCoefficient(),
-                                                    with_values ? at(value_host) : typename LM::PointCoefficient()),
-                               data);
+          build();
+          if (local_matrix->storage() == LM::Storage::per_cell && on_the_fly < per_cell)
+            use_on_the_fly();
         }
       const double chosen = local_matrix->storage() == LM::Storage::on_the_fly ?
                               model.on_the_fly(cell) :
