@@ -31,9 +31,16 @@
  * log(error) over log(N) between this cycle and the previous. Adaptive refinement recovers the
  * rates of a smooth solution, N^{-(p+1)/dim} in L2 and N^{-p/dim} in H1, where uniform
  * refinement (`--uniform`) of the L-shape is stuck at N^{-1/3} in H1 and N^{-2/3} in L2.
+ Below it, a line per solver with the phases of s: the two operators' set-up, the diagonal,
+ * the right-hand side, CG (and its time per iteration), and the rest (moves to and from the
+ * host, the constraints' distribute()); with the CUDA backend each phase ends with a device
+ * synchronization, so that the kernels are counted in the phase that launched them.
  *
  *   adaptive [--dim 2|3] [--degree 1..4] [--cycles N] [--solver gpumf|dealii|both]
- *            [--uniform] [--output]
+ *            [--uniform] [--output] [--profile]
+ *
+ * `--profile` prints, below each cycle, where gpumf's set-up time went (gpumf::print_setup_profile():
+ * the parts of MatrixFree::reinit() and compute_diagonal()).
  *
  * The backend comes from the environment: GPUMF_BACKEND=cuda|host|auto (default auto: the GPU
  * when there is one). Without a GPU the gpumf solve runs on gpumf's host reference backend,
@@ -41,6 +48,7 @@
  */
 #include <gpumf/backend.h>
 #include <gpumf/operators.h>
+#include <gpumf/setup_profile.h>
 #include <gpumf/vector.h>
 
 #include <deal.II/base/conditional_ostream.h>
@@ -95,7 +103,16 @@ namespace adaptive
                    VectorType &        solution,
                    const gpumf::Backend backend)
   {
-    Timer timer;
+    Timer        timer;
+    SolverResult result;
+    // the wall seconds since the last call (the device synchronized first: kernels run asynchronously)
+    double     last = 0;
+    const auto lap  = [&]() {
+      gpumf::synchronize(backend);
+      const double now = timer.wall_time(), seconds = now - last;
+      last = now;
+      return seconds;
+    };
 
     // 1. The operators. reinit() computes the geometry with deal.II's FEValues and the
     //    MappingQ and copies it, with the DoF indices and constraints, to the backend.
@@ -105,7 +122,9 @@ namespace adaptive
     gpumf::LaplaceOperator<dim, degree, degree + 1> op, op_free;
     op.reinit(problem.mapping, problem.dof_handler, problem.constraints, quadrature, data);
     op_free.reinit(problem.mapping, problem.dof_handler, problem.hanging_constraints, quadrature, data);
+    result.setup = lap();
     op.compute_diagonal(); // exact, also at hanging nodes
+    result.diagonal = lap();
 
     // 2. The lift u0 on the host, and with b into op_free's vectors on the backend.
     VectorType u0_host;
@@ -130,12 +149,13 @@ namespace adaptive
     op.initialize_dof_vector(x);
     rhs.import(rw, VectorOperation::insert);
     op.matrix_free().set_constrained_values(0., rhs);
+    result.rhs = lap();
 
     // 4. deal.II's CG on gpumf vectors, preconditioned with the inverse diagonal.
     SolverControl                   control(10000, relative_tolerance * rhs.l2_norm());
     SolverCG<gpumf::Vector<double>> cg(control);
     cg.solve(op, x, rhs, *op.get_matrix_diagonal_inverse());
-    gpumf::synchronize(backend);
+    result.cg = lap();
 
     // 5. Back to the host: u = x + u0, and the constraints.
     x.export_to(rw, VectorOperation::insert);
@@ -143,7 +163,9 @@ namespace adaptive
     problem.initialize_vector(x_host);
     x_host.import(rw, VectorOperation::insert);
     problem.add_lift_and_distribute(x_host, u0_host, solution);
-    return {control.last_step(), timer.wall_time()};
+    result.iterations = control.last_step();
+    result.seconds    = timer.wall_time();
+    return result;
   }
 
   /// The operator's degree is a template argument: one instantiation per degree.
@@ -181,13 +203,14 @@ namespace adaptive
     bool         dealii  = false;
     bool         uniform = false;
     bool         output  = false;
+    bool         profile = false;
   };
 
   Options
   parse(int argc, char **argv)
   {
     const char *usage = "usage: adaptive [--dim 2|3] [--degree 1..4] [--cycles N] [--solver gpumf|dealii|both] "
-                        "[--uniform] [--output]";
+                        "[--uniform] [--output] [--profile]";
     Options     options;
     for (int i = 1; i < argc; ++i)
       {
@@ -210,6 +233,8 @@ namespace adaptive
           options.uniform = true;
         else if (arg == "--output")
           options.output = true;
+        else if (arg == "--profile")
+          options.profile = true;
         else
           AssertThrow(false, ExcMessage(usage));
       }
@@ -232,6 +257,18 @@ namespace adaptive
     if (options.gpumf && options.dealii)
       line << std::setw(10) << "rel.diff";
     line << std::setw(10) << "rate(L2)" << std::setw(10) << "rate(H1)";
+    return line.str();
+  }
+
+  /// The phases of one solve, a line below the table's row (the first word is not a number).
+  std::string
+  phases(const std::string &name, const SolverResult &result)
+  {
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(4) << "      " << name << " seconds: setup " << result.setup
+         << ", diagonal " << result.diagonal << ", rhs " << result.rhs << ", CG " << result.cg << " ("
+         << std::setprecision(3) << 1e3 * result.cg / std::max(result.iterations, 1u) << " ms/iteration), other "
+         << std::setprecision(4) << result.seconds - result.setup - result.diagonal - result.rhs - result.cg;
     return line.str();
   }
 
@@ -267,13 +304,16 @@ namespace adaptive
         std::ostringstream line;
         line << std::setw(5) << cycle << std::setw(9) << problem.triangulation.n_global_active_cells()
              << std::setw(10) << problem.dof_handler.n_dofs();
-        VectorType solution;
-        Errors     errors, gpumf_errors;
+        VectorType  solution;
+        Errors      errors, gpumf_errors;
+        std::string phase_lines;
         if (options.gpumf)
           {
+            gpumf::reset_setup_profile();
             const SolverResult result = solve_with_gpumf(problem, system_rhs, solution, backend);
             errors = gpumf_errors = problem.compute_errors(solution);
             gpumf_seconds += result.seconds;
+            phase_lines += phases("gpumf", result) + "\n";
             line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6)
                  << std::setw(15) << errors.l2 << std::setw(15) << errors.h1 << std::defaultfloat
                  << std::setprecision(4) << std::setw(13) << result.seconds;
@@ -284,6 +324,7 @@ namespace adaptive
             const SolverResult result        = solve_with_dealii(problem, system_rhs, dealii_solution);
             const Errors       dealii_errors = problem.compute_errors(dealii_solution);
             dealii_seconds += result.seconds;
+            phase_lines += phases("deal.II", result) + "\n";
             line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6)
                  << std::setw(15) << dealii_errors.l2 << std::setw(15) << dealii_errors.h1 << std::defaultfloat
                  << std::setprecision(4) << std::setw(13) << result.seconds;
@@ -311,7 +352,9 @@ namespace adaptive
         else
           line << std::setw(10) << std::log(errors.l2 / previous.l2) / std::log(dofs / previous_dofs)
                << std::setw(10) << std::log(errors.h1 / previous.h1) / std::log(dofs / previous_dofs);
-        pcout << line.str() << std::endl;
+        pcout << line.str() << std::endl << phase_lines << std::flush;
+        if (options.profile && options.gpumf && Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
+          gpumf::print_setup_profile(std::cout, "      set-up ");
         previous      = errors;
         previous_dofs = dofs;
 

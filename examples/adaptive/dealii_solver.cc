@@ -63,7 +63,14 @@ namespace adaptive
     SolverResult
     solve(const Problem<dim> &problem, const VectorType &system_rhs, VectorType &solution)
     {
-      Timer timer;
+      Timer        timer;
+      SolverResult result;
+      double       last = 0;
+      const auto   lap  = [&]() {
+        const double now = timer.wall_time(), seconds = now - last;
+        last             = now;
+        return seconds;
+      };
 
       // 1. Two MatrixFree objects and their Laplace operators: `op` with all constraints (the
       //    system matrix), `op_free` with the hanging nodes only (for the lift).
@@ -79,7 +86,9 @@ namespace adaptive
       Operator op, op_free;
       make_operator(problem.constraints, op);
       make_operator(problem.hanging_constraints, op_free);
+      result.setup = lap();
       op.compute_diagonal(); // exact, also at hanging nodes (see above)
+      result.diagonal = lap();
 
       // 2. The lift u0 (host, shared with the gpumf path), in op_free's vector layout.
       VectorType u0_host, u0, b, op_u0;
@@ -99,15 +108,19 @@ namespace adaptive
       rhs.copy_locally_owned_data_from(b);
       for (const unsigned int i : op.get_matrix_free()->get_constrained_dofs())
         rhs.local_element(i) = 0;
+      result.rhs = lap();
 
       // 4. op x = rhs by CG with the Jacobi preconditioner.
       SolverControl        control(10000, relative_tolerance * rhs.l2_norm());
       SolverCG<VectorType> cg(control);
       cg.solve(op, x, rhs, *op.get_matrix_diagonal_inverse());
+      result.cg = lap();
 
       // 5. u = x + u0, then the constraints (host, shared).
       problem.add_lift_and_distribute(x, u0_host, solution);
-      return {control.last_step(), timer.wall_time()};
+      result.iterations = control.last_step();
+      result.seconds    = timer.wall_time();
+      return result;
     }
   } // namespace
 

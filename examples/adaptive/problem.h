@@ -147,10 +147,15 @@ namespace adaptive
   };
 
   /// What a solver reports.
+  /// What one solve took: CG iterations and wall seconds, in total and by phase.
   struct SolverResult
   {
     unsigned int iterations = 0;
-    double       seconds    = 0; ///< setup of the operators and CG
+    double       seconds    = 0; ///< all of it: the phases below and the moves between them
+    double       setup      = 0; ///< the two operators' reinit()
+    double       diagonal   = 0; ///< the system operator's compute_diagonal()
+    double       rhs        = 0; ///< the lift u0 and rhs = b - op_free u0
+    double       cg         = 0; ///< the CG solve
   };
 
   /// CG stops at a residual of this times the norm of the right-hand side (both solvers).
