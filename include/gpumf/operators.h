@@ -106,42 +106,70 @@ namespace gpumf
         check_tables();
 #ifdef __CUDA_ARCH__
         if constexpr (dim == 3 && columns)
-          if (!data->has_constraint_rows) // (the same for all cells of the launch)
-            {
-              // each thread reads and adds its column of DoFs itself, no shared-memory staging
-              const unsigned int tx = threadIdx.x, ty = threadIdx.y;
-              const bool         owner = tx < n_dofs_1d && ty < n_dofs_1d;
-              const unsigned int *codes =
-                data->local_to_global + std::size_t(data->row_start + cell) * n_components * n_local_dofs + tx +
-                n_dofs_1d * ty;
-              constexpr unsigned int slab = n_dofs_1d * n_dofs_1d;
-              Number                 u[n_components][n_q_points_1d];
-              if (owner)
-#pragma unroll
-                for (unsigned int c = 0; c < n_components; ++c)
-#pragma unroll
-                  for (unsigned int k = 0; k < n_dofs_1d; ++k)
-                    u[c][k] = read_dof(src, read_only(codes + c * n_local_dofs + k * slab), data->constraint_rows);
-              tiled(cell, *data, *shared, u);
-              if (owner)
-#pragma unroll
-                for (unsigned int c = 0; c < n_components; ++c)
-#pragma unroll
-                  for (unsigned int k = 0; k < n_dofs_1d; ++k)
-                    add_value(dst, read_only(codes + c * n_local_dofs + k * slab), u[c][k], !data->use_coloring,
-                              shared->writes);
-              return;
-            }
-        if constexpr (dim == 3 && columns)
           {
-            // constraint rows: FEEvaluation reads and distributes through the shared values
-            {
-              FEEval phi(cell, data, shared);
-              phi.read_dof_values(src);
-            }
-            through_shared(cell, data, shared);
-            FEEval phi(cell, data, shared);
-            phi.distribute_local_to_global(dst);
+            // each thread reads and adds its column of DoFs itself, no shared-memory staging; a DoF
+            // with a constraint row is read through its row (read_dof) like any other
+            const unsigned int tx = threadIdx.x, ty = threadIdx.y;
+            const bool         owner = tx < n_dofs_1d && ty < n_dofs_1d;
+            const unsigned int *codes =
+              data->local_to_global + std::size_t(data->row_start + cell) * n_components * n_local_dofs;
+            constexpr unsigned int slab = n_dofs_1d * n_dofs_1d;
+            Number                 u[n_components][n_q_points_1d];
+            if (owner)
+#  pragma unroll
+              for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+                for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                  u[c][k] = read_dof(src, read_only(codes + c * n_local_dofs + tx + n_dofs_1d * ty + k * slab),
+                                     data->constraint_rows);
+            tiled(cell, *data, *shared, u);
+            // written: a DoF without a row at once; a row's entries atomically with atomics, and
+            // with colors (no atomics: bitwise repeatable) by the cell's first thread, in DoF order,
+            // after every thread's direct writes (a row's master can be a DoF of the cell too)
+            const bool atomic = !data->use_coloring;
+            if (owner)
+#  pragma unroll
+              for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+                for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                  {
+                    const unsigned int code = read_only(codes + c * n_local_dofs + tx + n_dofs_1d * ty + k * slab);
+                    if (!is_constraint_row(code))
+                      add_value(dst, code, u[c][k], atomic, shared->writes);
+                    else if (atomic)
+                      distribute_dof(code, u[c][k], data->constraint_rows,
+                                     [&](const unsigned int index, const Number value) {
+                                       add_value(dst, index, value, true, shared->writes);
+                                     });
+                  }
+            if (!atomic && data->has_constraint_rows) // (the same for all cells of the launch)
+              {
+                constexpr unsigned int nq = n_q_points_1d, P = nq * nq * nq;
+                const bool cell_rows      = read_only(data->cell_has_constraint_rows + data->row_start + cell) != 0;
+                __syncthreads(); // the tiled operation reads the scratch no more
+                if (cell_rows && owner)
+#  pragma unroll
+                  for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+                    for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                      shared->values[c * P + tx + nq * ty + k * nq * nq] = u[c][k];
+                __syncthreads();
+                if (cell_rows && tx == 0 && ty == 0)
+                  for (unsigned int c = 0; c < n_components; ++c)
+                    for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                      for (unsigned int j = 0; j < n_dofs_1d; ++j)
+                        for (unsigned int i = 0; i < n_dofs_1d; ++i)
+                          {
+                            const unsigned int code =
+                              read_only(codes + c * n_local_dofs + i + n_dofs_1d * j + k * slab);
+                            if (is_constraint_row(code))
+                              distribute_dof(code, shared->values[c * P + i + nq * j + k * nq * nq],
+                                             data->constraint_rows,
+                                             [&](const unsigned int index, const Number value) {
+                                               add_value(dst, index, value, false, shared->writes);
+                                             });
+                          }
+              }
             return;
           }
 #endif
