@@ -35,8 +35,12 @@ Every combination of the list options is run (cases that do not apply are report
                          helmholtz: mass + Laplace q=p+2
   --degrees LIST         e.g. 1-8 or 2,4,6 (default 4)
   --dofs LIST            approximate DoF counts, e.g. 1e4,1e6,2e7 (default 1e6)
-  --mesh LIST            cartesian,deformed (default cartesian); deformed: MappingQCache(3) of a
-                         smooth displacement, curved non-affine cells
+  --mesh LIST            cartesian,deformed,cube-adaptive,shell-adaptive (default cartesian);
+                         deformed: MappingQCache(3) of a smooth displacement, curved non-affine
+                         cells; cube-adaptive: the unit cube refined once in alternate slabs
+                         across x (affine cells of two sizes, ~30 % with hanging nodes);
+                         shell-adaptive: the shell 0.5 < |x| < 1 likewise, MappingQ(degree)
+                         (curved); column hanging_share: the share of cells with hanging nodes
   --implementations LIST tp,lm,csr: sum factorization, element matrices (the storage the operator
                          chooses: shared on the cartesian mesh), or the assembled sparse
                          matrix (deal.II assembles it on all host cores; gpumf::SparseMatrix applies it:
@@ -54,7 +58,7 @@ Every combination of the list options is run (cases that do not apply are report
   --conflicts LIST       atomics,coloring,none (default atomics); none: no protection (wrong
                          results), the upper bound of the other two
   --geometry LIST        stored,affine (default stored): per quadrature point, or one Jacobian
-                         per cell with JxW computed in the kernel (cartesian mesh only)
+                         per cell with JxW computed in the kernel (cartesian, cube-adaptive)
   --cells-per-block LIST 0 (automatic) or fixed counts, e.g. 0,1 (default 0)
   --layouts LIST         ready,points (default ready): the ready operator's kernel (3D: register-
                          tiled, a column of points per thread) or FEEvaluation with a thread per point
@@ -96,7 +100,8 @@ Every combination of the list options is run (cases that do not apply are report
       "cells_per_block", "layout", "what", "number", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
       "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_ranks", "cpu_simd_width",
       "cpu_seconds", "cpu_gdofs_per_s", "speedup_vs_cpu", "cpu_setup_seconds", "cpu_threads", "cpu_threads_seconds",
-      "speedup_vs_cpu_threads", "mesh_seconds", "setup_seconds", "bytes_per_dof", "max_dofs", "note"};
+      "speedup_vs_cpu_threads", "mesh_seconds", "hanging_share", "setup_seconds", "bytes_per_dof", "max_dofs",
+      "note"};
 
     struct Output
     {
@@ -276,7 +281,7 @@ Every combination of the list options is run (cases that do not apply are report
       for (const auto &k : split(get("cells-per-block", "0")))
         l.cells_per_block.push_back(std::stoul(k));
       for (const auto &m : l.meshes)
-        check_choice("--mesh", m, {"cartesian", "deformed"});
+        check_choice("--mesh", m, Problem<3>::meshes);
       for (const auto &i : l.impls)
         check_choice("--implementations", i,
                      {"tp", "lm", "csr", "stencil-constant", "stencil-semi", "stencil-variable", "stencil-general",
@@ -386,6 +391,7 @@ Every combination of the list options is run (cases that do not apply are report
                             row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
                             row["layout"] = layout, row["number"] = number;
                             row["mesh_seconds"] = fmt(problem.mesh_seconds);
+                            row["hanging_share"] = fmt(problem.hanging_share, 3);
                             for (const auto &key : {"cells", "colors", "seconds", "gdofs_per_s", "model_bytes",
                                                     "gb_per_s", "copy_gb_per_s", "roofline_fraction", "gflop_per_s",
                                                     "cg_iterations", "cpu_ranks", "cpu_simd_width", "cpu_seconds",

@@ -15,6 +15,8 @@
 #include <deal.II/lac/affine_constraints.h>
 
 #include <functional>
+#include <string>
+#include <vector>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -129,8 +131,12 @@ namespace bench
   template <int dim>
   struct Problem
   {
-    /// "cartesian" (a box of cubes) or "deformed" (a smooth non-affine deformation of it,
-    /// represented by a MappingQCache of degree 3)
+    /// The mesh kinds: "cartesian" (a box of cubes), "deformed" (a smooth non-affine
+    /// deformation of it, represented by a MappingQCache of degree 3), "cube-adaptive" (the unit
+    /// cube, refined once in alternate slabs across x: affine cells of two sizes, hanging nodes
+    /// on about 30 % of the cells) and "shell-adaptive" (the shell 0.5 < |x| < 1, likewise, with
+    /// MappingQ of the element's degree: curved cells).
+    static inline const std::vector<std::string> meshes{"cartesian", "deformed", "cube-adaptive", "shell-adaptive"};
     std::string                               mesh;
     /// serial on one rank (gpumf on one GPU, deal.II with threads), else distributed by p4est
     std::unique_ptr<dealii::Triangulation<dim>> tria;
@@ -139,12 +145,26 @@ namespace bench
     dealii::AffineConstraints<double>         constraints;
     /// wall seconds of the mesh, DoFs and constraints (deal.II's work in a user's program)
     double                                    mesh_seconds = 0;
+    /// the share of cells with a hanging node (a DoF constrained to others; adaptive meshes)
+    double                                    hanging_share = 0;
+
+    /// True where every cell is a parallelepiped (affine geometry can be stored per cell).
+    bool
+    affine_mesh() const
+    {
+      return mesh == "cartesian" || mesh == "cube-adaptive";
+    }
 
     /// A box of n_1 x ... cells chosen so that FE_Q(degree) has about target_dofs DoFs,
     /// homogeneous Dirichlet conditions on its boundary (once per object); on the ranks of @p comm (more than
     /// one: a parallel::distributed::Triangulation, constraints on the locally relevant DoFs).
     void
     reinit(const std::string &mesh, unsigned int degree, double target_dofs, MPI_Comm comm = MPI_COMM_SELF);
+
+  private:
+    /// The adaptive meshes: uniform to about target_dofs after the slabs, then the slabs refined.
+    void
+    make_adaptive(unsigned int degree, double target_dofs);
   };
 
   struct Options

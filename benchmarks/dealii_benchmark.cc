@@ -18,7 +18,7 @@ namespace
   --forms LIST       bp1,bp3,bp5,helmholtz (default bp5)
   --degrees LIST     e.g. 1-8 (default 4; at most GPUMF_BENCH_MAX_CPU_DEGREE)
   --dofs LIST        approximate DoF counts (default 1e6)
-  --mesh LIST        cartesian,deformed (default cartesian)
+  --mesh LIST        cartesian,deformed,cube-adaptive,shell-adaptive (default cartesian)
   --what LIST        vmult,cg,sweep (default vmult): the operator, deal.II's SolverCG with Jacobi, or
                      one Gauss-Seidel sweep (TrilinosWrappers::PreconditionSOR, omega 1: Ifpack's
                      point Gauss-Seidel on each rank's rows, csr only)
@@ -54,7 +54,7 @@ namespace
     for (const auto &w : whats)
       check_choice("--what", w, {"vmult", "cg", "sweep"});
     for (const auto &m : meshes)
-      check_choice("--mesh", m, {"cartesian", "deformed"});
+      check_choice("--mesh", m, Problem<3>::meshes);
     std::vector<Form> forms;
     for (const auto &f : split(get("forms", "bp5")))
       forms.push_back(parse_form(f));

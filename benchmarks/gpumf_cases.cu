@@ -76,10 +76,10 @@ namespace bench
       data.implementation  = c.implementation == "lm" ? gpumf::Implementation::local_matrix :
                                                         gpumf::Implementation::tensor_product;
       Result result;
-      if (c.geometry == "affine" && problem.mesh != "cartesian")
+      if (c.geometry == "affine" && !problem.affine_mesh())
         {
           result.skipped = true;
-          result.note    = "affine geometry needs the cartesian mesh";
+          result.note    = "affine geometry needs a mesh of parallelepipeds (cartesian, cube-adaptive)";
           return result;
         }
       if (!is_double && (c.what != "vmult" || c.conflict == "none" || c.layout == "points" || c.implementation == "lm"))

@@ -28,10 +28,10 @@ namespace bench
         result.note    = "lm-cell and lm-otf are measured in double with atomics or coloring (layout ready)";
         return result;
       }
-    if (c.geometry == "affine" && problem.mesh != "cartesian")
+    if (c.geometry == "affine" && !problem.affine_mesh())
       {
         result.skipped = true;
-        result.note    = "affine geometry needs the cartesian mesh";
+        result.note    = "affine geometry needs a mesh of parallelepipeds (cartesian, cube-adaptive)";
         return result;
       }
     // lm-<storage>[-<kernel>]

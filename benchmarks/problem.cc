@@ -5,6 +5,7 @@
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/mapping_q1.h>
+#include <deal.II/fe/mapping_q.h>
 #include <deal.II/fe/mapping_q_cache.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/numerics/vector_tools.h>
@@ -164,15 +165,22 @@ namespace bench
   Problem<dim>::reinit(const std::string &mesh_kind, const unsigned int degree, const double target_dofs,
                        const MPI_Comm comm)
   {
-    AssertThrow(mesh_kind == "cartesian" || mesh_kind == "deformed",
-                ExcMessage("--mesh takes cartesian or deformed, got " + mesh_kind));
+    AssertThrow(std::find(meshes.begin(), meshes.end(), mesh_kind) != meshes.end(),
+                ExcMessage("--mesh takes cartesian, deformed, cube-adaptive or shell-adaptive, got " + mesh_kind));
     Timer timer;
     mesh = mesh_kind;
     AssertThrow(!tria, ExcMessage("a bench::Problem is set up once"));
+    // 2:1 at vertices on one rank as p4est balances on several, so that both refine alike
     if (Utilities::MPI::n_mpi_processes(comm) > 1)
       tria = std::make_unique<parallel::distributed::Triangulation<dim>>(comm);
     else
-      tria = std::make_unique<Triangulation<dim>>();
+      tria = std::make_unique<Triangulation<dim>>(Triangulation<dim>::limit_level_difference_at_vertices);
+    if (mesh == "cube-adaptive" || mesh == "shell-adaptive")
+      {
+        make_adaptive(degree, target_dofs);
+        mesh_seconds = timer.wall_time();
+        return;
+      }
     // n^(dim-1) m cubes with (n p + 1)^(dim-1) (m p + 1) ~ target DoFs: a coarse box of at
     // most 16 cells per direction, refined globally (large coarse meshes set up slowly)
     const double n = std::max(1., std::round((std::pow(target_dofs, 1. / dim) - 1) / degree));
@@ -200,6 +208,69 @@ namespace bench
     VectorTools::interpolate_boundary_values(*mapping, dof_handler, 0, Functions::ZeroFunction<dim>(), constraints);
     constraints.close();
     mesh_seconds = timer.wall_time();
+  }
+
+  template <int dim>
+  void
+  Problem<dim>::make_adaptive(const unsigned int degree, const double target_dofs)
+  {
+    // A uniform mesh, then refined once in alternate slabs of three of its cells across x:
+    // each slab's fine cells next to the coarse ones carry the hanging nodes, about 30 % of the
+    // cells (2 fine layers with rows among 3 coarse and 6 fine layers per period, in 3D). A test
+    // of each cell alone, so that one rank and several refine the same cells.
+    const bool shell = mesh == "shell-adaptive";
+    if (shell)
+      GridGenerator::hyper_shell(*tria, Point<dim>(), 0.5, 1., dim == 3 ? 6 : 8);
+    else
+      GridGenerator::hyper_cube(*tria);
+    const FE_Q<dim> fe(degree);
+    dof_handler.reinit(*tria);
+    dof_handler.distribute_dofs(fe);
+    // after the slabs: about 1 + (2^dim - 1) / 2 times the cells of the uniform mesh
+    const double growth = 1 + (Utilities::pow(2, dim) - 1) / 2.;
+    unsigned int levels = 0;
+    while (dof_handler.n_dofs() * Utilities::pow(2, dim) * growth < 1.4 * target_dofs)
+      {
+        tria->refine_global(1);
+        dof_handler.distribute_dofs(fe);
+        ++levels;
+      }
+    // three cells across x: the cube's cell size, or the shell's cells along the sphere |x| = 0.75
+    // (its coarse cells span a quarter (3D) or an eighth (2D) of a great circle)
+    const double cell  = shell ? 0.75 * numbers::PI / (dim == 3 ? 2 : 4) : 1.;
+    const double width = 3 * cell / (1u << levels);
+    for (const auto &cell : tria->active_cell_iterators())
+      if (cell->is_locally_owned() && int(std::floor(cell->center()[0] / width)) % 2 == 0)
+        cell->set_refine_flag();
+    tria->execute_coarsening_and_refinement();
+    dof_handler.distribute_dofs(fe);
+    if (shell)
+      mapping = std::make_unique<MappingQ<dim>>(degree);
+    else
+      mapping = std::make_unique<MappingQ1<dim>>();
+    IndexSet relevant;
+    DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+    constraints.clear();
+    constraints.reinit(relevant);
+    DoFTools::make_hanging_node_constraints(dof_handler, constraints);
+    for (const types::boundary_id id : tria->get_boundary_ids())
+      VectorTools::interpolate_boundary_values(*mapping, dof_handler, id, Functions::ZeroFunction<dim>(), constraints);
+    constraints.close();
+    // the share of locally owned cells with a DoF constrained to others (a hanging node)
+    std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+    unsigned int                         cells = 0, hanging = 0;
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          cell->get_dof_indices(indices);
+          ++cells;
+          hanging += std::any_of(indices.begin(), indices.end(), [&](const types::global_dof_index i) {
+            const auto *entries = constraints.get_constraint_entries(i);
+            return entries != nullptr && !entries->empty();
+          });
+        }
+    const MPI_Comm comm = dof_handler.get_communicator();
+    hanging_share       = Utilities::MPI::sum(double(hanging), comm) / Utilities::MPI::sum(double(cells), comm);
   }
 
   template struct Problem<2>;

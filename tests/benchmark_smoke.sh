@@ -30,10 +30,32 @@ for dim in 2 3; do
     --implementations stencil-constant,stencil-semi,stencil-variable --what vmult,cg --repeat 2 --cpu-ranks 0 \
     --csv "$out/stencil$dim.csv" > "$out/stencil$dim.log"
 done
+# the adaptive meshes (hanging nodes; the shell curved): sum factorization with both conflict
+# strategies, stored and affine geometry, beside deal.II's CPU MatrixFree on 2 ranks
+for dim in 2 3; do
+  "$bench" --backend "$backend" --dim $dim --forms bp3,bp5 --degrees 1,2 --dofs 5000 --mesh cube-adaptive,shell-adaptive \
+    --implementations tp --conflicts atomics,coloring --geometry stored,affine --what vmult --repeat 2 --cpu-ranks 2 \
+    --cpu-threads 0 --csv "$out/adaptive$dim.csv" > "$out/adaptive$dim.log"
+done
 python3 - "$out" <<'PY'
 import csv, json, sys
 out = sys.argv[1]
 bad = 0
+for dim in (2, 3):
+    rows = list(csv.DictReader(open(f"{out}/adaptive{dim}.csv")))
+    if len(rows) != 2 * 2 * 2 * 2 * 2:
+        print(f"{dim}d adaptive: {len(rows)} rows"); bad += 1
+    for r in rows:
+        measured = r["seconds"] != ""
+        applies = not (r["geometry"] == "affine" and r["mesh"] == "shell-adaptive")
+        if measured != applies or (not measured and not r["note"]):
+            print(f"{dim}d adaptive: unexpected row {r}"); bad += 1
+        if not 0 < float(r["hanging_share"]) < 1:
+            print(f"{dim}d adaptive: hanging_share {r['hanging_share']} in {r}"); bad += 1
+        if measured and not (float(r["gdofs_per_s"]) > 0 and float(r["setup_seconds"]) > 0
+                             and float(r["cpu_seconds"]) > 0 and r["cpu_ranks"] == "2"):
+            print(f"{dim}d adaptive: figures wrong in {r}"); bad += 1
+    print(f"{dim}d adaptive: {len(rows)} rows checked")
 for dim in (2, 3):
     rows = list(csv.DictReader(open(f"{out}/stencil{dim}.csv")))
     if len(rows) != 2 * 2 * 2 * 3 * 2:
