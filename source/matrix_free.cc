@@ -347,7 +347,16 @@ namespace gpumf
         std::iota(colors.back().begin(), colors.back().end(), 0u);
       }
     // Within a color: half of the cells that touch no ghost entry, the cells that do, the
-    // other half (see CellRange and AdditionalData::overlap_communication_computation).
+    // other half (see CellRange and AdditionalData::overlap_communication_computation); within
+    // each of the three, the cells with constraint rows last, so that the blocks of a launch
+    // (several cells each, waiting for each other at barriers) hold cells of one kind.
+    std::vector<unsigned char> has_rows(n_cells, 0);
+    for (std::size_t k = 0; k < codes.size(); ++k)
+      if (codes[k] <= -2)
+        has_rows[k / dofs_per_cell] = 1;
+    const auto rows_last = [&](const auto begin, const auto end) {
+      std::stable_partition(begin, end, [&](const unsigned int c) { return !has_rows[c]; });
+    };
     std::vector<unsigned int> order;
     color_start.assign(1, 0);
     interior_split.clear();
@@ -359,6 +368,10 @@ namespace gpumf
         const unsigned int n_interior = interior - color.begin();
         const unsigned int n_first    = n_interior / 2;
         std::rotate(color.begin() + n_first, interior, color.end());
+        const auto boundary_last = color.begin() + n_first + (color.size() - n_interior);
+        rows_last(color.begin(), color.begin() + n_first);
+        rows_last(color.begin() + n_first, boundary_last);
+        rows_last(boundary_last, color.end());
         interior_split.push_back(color_start.back() + n_first);
         boundary_end.push_back(interior_split.back() + (color.size() - n_interior));
         color_start.push_back(color_start.back() + color.size());
