@@ -237,8 +237,8 @@ namespace bench
       }
     // three cells across x: the cube's cell size, or the shell's cells along the sphere |x| = 0.75
     // (its coarse cells span a quarter (3D) or an eighth (2D) of a great circle)
-    const double cell  = shell ? 0.75 * numbers::PI / (dim == 3 ? 2 : 4) : 1.;
-    const double width = 3 * cell / (1u << levels);
+    const double cell_size = shell ? 0.75 * numbers::PI / (dim == 3 ? 2 : 4) : 1.;
+    const double width     = 3 * cell_size / (1u << levels);
     for (const auto &cell : tria->active_cell_iterators())
       if (cell->is_locally_owned() && int(std::floor(cell->center()[0] / width)) % 2 == 0)
         cell->set_refine_flag();

@@ -410,7 +410,10 @@ namespace gpumf
     const std::unique_ptr<unsigned int[]> host_indices(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
     const std::unique_ptr<Number[]>       cell_det(new Number[n_cells]);
     const std::unique_ptr<Number[]>       cell_inverse(new Number[dim * dim * std::size_t(n_cells)]);
-    std::vector<unsigned char>           host_has_rows(n_cells, 0);
+    // per position: 1 when the cell there has a constraint row (the flag the ordering used)
+    std::vector<unsigned char> host_has_rows(n_cells);
+    for (unsigned int c = 0; c < n_cells; ++c)
+      host_has_rows[c] = has_rows[order[c]];
     // per cell: 1 when its Jacobian is not constant (to rounding) over its points
     std::vector<unsigned char>           curved(n_cells, 0);
     // Per range of cells (internal::parallel_for): whether its per-point arrays were written. A
@@ -477,8 +480,6 @@ namespace gpumf
               out = code >= 0 ? partitioner->global_to_local(code) :
                     code == -1 ? internal::no_dof :
                                  internal::constrained_flag | static_cast<unsigned int>(-2 - code);
-              if (code <= -2)
-                host_has_rows[c] = 1;
             }
         }
       if (first_pass)
