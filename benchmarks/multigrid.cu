@@ -5,6 +5,12 @@
 // each boundary (the synchronization adds a little to every part).
 //
 //   [mpirun -np R] gpumf_multigrid [--degree 2|4] [--refinements N] [--subdivisions S] [--repeat K]
+//                                  [--coarse cg|chebyshev]
+//
+// The coarse level: CG to a relative residual of 1e-6 (two global reductions per iteration), or
+// Chebyshev to the same accuracy as step-37 does (MGCoarseGridApplySmoother with the degree from
+// the eigenvalue estimate, smoothing range 1e-3: no reduction in the V-cycle; its eigenvalue
+// estimate is part of the set-up).
 //
 // The mesh: the unit cube as S^3 coarse cells (default 1), refined N times. With several ranks
 // (one GPU each) the vectors exchange by gpumf::exchange_method() (printed; GPUMF_EXCHANGE chooses).
@@ -64,7 +70,7 @@ namespace
   template <int degree>
   void
   run(const unsigned int subdivisions, const unsigned int refinements, const unsigned int repeat,
-      const gpumf::Backend backend)
+      const bool chebyshev_coarse, const gpumf::Backend backend)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
     gpumf::reset_setup_profile();
@@ -131,13 +137,24 @@ namespace
         smoother_data[level].eig_cg_n_iterations = 10;
         smoother_data[level].preconditioner      = operators[level].get_matrix_diagonal_inverse();
       }
+    if (chebyshev_coarse)
+      {
+        // step-37's coarse solver: Chebyshev on level 0 to a residual reduction of 1e-3
+        smoother_data[0].smoothing_range     = 1e-3;
+        smoother_data[0].degree              = numbers::invalid_unsigned_int;
+        smoother_data[0].eig_cg_n_iterations = operators[0].m();
+      }
     mg::SmootherRelaxation<Chebyshev, LevelVector> smoother;
     smoother.initialize(operators, smoother_data);
     ReductionControl      coarse_control(1000, 1e-20, 1e-6, false, false);
     SolverCG<LevelVector> coarse_cg(coarse_control);
     PreconditionIdentity  identity;
-    MGCoarseGridIterativeSolver<LevelVector, SolverCG<LevelVector>, LevelOperator, PreconditionIdentity> coarse(
+    MGCoarseGridIterativeSolver<LevelVector, SolverCG<LevelVector>, LevelOperator, PreconditionIdentity> coarse_by_cg(
       coarse_cg, operators[0], identity);
+    MGCoarseGridApplySmoother<LevelVector> coarse_by_chebyshev;
+    coarse_by_chebyshev.initialize(smoother);
+    const MGCoarseGridBase<LevelVector> &coarse =
+      chebyshev_coarse ? static_cast<const MGCoarseGridBase<LevelVector> &>(coarse_by_chebyshev) : coarse_by_cg;
     mg::Matrix<LevelVector>                                   mg_matrix(operators);
     Multigrid<LevelVector>                                    mg(mg_matrix, coarse, transfer, smoother, smoother);
     PreconditionMG<dim, LevelVector, gpumf::MGTransferMatrixFree<dim, float>> preconditioner(dof, mg, transfer);
@@ -182,7 +199,7 @@ namespace
           parts_total += s;
         std::cout << "device " << gpumf::device_name() << ", " << Utilities::MPI::n_mpi_processes(comm)
                   << " MPI ranks (exchange " << gpumf::to_string(method)
-                  << "); 3D FE_Q(" << degree << "), " << dof.n_dofs() << " DoFs, " << n_levels
+                  << "); coarse solver " << (chebyshev_coarse ? "Chebyshev" : "CG") << "; 3D FE_Q(" << degree << "), " << dof.n_dofs() << " DoFs, " << n_levels
                   << " levels, " << MultithreadInfo::n_threads() << " threads per rank\n"
                   << "setup " << setup << " s (mesh " << mesh_seconds << " s, deal.II DoFs and constraints "
                   << dealii_seconds << " s, gpumf " << setup - mesh_seconds - dealii_seconds << " s), solve " << best << " s (best of " << repeat << "), " << iterations
@@ -210,6 +227,7 @@ main(int argc, char **argv)
   // gpumf's set-up uses deal.II's threads: all cores of the node, shared by its ranks
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
   unsigned int degree = 2, refinements = 5, subdivisions = 1, repeat = 3;
+  bool         chebyshev_coarse = false;
   for (int i = 1; i + 1 < argc; i += 2)
     {
       if (std::strcmp(argv[i], "--degree") == 0)
@@ -220,14 +238,24 @@ main(int argc, char **argv)
         subdivisions = std::max(1, std::atoi(argv[i + 1]));
       else if (std::strcmp(argv[i], "--repeat") == 0)
         repeat = std::atoi(argv[i + 1]);
+      else if (std::strcmp(argv[i], "--coarse") == 0 &&
+               (std::strcmp(argv[i + 1], "cg") == 0 || std::strcmp(argv[i + 1], "chebyshev") == 0))
+        chebyshev_coarse = std::strcmp(argv[i + 1], "chebyshev") == 0;
+      else
+        {
+          std::cerr << "usage: gpumf_multigrid [--degree 2|4] [--refinements N] [--subdivisions S] [--repeat K] "
+                       "[--coarse cg|chebyshev]"
+                    << std::endl;
+          return 1;
+        }
     }
   const gpumf::Backend backend = gpumf::default_backend();
   if (backend == gpumf::Backend::cuda)
     gpumf::select_device(MPI_COMM_WORLD);
   if (degree == 2)
-    run<2>(subdivisions, refinements, repeat, backend);
+    run<2>(subdivisions, refinements, repeat, chebyshev_coarse, backend);
   else if (degree == 4)
-    run<4>(subdivisions, refinements, repeat, backend);
+    run<4>(subdivisions, refinements, repeat, chebyshev_coarse, backend);
   else
     {
       std::cerr << "gpumf_multigrid: --degree 2 or 4" << std::endl;

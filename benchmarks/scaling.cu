@@ -1,5 +1,6 @@
 // gpumf_scaling: strong and weak scaling of the Laplace operator over MPI ranks, one GPU per
-// rank (gpumf::select_device), for each exchange method and with and without overlap of
+// rank (gpumf::select_device; ranks share the GPUs round robin when there are more ranks than GPUs),
+// for each exchange method and with and without overlap of
 // communication and computation (doc/performance.md, "Several GPUs").
 //
 //   mpirun -np R gpumf_scaling [--dofs N] [--per-rank] [--repeat K] [--cg-iterations I]
@@ -9,7 +10,8 @@
 // points, LaplaceOperator (tensor product, atomics), homogeneous Dirichlet values on the whole
 // boundary. --dofs N: about N DoFs in all (strong scaling), or per rank with --per-rank (weak
 // scaling). --methods: the values of GPUMF_EXCHANGE to run (default: every method this machine
-// has: nccl where exchange_method() chooses it, mpi where MPI is CUDA-aware, staged_mpi).
+// has: nccl where exchange_method() chooses it, ipc where it can serve (ranks of one node), mpi
+// where MPI is CUDA-aware, staged_mpi).
 //
 // Reported per method and overlap setting (the median of K rounds, each between barriers with the
 // device synchronized, slowest rank):
@@ -111,7 +113,7 @@ main(int argc, char **argv)
       else
         {
           std::cerr << "usage: gpumf_scaling [--dofs N] [--per-rank] [--repeat K] [--cg-iterations I] "
-                       "[--methods nccl,mpi,staged_mpi] [--csv file]"
+                       "[--methods ipc,nccl,mpi,staged_mpi] [--csv file]"
                     << std::endl;
           return 1;
         }
@@ -128,6 +130,10 @@ main(int argc, char **argv)
       unsetenv("GPUMF_EXCHANGE");
       if (gpumf::exchange_method(comm, backend) == gpumf::ExchangeMethod::nccl)
         methods.push_back("nccl");
+      setenv("GPUMF_EXCHANGE", "ipc", 1);
+      if (gpumf::exchange_method(comm, backend) == gpumf::ExchangeMethod::ipc)
+        methods.push_back("ipc");
+      unsetenv("GPUMF_EXCHANGE");
       if (backend == gpumf::Backend::host || gpumf::cuda_aware_mpi())
         methods.push_back("mpi");
       methods.push_back("staged_mpi");

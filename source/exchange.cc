@@ -13,7 +13,6 @@
 #include <string>
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #if GPUMF_WITH_CUDA && __has_include(<nccl.h>)
 #  include <nccl.h> // types only: the functions come from dlopen()
@@ -37,6 +36,8 @@ namespace gpumf
           return "staged_mpi";
         case ExchangeMethod::nccl:
           return "nccl";
+        case ExchangeMethod::ipc:
+          return "ipc";
       }
     return "unknown";
   }
@@ -106,12 +107,19 @@ namespace gpumf
       /// What gpumf keeps per MPI communicator (an MPI attribute, freed with it).
       struct CommunicatorState
       {
-        /// Whether the automatic choice and NCCL's preconditions were asked (collective).
+        /// Whether NCCL's preconditions were asked (collective), and their answer.
         bool        probed = false;
         bool        nccl_usable = false;
+        bool        shares_gpu  = false;
         std::string why_not_nccl;
+        /// Whether ipc::usable() was asked for each backend (collective), and its answer.
+        bool        ipc_probed[2] = {false, false};
+        bool        ipc_usable[2] = {false, false};
+        std::string why_not_ipc[2];
         /// The notices written so far (each once per communicator).
         std::set<std::string> notices;
+        /// The ipc links connected so far (each link's MPI tags are taken from it).
+        unsigned int n_ipc_links = 0;
 #if GPUMF_NCCL_HEADER
         ncclComm_t   nccl   = nullptr;
         cudaStream_t stream = nullptr;
@@ -175,35 +183,33 @@ namespace gpumf
         int                loaded = error.empty() ? 1 : 0;
         int                all_loaded = 0;
         AssertThrowMPI(MPI_Allreduce(&loaded, &all_loaded, 1, MPI_INT, MPI_MIN, comm));
-        // the GPU of each rank: host name and PCI address
-        constexpr int size = 192;
-        char          mine[size] = {};
-        int           device     = 0;
-        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
-        gethostname(mine, 120);
-        const std::size_t length = std::strlen(mine);
-        mine[length]             = '/';
-        GPUMF_CHECK_CUDA(cudaDeviceGetPCIBusId(mine + length + 1, size - length - 2, device));
-        const unsigned int n_ranks = Utilities::MPI::n_mpi_processes(comm);
-        std::vector<char>  all(size * n_ranks);
-        AssertThrowMPI(MPI_Allgather(mine, size, MPI_CHAR, all.data(), size, MPI_CHAR, comm));
-        std::set<std::string> gpus;
-        for (unsigned int r = 0; r < n_ranks; ++r)
-          gpus.insert(std::string(all.data() + r * size));
+        state.shares_gpu = ipc::ranks_share_gpu(comm);
         if (!all_loaded)
           state.why_not_nccl = loaded ? "NCCL could not be loaded on another rank"
                                       : "NCCL could not be loaded: " + error;
-        else if (gpus.size() < n_ranks)
-          state.why_not_nccl = "NCCL needs a GPU of its own for each rank, and " + std::to_string(n_ranks) +
-                               " ranks share " + std::to_string(gpus.size()) + " GPU(s)";
+        else if (state.shares_gpu)
+          state.why_not_nccl = "NCCL needs a GPU of its own for each rank, and ranks of this communicator share one";
         state.nccl_usable = state.why_not_nccl.empty();
 #else
-        (void)comm;
+        state.shares_gpu   = GPUMF_WITH_CUDA ? ipc::ranks_share_gpu(comm) : false;
         state.why_not_nccl = GPUMF_WITH_CUDA ? "gpumf was built without nccl.h" : "gpumf was built without CUDA";
 #endif
       }
 
-      /// The best method without NCCL on the CUDA backend.
+      /// Whether the ipc method can serve vectors on @p backend (collective at the first call).
+      bool
+      ipc_usable(const MPI_Comm comm, CommunicatorState &state, const Backend backend)
+      {
+        const unsigned int b = backend == Backend::host ? 0 : 1;
+        if (!state.ipc_probed[b])
+          {
+            state.ipc_probed[b] = true;
+            state.ipc_usable[b] = ipc::usable(comm, backend, state.why_not_ipc[b]);
+          }
+        return state.ipc_usable[b];
+      }
+
+      /// The best method without NCCL and ipc on the CUDA backend.
       ExchangeMethod
       without_nccl()
       {
@@ -216,8 +222,9 @@ namespace gpumf
     {
       const char *      variable = std::getenv("GPUMF_EXCHANGE");
       const std::string choice   = variable != nullptr && *variable != '\0' ? variable : "auto";
-      AssertThrow(choice == "auto" || choice == "nccl" || choice == "mpi" || choice == "staged_mpi",
-                  ExcMessage("GPUMF_EXCHANGE must be auto, nccl, mpi or staged_mpi, not \"" + choice + "\"."));
+      AssertThrow(choice == "auto" || choice == "nccl" || choice == "mpi" || choice == "staged_mpi" ||
+                    choice == "ipc",
+                  ExcMessage("GPUMF_EXCHANGE must be auto, ipc, nccl, mpi or staged_mpi, not \"" + choice + "\"."));
       if (choice == "mpi")
         return ExchangeMethod::mpi;
       if (choice == "staged_mpi")
@@ -229,16 +236,34 @@ namespace gpumf
             notice(comm, state,
                    "GPUMF_EXCHANGE=nccl: vectors on the host backend exchange through MPI (NCCL moves GPU "
                    "memory only)");
+          if (choice == "ipc")
+            {
+              if (ipc_usable(comm, state, backend))
+                return ExchangeMethod::ipc;
+              notice(comm, state,
+                     "GPUMF_EXCHANGE=ipc, but " + state.why_not_ipc[0] + "; the ghost exchange uses mpi instead");
+            }
           return ExchangeMethod::mpi;
         }
       probe(comm, state);
-      if (state.nccl_usable)
-        return ExchangeMethod::nccl;
-      if (choice == "nccl")
+      const bool           ipc       = ipc_usable(comm, state, backend);
+      const ExchangeMethod automatic = state.shares_gpu ? (ipc ? ExchangeMethod::ipc : without_nccl()) :
+                                       state.nccl_usable ? ExchangeMethod::nccl :
+                                       ipc               ? ExchangeMethod::ipc :
+                                                           without_nccl();
+      if (choice == "nccl" && !state.nccl_usable)
         notice(comm, state,
                "GPUMF_EXCHANGE=nccl, but " + state.why_not_nccl + "; the ghost exchange uses " +
-                 to_string(without_nccl()) + " instead");
-      return without_nccl();
+                 to_string(automatic) + " instead");
+      else if (choice == "nccl")
+        return ExchangeMethod::nccl;
+      if (choice == "ipc" && !ipc)
+        notice(comm, state,
+               "GPUMF_EXCHANGE=ipc, but " + state.why_not_ipc[1] + "; the ghost exchange uses " +
+                 to_string(automatic) + " instead");
+      else if (choice == "ipc")
+        return ExchangeMethod::ipc;
+      return automatic;
     }
 
     NcclMessages::~NcclMessages()
@@ -323,6 +348,177 @@ namespace gpumf
       if (done != nullptr)
         GPUMF_CHECK_CUDA(cudaStreamWaitEvent(cudaStreamLegacy, static_cast<cudaEvent_t>(done), 0));
 #endif
+    }
+
+    namespace
+    {
+      /// The first of the two MPI tags of the ipc link number @p link on a communicator (the
+      /// other exchanges and connect() use the tags below 16).
+      int
+      link_tag(const unsigned int link)
+      {
+        return 16 + 2 * static_cast<int>(link % 16000); // MPI_TAG_UB >= 32767
+      }
+
+      /// What connect() sends each neighbour (plain bytes).
+      struct PeerMessage
+      {
+        ipc::Handle   handle;
+        std::uint64_t first_owned, n_owned, ghost_offset, ghost_count;
+      };
+
+      /// The tag of connect()'s messages.
+      constexpr int connect_tag = 7;
+
+      /// An empty message's buffer.
+      char empty_message = 0;
+    } // namespace
+
+    IpcLinks::~IpcLinks()
+    {
+      int finalized = 1;
+      MPI_Finalized(&finalized);
+      if (!finalized)
+        {
+          // a vector destroyed during an exchange: its messages go out, its receives are dropped
+          for (std::vector<MPI_Request> *requests : {&ready_received, &done_received})
+            for (MPI_Request &request : *requests)
+              {
+                MPI_Cancel(&request);
+                MPI_Wait(&request, MPI_STATUS_IGNORE);
+              }
+          if (!sent.empty())
+            MPI_Waitall(sent.size(), sent.data(), MPI_STATUSES_IGNORE);
+        }
+      for (const auto &[rank, peer] : peers)
+        if (peer.values != nullptr)
+          ipc::close(peer.handle);
+    }
+
+    void
+    IpcLinks::connect(const MPI_Comm      comm,
+                      const Backend       backend,
+                      const void *        values,
+                      const std::uint64_t first_owned,
+                      const std::uint64_t n_owned,
+                      const Targets &     import_targets,
+                      const Targets &     ghost_targets)
+    {
+      for (const auto &[rank, peer] : peers)
+        if (peer.values != nullptr)
+          ipc::close(peer.handle);
+      peers.clear();
+      linked           = false;
+      this->comm       = comm;
+      tag              = link_tag(state_of(comm).n_ipc_links++);
+      // each neighbour learns where its chunk lies in this rank's ghost range
+      std::map<unsigned int, PeerMessage> outgoing;
+      for (const auto &[rank, count] : import_targets)
+        outgoing[rank];
+      std::uint64_t offset = 0;
+      for (const auto &[rank, count] : ghost_targets)
+        {
+          outgoing[rank].ghost_offset = offset;
+          outgoing[rank].ghost_count  = count;
+          offset += count;
+        }
+      linked           = true;
+      connected_values = values;
+      if (outgoing.empty()) // no neighbours (e.g. no cells of this level here): nothing to map
+        return;
+      const ipc::Handle handle = ipc::export_memory(backend, values, outgoing.size());
+      std::vector<PeerMessage> incoming(outgoing.size());
+      std::vector<MPI_Request> requests;
+      unsigned int             i = 0;
+      for (auto &[rank, message] : outgoing)
+        {
+          message.handle      = handle;
+          message.first_owned = first_owned;
+          message.n_owned     = n_owned;
+          requests.emplace_back();
+          AssertThrowMPI(MPI_Irecv(&incoming[i++], sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, comm,
+                                   &requests.back()));
+          requests.emplace_back();
+          AssertThrowMPI(
+            MPI_Isend(&message, sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, comm, &requests.back()));
+        }
+      AssertThrowMPI(MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE));
+      i = 0;
+      for (const auto &[rank, message] : outgoing)
+        {
+          const PeerMessage &received = incoming[i++];
+          Peer &             peer     = peers[rank];
+          peer.handle                 = received.handle;
+          peer.first_owned            = received.first_owned;
+          peer.n_owned                = received.n_owned;
+          peer.ghost_offset           = received.ghost_offset;
+          peer.ghost_count            = received.ghost_count;
+          AssertThrow(static_cast<Backend>(received.handle.backend) == backend,
+                      ExcMessage("gpumf: the ipc exchange links vectors of one backend only: rank " +
+                                 std::to_string(rank) + " has its part of the vector on another"));
+          peer.values = ipc::open(received.handle);
+        }
+    }
+
+    const IpcLinks::Peer &
+    IpcLinks::peer(const unsigned int rank) const
+    {
+      const auto found = peers.find(rank);
+      Assert(found != peers.end(), ExcInternalError());
+      return found->second;
+    }
+
+    void
+    IpcLinks::start(const Backend backend, const Targets &readers_, const Targets &sources_)
+    {
+      readers.clear();
+      sources.clear();
+      for (const auto &[rank, count] : readers_)
+        readers.push_back(rank);
+      for (const auto &[rank, count] : sources_)
+        sources.push_back(rank);
+      ipc::record_ready(backend);
+      for (const unsigned int rank : sources)
+        {
+          ready_received.emplace_back();
+          AssertThrowMPI(MPI_Irecv(&empty_message, 0, MPI_BYTE, rank, tag, comm, &ready_received.back()));
+        }
+      for (const unsigned int rank : readers)
+        {
+          done_received.emplace_back();
+          AssertThrowMPI(MPI_Irecv(&empty_message, 0, MPI_BYTE, rank, tag + 1, comm, &done_received.back()));
+          sent.emplace_back();
+          AssertThrowMPI(MPI_Isend(&empty_message, 0, MPI_BYTE, rank, tag, comm, &sent.back()));
+        }
+    }
+
+    void
+    IpcLinks::wait_sources()
+    {
+      const int ierr = MPI_Waitall(ready_received.size(), ready_received.data(), MPI_STATUSES_IGNORE);
+      ready_received.clear();
+      AssertThrowMPI(ierr);
+      for (const unsigned int rank : sources)
+        ipc::wait_ready(peer(rank).handle);
+    }
+
+    void
+    IpcLinks::finish(const Backend backend)
+    {
+      ipc::record_done(backend);
+      for (const unsigned int rank : sources)
+        {
+          sent.emplace_back();
+          AssertThrowMPI(MPI_Isend(&empty_message, 0, MPI_BYTE, rank, tag + 1, comm, &sent.back()));
+        }
+      int ierr = MPI_Waitall(done_received.size(), done_received.data(), MPI_STATUSES_IGNORE);
+      done_received.clear();
+      AssertThrowMPI(ierr);
+      for (const unsigned int rank : readers)
+        ipc::wait_done(peer(rank).handle);
+      ierr = MPI_Waitall(sent.size(), sent.data(), MPI_STATUSES_IGNORE);
+      sent.clear();
+      AssertThrowMPI(ierr);
     }
   } // namespace internal
 

@@ -1,15 +1,20 @@
 // How gpumf::Vector's ghost exchange moves its messages (gpumf::ExchangeMethod): the choice
-// per communicator and backend, and the NCCL path (library loaded at run time, one NCCL
+// per communicator and backend, the NCCL path (library loaded at run time, one NCCL
 // communicator and one high-priority CUDA stream per MPI communicator, cached on it as an
-// MPI attribute). Internal to the library.
+// MPI attribute), and the ipc path (each rank reads its neighbours' memory, ipc.h).
+// Internal to the library.
 #ifndef gpumf_source_exchange_h
 #define gpumf_source_exchange_h
 
 #include <gpumf/vector.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
+
+#include "ipc.h"
 
 namespace gpumf
 {
@@ -62,6 +67,90 @@ namespace gpumf
       /// cudaEvent_t recorded on the default stream before each group (the packing is done),
       /// and after the last group; both created at the first post() and reused.
       void *ready = nullptr, *done = nullptr;
+    };
+
+    /**
+     * One vector's links to its neighbours for the ipc method: each rank reads what it
+     * needs straight from the neighbours' memory (CUDA IPC on one node, shared host memory
+     * on the host backend), so that nothing is packed or sent but two empty MPI messages
+     * per neighbour and exchange, which order the reads:
+     * - start(): the data this rank offers are final in the order of its default stream
+     *   (ready event); it tells its readers so and posts the receives of its sources'
+     *   "ready" and its readers' "done".
+     * - wait_sources(): waits for the sources' "ready" (the host, for a message that was
+     *   sent when the source's host had queued its work), then makes the default stream
+     *   wait for their ready events. The caller then reads (gather, scatter_add).
+     * - finish(): records the done event after the reads, tells the sources, waits for the
+     *   readers' "done" and makes the default stream wait for their done events: afterwards
+     *   this rank may write the memory it offered. Each exchange thus ends complete on every
+     *   rank, and the host never waits for the GPU.
+     * connect() exchanges the memory handles, once per vector allocation (collective among
+     * neighbours), and gives the link MPI tags of its own, so that the messages of different
+     * vectors never match each other's receives, whatever order their exchanges finish in;
+     * the destructor closes the handles (ipc.h: the lifetime protocol).
+     */
+    class IpcLinks
+    {
+    public:
+      /// What a neighbour said about its part of the vector.
+      struct Peer
+      {
+        ipc::Handle handle;
+        /// the neighbour's entries (owned, then ghosts), mapped here
+        const void *values = nullptr;
+        /// its owned range, and this rank's chunk in its ghost range
+        std::uint64_t first_owned = 0, n_owned = 0, ghost_offset = 0, ghost_count = 0;
+      };
+
+      IpcLinks() = default;
+      IpcLinks(const IpcLinks &) = delete;
+      IpcLinks &
+      operator=(const IpcLinks &) = delete;
+      /// Closes the neighbours' memory (after messages still in flight).
+      ~IpcLinks();
+
+      /// Whether connect() was called for the allocation at @p values.
+      bool
+      connected(const void *values) const
+      {
+        return linked && values == connected_values;
+      }
+
+      /// Exchanges the handles of @p values (owned entries from global index
+      /// @p first_owned on, then the ghosts) with the ranks of both target lists. Every rank
+      /// of @p comm connects its vectors in the same order (the link's tags are counted).
+      void
+      connect(const MPI_Comm                     comm,
+              const Backend                      backend,
+              const void *                       values,
+              const std::uint64_t                first_owned,
+              const std::uint64_t                n_owned,
+              const Targets &                    import_targets,
+              const Targets &                    ghost_targets);
+
+      /// The neighbour @p rank.
+      const Peer &
+      peer(const unsigned int rank) const;
+
+      /// See the class description.
+      void
+      start(const Backend backend, const Targets &readers, const Targets &sources);
+
+      void
+      wait_sources();
+
+      void
+      finish(const Backend backend);
+
+    private:
+      std::map<unsigned int, Peer> peers;
+      bool                         linked           = false;
+      const void *                 connected_values = nullptr;
+      MPI_Comm                     comm             = MPI_COMM_NULL;
+      int                          tag              = 0;
+      std::vector<unsigned int>    readers, sources;
+      /// the receives of the sources' ready and the readers' done, and the sends
+      std::vector<MPI_Request> ready_received, done_received, sent;
     };
   } // namespace internal
 } // namespace gpumf

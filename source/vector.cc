@@ -114,7 +114,11 @@ namespace gpumf
       exchange->check_idle("reinit()");
     exchange    = std::make_shared<internal::GhostExchange<Number>>();
     partitioner = new_partitioner;
-    values.reinit(backend, partitioner->locally_owned_size() + partitioner->n_ghost_indices());
+    // several ranks: memory that the neighbours can map (the ipc exchange method)
+    if (partitioner->n_mpi_processes() > 1)
+      values.reinit_shareable(backend, partitioner->locally_owned_size() + partitioner->n_ghost_indices());
+    else
+      values.reinit(backend, partitioner->locally_owned_size() + partitioner->n_ghost_indices());
     internal::zero(backend, values.data(), values.memory_consumption());
     std::vector<unsigned int> indices;
     indices.reserve(partitioner->n_import_indices());
@@ -333,7 +337,7 @@ namespace gpumf
 
   namespace internal
   {
-    /// The MPI tags of the two exchanges.
+    /// The MPI tags of the two exchanges (the ipc method's links have tags of their own).
     constexpr int ghost_update_tag = 1, compress_tag = 2;
 
     /// Which exchange of a vector is under way.
@@ -365,6 +369,10 @@ namespace gpumf
       std::vector<MPI_Request> requests;
       /// The messages of the nccl method.
       NcclMessages nccl;
+      /// The ipc method's links to the neighbours' memory, and the index of each ghost
+      /// entry in its owner's local entries (in the order of the ghost range).
+      IpcLinks            ipc;
+      Array<unsigned int> ipc_ghost_indices;
 
       GhostExchange() = default;
       GhostExchange(const GhostExchange &) = delete;
@@ -425,11 +433,29 @@ namespace gpumf
         return method == ExchangeMethod::staged_mpi;
       }
 
-      /// Decides how this exchange travels (exchange_method()) and sizes the buffers for @p p.
+      /// Decides how this exchange travels (exchange_method()) and sizes the buffers for @p p;
+      /// for the ipc method, links the vector's memory at @p values to the neighbours'
+      /// (once per allocation: the first exchange of every rank comes here).
       void
-      prepare(const Backend backend, const Utilities::MPI::Partitioner &p)
+      prepare(const Backend backend, const Utilities::MPI::Partitioner &p, const void *values)
       {
         method = resolve_exchange(p.get_mpi_communicator(), backend);
+        if (method == ExchangeMethod::ipc)
+          {
+            if (!ipc.connected(values))
+              {
+                ipc.connect(p.get_mpi_communicator(), backend, values, p.local_range().first,
+                            p.locally_owned_size(), p.import_targets(), p.ghost_targets());
+                std::vector<unsigned int> indices;
+                indices.reserve(p.n_ghost_indices());
+                auto ghost = p.ghost_indices().begin();
+                for (const auto &[rank, count] : p.ghost_targets())
+                  for (unsigned int i = 0; i < count; ++i, ++ghost)
+                    indices.push_back(*ghost - ipc.peer(rank).first_owned);
+                ipc_ghost_indices.reinit(backend, indices);
+              }
+            return;
+          }
         import_values.reinit(backend, p.n_import_indices());
         if (staged() && backend == Backend::cuda)
           {
@@ -512,7 +538,7 @@ namespace gpumf
       memory_consumption() const
       {
         return sizeof(*this) + import_values.memory_consumption() + host_import.memory_consumption() +
-               host_ghosts.memory_consumption();
+               host_ghosts.memory_consumption() + ipc_ghost_indices.memory_consumption();
       }
     };
   } // namespace internal
@@ -557,7 +583,9 @@ namespace gpumf
     const Utilities::MPI::Partitioner &p = *partitioner;
     if (p.n_mpi_processes() > 1)
       {
-        ex.prepare(backend(), p);
+        ex.prepare(backend(), p, values.data());
+        if (ex.method == ExchangeMethod::ipc)
+          return ex.ipc.start(backend(), p.import_targets(), p.ghost_targets());
         internal::gather(backend(), ex.import_values.data(), get_values(), import_indices.data(),
                          p.n_import_indices());
         const Number *send =
@@ -574,6 +602,20 @@ namespace gpumf
   {
     internal::GhostExchange<Number> &ex = *exchange;
     ex.check_phase(internal::Phase::ghost_update, "update_ghost_values_finish()");
+    if (ex.method == ExchangeMethod::ipc)
+      {
+        // each source's entries read from its memory, in the source's local numbering
+        ex.ipc.wait_sources();
+        std::size_t offset = 0;
+        for (const auto &[rank, count] : partitioner->ghost_targets())
+          {
+            internal::gather(backend(), get_values() + locally_owned_size() + offset,
+                             static_cast<const Number *>(ex.ipc.peer(rank).values),
+                             ex.ipc_ghost_indices.data() + offset, count);
+            offset += count;
+          }
+        ex.ipc.finish(backend());
+      }
     ex.wait();
     if (ex.staged())
       internal::copy(backend(), get_values() + locally_owned_size(), Backend::host, ex.host_ghosts.data(),
@@ -598,7 +640,9 @@ namespace gpumf
     const Utilities::MPI::Partitioner &p = *partitioner;
     if (p.n_mpi_processes() > 1 && operation == VectorOperation::add)
       {
-        ex.prepare(backend(), p);
+        ex.prepare(backend(), p, values.data());
+        if (ex.method == ExchangeMethod::ipc)
+          return ex.ipc.start(backend(), p.ghost_targets(), p.import_targets());
         const Number *send =
           ex.outgoing(backend(), get_values() + locally_owned_size(), ex.host_ghosts, p.n_ghost_indices());
         Number *receive = ex.staged() ? ex.host_import.data() : ex.import_values.data();
@@ -616,9 +660,29 @@ namespace gpumf
     AssertThrow(operation == ex.operation,
                 ExcMessage("gpumf::Vector::compress_finish() was called with another VectorOperation than "
                            "compress_start()."));
-    ex.wait();
     const Utilities::MPI::Partitioner &p = *partitioner;
-    if (p.n_mpi_processes() > 1 && operation == VectorOperation::add)
+    if (ex.method == ExchangeMethod::ipc && p.n_mpi_processes() > 1 && operation == VectorOperation::add)
+      {
+        // each source's ghost entries of this rank's indices, read from its memory
+        ex.ipc.wait_sources();
+        std::size_t offset = 0;
+        for (const auto &[rank, count] : p.import_targets())
+          {
+            const internal::IpcLinks::Peer &peer = ex.ipc.peer(rank);
+            AssertThrow(peer.ghost_count == count,
+                        ExcMessage("gpumf::Vector::compress(): rank " + std::to_string(rank) + " has " +
+                                   std::to_string(peer.ghost_count) + " ghosts of this rank's entries, and this "
+                                   "rank's partitioner expects " + std::to_string(count) +
+                                   ": the ranks' partitioners do not match."));
+            internal::scatter_add(backend(), values.data(), import_indices.data() + offset,
+                                  static_cast<const Number *>(peer.values) + peer.n_owned + peer.ghost_offset,
+                                  count);
+            offset += count;
+          }
+        ex.ipc.finish(backend()); // the sources may zero their ghosts after this
+      }
+    ex.wait();
+    if (ex.method != ExchangeMethod::ipc && p.n_mpi_processes() > 1 && operation == VectorOperation::add)
       {
         if (ex.staged())
           internal::copy(backend(), ex.import_values.data(), Backend::host, ex.host_import.data(),

@@ -274,7 +274,8 @@ namespace
   template <int dim, int degree>
   unsigned int
   mg_cg_iterations(const gpumf::Backend backend, const unsigned int refinements, const bool adaptive,
-                   const Smoother smoother_kind, double &residual)
+                   const Smoother smoother_kind, double &residual,
+                   LinearAlgebra::ReadWriteVector<double> *solution = nullptr, const bool use_coloring = false)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
     Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
@@ -292,11 +293,13 @@ namespace
     using LevelVector    = gpumf::Vector<float>;
     using VectorType     = gpumf::Vector<double>;
     typename SystemOperator::AdditionalData data;
-    data.backend = backend;
+    data.backend      = backend;
+    data.use_coloring = use_coloring;
     SystemOperator system;
     system.reinit(mapping, dof, constraints, QGauss<1>(degree + 1), data);
     MGLevelObject<LevelOperator> operators;
-    test::make_level_operators<dim, degree>(MappingQ1<dim>(), dof, mg_constrained_dofs, backend, false, operators);
+    test::make_level_operators<dim, degree>(MappingQ1<dim>(), dof, mg_constrained_dofs, backend, use_coloring,
+                                            operators);
     gpumf::MGTransferMatrixFree<dim, float> transfer(mg_constrained_dofs);
     transfer.build(dof, test::partitioners(operators), backend);
 
@@ -358,6 +361,8 @@ namespace
     system.vmult(r, x);
     r.sadd(-1., 1., b);
     residual = r.l2_norm() / b.l2_norm();
+    if (solution != nullptr)
+      *solution = test::to_rw(x);
     return control.last_step();
   }
 
@@ -396,6 +401,26 @@ namespace
         const unsigned int n = mg_cg_iterations<dim, degree>(backend, dim == 2 ? 4 : 2, true, Smoother::chebyshev, residual);
         checker.check(n <= 20 && residual <= 1e-9, name + ", adaptive mesh (edge matrices): " + std::to_string(n) +
                                                      " CG iterations, residual " + std::to_string(residual));
+        // every exchange method (level vectors, transfer, edge matrices, the outer CG) gives
+        // bitwise the same solution (cells colored: atomics on the GPU add in any order)
+        if (Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) > 1)
+          {
+            const auto solve = [&](const gpumf::ExchangeMethod method) {
+              LinearAlgebra::ReadWriteVector<double> x;
+              double                                 r = 0;
+              test::with_exchange(gpumf::to_string(method), [&] {
+                return mg_cg_iterations<dim, degree>(backend, dim == 2 ? 4 : 2, true, Smoother::chebyshev, r, &x,
+                                                     true);
+              });
+              return x;
+            };
+            const std::vector<gpumf::ExchangeMethod> methods = test::exchange_methods(backend, MPI_COMM_WORLD);
+            const LinearAlgebra::ReadWriteVector<double> reference = solve(methods.front());
+            for (unsigned int m = 1; m < methods.size(); ++m)
+              checker.check(test::bitwise_equal(solve(methods[m]), reference, MPI_COMM_WORLD),
+                            name + ", adaptive mesh, MG-CG with GPUMF_EXCHANGE=" + gpumf::to_string(methods[m]) +
+                              ": bitwise the solution of " + gpumf::to_string(methods.front()));
+          }
       }
   }
 

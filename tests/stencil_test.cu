@@ -201,6 +201,29 @@ namespace
       gs.step(xs, bs);
       return test::to_rw(xs);
     };
+    // every exchange method gives bitwise the same stencil product (halo of the vector) and
+    // symmetric Gauss-Seidel sweep (halos after each color)
+    if (Utilities::MPI::n_mpi_processes(comm) > 1)
+      {
+        const auto apply = [&](const gpumf::ExchangeMethod method) {
+          return test::with_exchange(gpumf::to_string(method), [&] {
+            stencil.vmult(y, x);
+            GaussSeidel gs;
+            return std::make_pair(test::to_rw(y), sweeps(*mf, expected, 1.3, true, gs));
+          });
+        };
+        const std::vector<gpumf::ExchangeMethod> methods   = test::exchange_methods(backend, comm);
+        const auto                               reference = apply(methods.front());
+        for (unsigned int m = 1; m < methods.size(); ++m)
+          {
+            const auto result = apply(methods[m]);
+            checker.check(test::bitwise_equal(result.first, reference.first, comm) &&
+                            test::bitwise_equal(result.second, reference.second, comm),
+                          name + ", GPUMF_EXCHANGE=" + gpumf::to_string(methods[m]) +
+                            ": A x and a symmetric Gauss-Seidel sweep bitwise those of " +
+                            gpumf::to_string(methods.front()));
+          }
+      }
     {
       GaussSeidel automatic;
       automatic.reinit(*mf);

@@ -275,25 +275,6 @@ namespace test
     return "";
   }
 
-  /**
-   * The exchange methods worth trying on @p backend, each with why it is tried: mpi and
-   * staged_mpi on the host backend; on the CUDA backend staged_mpi, nccl when
-   * exchange_method() chooses it by itself, and mpi when MPI is CUDA-aware. Collective.
-   */
-  inline std::vector<gpumf::ExchangeMethod>
-  exchange_methods(const gpumf::Backend backend, const MPI_Comm comm)
-  {
-    using M = gpumf::ExchangeMethod;
-    if (backend == gpumf::Backend::host)
-      return {M::mpi, M::staged_mpi};
-    std::vector<M> methods{M::staged_mpi};
-    if (gpumf::exchange_method(comm, backend) == M::nccl)
-      methods.push_back(M::nccl);
-    if (gpumf::cuda_aware_mpi())
-      methods.push_back(M::mpi);
-    return methods;
-  }
-
   /// Runs @p body with GPUMF_EXCHANGE set to @p method ("" unsets it), then restores the
   /// variable; returns what @p body returns.
   template <typename Body>
@@ -323,6 +304,30 @@ namespace test
         restore();
         throw;
       }
+  }
+
+  /**
+   * The exchange methods worth trying on @p backend, each with why it is tried: mpi,
+   * staged_mpi and ipc (shared host memory) on the host backend; on the CUDA backend
+   * staged_mpi, nccl when exchange_method() chooses it by itself, ipc where it can serve
+   * (ranks of one host), and mpi when MPI is CUDA-aware. Collective.
+   */
+  inline std::vector<gpumf::ExchangeMethod>
+  exchange_methods(const gpumf::Backend backend, const MPI_Comm comm)
+  {
+    using M = gpumf::ExchangeMethod;
+    const bool ipc =
+      with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); }) == M::ipc;
+    if (backend == gpumf::Backend::host)
+      return ipc ? std::vector<M>{M::mpi, M::staged_mpi, M::ipc} : std::vector<M>{M::mpi, M::staged_mpi};
+    std::vector<M> methods{M::staged_mpi};
+    if (with_exchange("", [&] { return gpumf::exchange_method(comm, backend); }) == M::nccl)
+      methods.push_back(M::nccl);
+    if (ipc)
+      methods.push_back(M::ipc);
+    if (gpumf::cuda_aware_mpi())
+      methods.push_back(M::mpi);
+    return methods;
   }
 
   /**

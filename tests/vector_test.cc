@@ -16,6 +16,8 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <memory>
+#include <set>
 
 #include "test_utils.h"
 
@@ -255,12 +257,18 @@ main(int argc, char **argv)
         using M                     = gpumf::ExchangeMethod;
         const unsigned int n_ranks  = Utilities::MPI::n_mpi_processes(comm);
         const M            automatic = test::with_exchange("", [&] { return gpumf::exchange_method(comm, backend); });
+        const M ipc = test::with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); });
         if (backend == gpumf::Backend::host)
-          checker.check(automatic == M::mpi, "host backend: the automatic exchange is mpi");
+          {
+            checker.check(automatic == M::mpi, "host backend: the automatic exchange is mpi");
+            checker.check(ipc == M::ipc, "host backend, one host: GPUMF_EXCHANGE=ipc is obeyed (shared memory)");
+          }
         else
-          checker.check(automatic == M::nccl || automatic == (gpumf::cuda_aware_mpi() ? M::mpi : M::staged_mpi),
-                        "CUDA backend: the automatic exchange is nccl, else mpi if MPI is CUDA-aware, else "
-                        "staged_mpi (here " + gpumf::to_string(automatic) + ")");
+          checker.check(automatic == M::nccl || automatic == M::ipc ||
+                          automatic == (gpumf::cuda_aware_mpi() ? M::mpi : M::staged_mpi),
+                        "CUDA backend: the automatic exchange is nccl, or ipc for ranks sharing a GPU, else mpi "
+                        "if MPI is CUDA-aware, else staged_mpi (here " + gpumf::to_string(automatic) +
+                          ", GPUMF_EXCHANGE=ipc gives " + gpumf::to_string(ipc) + ")");
         checker.check(test::with_exchange("nccl", [&] { return gpumf::exchange_method(comm, backend); }) ==
                         (backend == gpumf::Backend::host ? M::mpi : automatic),
                       "GPUMF_EXCHANGE=nccl: nccl where it can serve, else the automatic choice (with a notice)");
@@ -270,7 +278,7 @@ main(int argc, char **argv)
                         "GPUMF_EXCHANGE=" + gpumf::to_string(forced) + " is obeyed");
         const std::string message =
           test::with_exchange("yes", [&] { return test::exception_of([&] { gpumf::exchange_method(comm, backend); }); });
-        checker.check(message.find("must be auto, nccl, mpi or staged_mpi") != std::string::npos,
+        checker.check(message.find("must be auto, ipc, nccl, mpi or staged_mpi") != std::string::npos,
                       "GPUMF_EXCHANGE=yes throws and says what is supported");
 
         // ghosts after a split-phase update, owned entries after a split-phase compress(add)
@@ -288,8 +296,9 @@ main(int argc, char **argv)
           memory = v.memory_consumption();
           return result;
         };
-        std::size_t               memory_automatic = 0;
+        std::size_t               memory_automatic = 0, memory_staged = 0;
         const std::vector<double> reference = test::with_exchange("", [&] { return run(memory_automatic); });
+        test::with_exchange("staged_mpi", [&] { return run(memory_staged); });
         for (const M method : test::exchange_methods(backend, comm))
           {
             std::size_t memory = 0;
@@ -298,14 +307,75 @@ main(int argc, char **argv)
                                     comm),
                           "GPUMF_EXCHANGE=" + gpumf::to_string(method) + ": bitwise the results of " +
                             gpumf::to_string(automatic));
-            if (n_ranks > 1)
-              checker.check(all_ranks((memory > memory_automatic) ==
-                                        (method == M::staged_mpi && automatic != M::staged_mpi),
-                                      comm),
+            if (n_ranks > 1 && method != M::staged_mpi)
+              checker.check(all_ranks(memory < memory_staged, comm),
                             "GPUMF_EXCHANGE=" + gpumf::to_string(method) +
-                              ": host buffers exactly where the messages are staged");
+                              ": no host buffers (only staged_mpi has them)");
           }
       }
+
+      // the ipc method's lifetime protocol: each rank maps its neighbours' vectors at their
+      // first exchange and closes them when its own part dies; an allocation freed while a
+      // neighbour still has it open is kept (deferred) until the neighbour has closed it;
+      // vectors freed in different orders on different ranks, nothing waits for another rank
+      if (Utilities::MPI::n_mpi_processes(comm) > 1 &&
+          test::with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); }) ==
+            gpumf::ExchangeMethod::ipc)
+        test::with_exchange("ipc", [&] {
+          using gpumf::internal::shareable_statistics;
+          const unsigned int rank = Utilities::MPI::this_mpi_process(comm);
+          std::set<unsigned int> neighbours;
+          for (const auto &target : partitioner->import_targets())
+            neighbours.insert(target.first);
+          for (const auto &target : partitioner->ghost_targets())
+            neighbours.insert(target.first);
+          MPI_Barrier(comm); // the vectors of the blocks above are closed everywhere
+          const auto before = shareable_statistics();
+          const auto counts = [&](const gpumf::internal::ShareableStatistics &now, const unsigned int exported,
+                                  const unsigned int deferred, const unsigned int imported) {
+            return now.exported == before.exported + exported && now.deferred == before.deferred + deferred &&
+                   now.imported == before.imported + imported;
+          };
+          std::vector<std::unique_ptr<gpumf::Vector<double>>> vectors;
+          std::vector<std::vector<double>>                    ghosts;
+          for (unsigned int i = 0; i < 4; ++i)
+            {
+              vectors.push_back(std::make_unique<gpumf::Vector<double>>(partitioner, backend));
+              test::fill_random(*vectors.back(), 30 + i);
+              vectors.back()->update_ghost_values();
+              ghosts.push_back(ghosts_of(*vectors.back()));
+            }
+          checker.check(all_ranks(counts(shareable_statistics(), 4, 0, 4 * neighbours.size()), comm),
+                        "ipc: four vectors exported once each, each neighbour's four open here");
+          // reinit (same layout, same memory): the links are made anew, nothing leaks
+          vectors[1]->reinit(partitioner, backend);
+          test::fill_random(*vectors[1], 31);
+          vectors[1]->update_ghost_values();
+          checker.check(all_ranks(ghosts_of(*vectors[1]) == ghosts[1] &&
+                                    counts(shareable_statistics(), 4, 0, 4 * neighbours.size()),
+                                  comm),
+                        "ipc: reinit() links anew, bitwise the same ghosts, nothing left open twice");
+          // rank 0 frees its first vector while the others still have it open
+          if (rank == 0)
+            vectors[0].reset();
+          MPI_Barrier(comm);
+          checker.check(all_ranks(counts(shareable_statistics(), 4, rank == 0 ? 1 : 0,
+                                         4 * neighbours.size() - (rank == 0 ? neighbours.size() : 0)),
+                                  comm),
+                        "ipc: a vector freed while its neighbours have it open stays allocated (deferred)");
+          if (rank != 0)
+            vectors[0].reset();
+          MPI_Barrier(comm);
+          checker.check(all_ranks(counts(shareable_statistics(), 3, 0, 3 * neighbours.size()), comm),
+                        "ipc: freed once the last neighbour closed it");
+          // the others in different orders on different ranks (ascending on even ranks)
+          for (unsigned int i = 1; i < 4; ++i)
+            vectors[rank % 2 == 0 ? i : 4 - i].reset();
+          MPI_Barrier(comm);
+          checker.check(all_ranks(counts(shareable_statistics(), 0, 0, 0), comm),
+                        "ipc: vectors freed in different orders on different ranks: all freed, none open");
+          return 0;
+        });
 
       // copies: same backend, and to/from the host backend
       {

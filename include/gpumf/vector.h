@@ -42,8 +42,10 @@ namespace gpumf
    * messages, ..._finish() waits for them), so that a program can compute while the
    * messages travel. The message buffers are allocated at the first exchange and reused
    * by every later one. exchange_method() says how the messages travel: NCCL or MPI on
-   * device memory, or MPI through page-locked host copies; every method adds the received
-   * contributions in the same order, so results are bitwise the same.
+   * device memory, MPI through page-locked host copies, or reads of the neighbours' memory
+   * (ipc, ranks of one node); every method adds the received contributions in the same
+   * order, so results are bitwise the same. With several ranks, the entries live in memory
+   * that the other processes of the node can map.
    *
    * The class has the interface that deal.II's SolverCG, SolverGMRES, SolverMinRes,
    * PreconditionIdentity, DiagonalMatrix and PreconditionChebyshev need of a vector.
@@ -370,28 +372,45 @@ namespace gpumf
     /// device memory, ordered on the GPU: a high-priority stream of its own waits for the
     /// packing, and the default stream waits for the messages, so that the host never
     /// blocks and the messages travel over NVLink/PCIe peer-to-peer while the GPU computes.
-    nccl
+    nccl,
+    /// Ranks of one node read each other's memory (CUDA IPC; shared host memory on the host
+    /// backend): a rank gathers its ghost entries straight from the owners' entries, and
+    /// compress adds the neighbours' ghost entries straight from their memory, so that
+    /// nothing is packed or copied. Two empty MPI messages per neighbour and exchange and
+    /// interprocess CUDA events order the reads on the GPU; the host never waits for the
+    /// GPU. Each rank maps a neighbour's vector once (at the first exchange of the vector),
+    /// and an allocation that another rank still has mapped outlives its vector until that
+    /// rank closes it, so vectors may be destroyed in any order on any rank. The way for
+    /// several ranks on one GPU, where NCCL cannot serve.
+    ipc
   };
 
-  /// "mpi", "staged_mpi" or "nccl": the values GPUMF_EXCHANGE takes.
+  /// "mpi", "staged_mpi", "nccl" or "ipc": the values GPUMF_EXCHANGE takes.
   std::string
   to_string(const ExchangeMethod method);
 
   /**
    * The method of the next ghost exchange of vectors on @p comm and @p backend. The
-   * environment variable GPUMF_EXCHANGE chooses ("auto", "nccl", "mpi", "staged_mpi"; read
-   * at every exchange, so that each follows it); "auto" (the default) means:
+   * environment variable GPUMF_EXCHANGE chooses ("auto", "ipc", "nccl", "mpi",
+   * "staged_mpi"; read at every exchange, so that each follows it); "auto" (the default)
+   * means:
    * - host backend: mpi;
-   * - CUDA backend: nccl when NCCL loads on every rank (libnccl.so.2 from the loader's
-   *   path, or the file GPUMF_NCCL_LIBRARY names) and no two ranks share a GPU; else mpi
-   *   when cuda_aware_mpi(); else staged_mpi.
+   * - CUDA backend, two ranks share a GPU: ipc when it can serve (all ranks on one host,
+   *   each GPU the same as or peer-accessible from the others), else mpi when
+   *   cuda_aware_mpi(), else staged_mpi;
+   * - CUDA backend, a GPU for each rank: nccl when NCCL loads on every rank (libnccl.so.2
+   *   from the loader's path, or the file GPUMF_NCCL_LIBRARY names), else ipc when it can
+   *   serve, else mpi when cuda_aware_mpi(), else staged_mpi.
    *
-   * GPUMF_EXCHANGE=nccl where NCCL cannot serve falls back to the automatic choice
-   * without it and says why in one line on std::cerr (rank 0, once per communicator);
+   * GPUMF_EXCHANGE=nccl or ipc where that method cannot serve falls back to the automatic
+   * choice and says why in one line on std::cerr (rank 0, once per communicator); on the
+   * host backend ipc works between the processes of one host (shared memory), nccl falls
+   * back to mpi;
    * GPUMF_EXCHANGE=mpi on the CUDA backend trusts that MPI reads device memory.
    * staged_mpi also works on the host backend (the copies are then memcpy). The NCCL
    * communicator is created at the first NCCL exchange on @p comm and freed with @p comm.
-   * Collective over @p comm at its first call for the CUDA backend.
+   * Collective over @p comm at its first call for the CUDA backend, and at the first call
+   * with GPUMF_EXCHANGE=ipc on the host backend.
    */
   ExchangeMethod
   exchange_method(const MPI_Comm comm, const Backend backend = default_backend());

@@ -39,6 +39,35 @@ namespace gpumf
     void
     deallocate_pinned(void *ptr);
 
+    /**
+     * Allocates @p bytes that other processes of the node can map (the ipc exchange
+     * method): cudaMalloc on the CUDA backend, a memfd mapping on the host backend. Defined
+     * with the lifetime protocol in source/ipc.cc.
+     */
+    void *
+    allocate_shareable(const Backend backend, const std::size_t bytes);
+
+    /**
+     * Frees what allocate_shareable() returned, or defers the free while another process
+     * still has the memory open (source/ipc.cc): the memory stays valid until the last
+     * importer has closed it.
+     */
+    void
+    deallocate_shareable(const Backend backend, void *ptr);
+
+    /// The state of the lifetime protocol of shareable memory in this process (for tests).
+    struct ShareableStatistics
+    {
+      /// Allocations exported to other processes (and not yet freed), among them those
+      /// freed by their owner and waiting for the last importer to close them, and other
+      /// processes' allocations open here.
+      unsigned int exported = 0, deferred = 0, imported = 0;
+    };
+
+    /// Frees the deferred allocations that no process has open any more, then counts.
+    ShareableStatistics
+    shareable_statistics();
+
     /// Copies @p bytes between any two backends' memories.
     void
     copy(const Backend dst_backend,
@@ -52,9 +81,9 @@ namespace gpumf
     zero(const Backend backend, void *ptr, const std::size_t bytes);
 
     /**
-     * An owning array of @p T in one backend's memory. Copyable (deep copy).
-     * On the host backend it is plain heap memory, so the host reference code reads
-     * it directly.
+     * An owning array of @p T in one backend's memory. Copyable (deep copy; a copy of
+     * shareable memory is shareable, a copy of page-locked memory is ordinary). On the host
+     * backend it is host memory that the host reference code reads directly.
      */
     template <typename T>
     class Array
@@ -73,7 +102,10 @@ namespace gpumf
       {
         if (this != &other)
           {
-            reinit(other.backend_, other.n);
+            if (other.kind == Kind::shareable)
+              reinit_shareable(other.backend_, other.n);
+            else
+              reinit(other.backend_, other.n);
             copy(backend_, ptr, other.backend_, other.ptr, n * sizeof(T));
           }
         return *this;
@@ -90,7 +122,7 @@ namespace gpumf
       void
       reinit(const Backend backend, const std::size_t size)
       {
-        if (backend == backend_ && size == n && !pinned)
+        if (backend == backend_ && size == n && kind == Kind::ordinary)
           return;
         clear();
         backend_ = backend;
@@ -107,14 +139,31 @@ namespace gpumf
       void
       reinit_pinned(const std::size_t size)
       {
-        if (pinned && size == n)
+        if (kind == Kind::pinned && size == n)
           return;
         clear();
         backend_ = Backend::host;
         if (size > 0)
           {
-            ptr    = static_cast<T *>(allocate_pinned(size * sizeof(T)));
-            pinned = true;
+            ptr  = static_cast<T *>(allocate_pinned(size * sizeof(T)));
+            kind = Kind::pinned;
+          }
+        n = size;
+      }
+
+      /// Resizes to @p size uninitialized entries of memory that other processes of the
+      /// node can map (allocate_shareable()).
+      void
+      reinit_shareable(const Backend backend, const std::size_t size)
+      {
+        if (kind == Kind::shareable && backend == backend_ && size == n)
+          return;
+        clear();
+        backend_ = backend;
+        if (size > 0)
+          {
+            ptr  = static_cast<T *>(allocate_shareable(backend, size * sizeof(T)));
+            kind = Kind::shareable;
           }
         n = size;
       }
@@ -146,13 +195,15 @@ namespace gpumf
       void
       clear()
       {
-        if (pinned)
+        if (kind == Kind::pinned)
           deallocate_pinned(ptr);
+        else if (kind == Kind::shareable)
+          deallocate_shareable(backend_, ptr);
         else if (ptr != nullptr)
           deallocate(backend_, ptr);
-        ptr    = nullptr;
-        n      = 0;
-        pinned = false;
+        ptr  = nullptr;
+        n    = 0;
+        kind = Kind::ordinary;
       }
 
       void
@@ -161,7 +212,7 @@ namespace gpumf
         std::swap(backend_, other.backend_);
         std::swap(ptr, other.ptr);
         std::swap(n, other.n);
-        std::swap(pinned, other.pinned);
+        std::swap(kind, other.kind);
       }
 
       T *
@@ -192,8 +243,14 @@ namespace gpumf
       Backend     backend_ = Backend::host;
       T *         ptr      = nullptr;
       std::size_t n        = 0;
-      /// Memory from allocate_pinned() (freed with deallocate_pinned()).
-      bool pinned = false;
+      /// Where the memory comes from: allocate(), allocate_pinned() or allocate_shareable()
+      /// (freed by the matching function).
+      enum class Kind
+      {
+        ordinary,
+        pinned,
+        shareable
+      } kind = Kind::ordinary;
     };
   } // namespace internal
 } // namespace gpumf
