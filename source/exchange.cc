@@ -477,7 +477,7 @@ namespace gpumf
         readers.push_back(rank);
       for (const auto &[rank, count] : sources_)
         sources.push_back(rank);
-      ipc::record_ready(backend);
+      ipc::record(backend, ipc::Event::ready);
       for (const unsigned int rank : sources)
         {
           ready_received.emplace_back();
@@ -499,13 +499,13 @@ namespace gpumf
       ready_received.clear();
       AssertThrowMPI(ierr);
       for (const unsigned int rank : sources)
-        ipc::wait_ready(peer(rank).handle);
+        ipc::wait(peer(rank).handle, ipc::Event::ready);
     }
 
     void
     IpcLinks::finish(const Backend backend)
     {
-      ipc::record_done(backend);
+      ipc::record(backend, ipc::Event::done);
       for (const unsigned int rank : sources)
         {
           sent.emplace_back();
@@ -515,7 +515,7 @@ namespace gpumf
       done_received.clear();
       AssertThrowMPI(ierr);
       for (const unsigned int rank : readers)
-        ipc::wait_done(peer(rank).handle);
+        ipc::wait(peer(rank).handle, ipc::Event::done);
       ierr = MPI_Waitall(sent.size(), sent.data(), MPI_STATUSES_IGNORE);
       sent.clear();
       AssertThrowMPI(ierr);

@@ -472,57 +472,35 @@ namespace gpumf
       } // namespace
 
       void
-      record_ready(const Backend backend)
+      record(const Backend backend, const Event event)
       {
 #if GPUMF_WITH_CUDA
         if (backend == Backend::cuda)
           {
-            registry().ensure_events();
-            GPUMF_CHECK_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(registry().ready), cudaStreamLegacy));
+            Registry &state = registry();
+            state.ensure_events();
+            GPUMF_CHECK_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(event == Event::ready ? state.ready : state.done),
+                                             cudaStreamLegacy));
           }
 #else
-        (void)backend;
+        (void)backend, (void)event;
 #endif
       }
 
       void
-      record_done(const Backend backend)
+      wait(const Handle &peer, const Event event)
       {
 #if GPUMF_WITH_CUDA
-        if (backend == Backend::cuda)
+        if (static_cast<Backend>(peer.backend) == Backend::cuda)
           {
-            registry().ensure_events();
-            GPUMF_CHECK_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(registry().done), cudaStreamLegacy));
+            const std::pair<void *, void *> events = peer_events(peer);
+            GPUMF_CHECK_CUDA(cudaStreamWaitEvent(
+              cudaStreamLegacy, static_cast<cudaEvent_t>(event == Event::ready ? events.first : events.second), 0));
           }
 #else
-        (void)backend;
+        (void)peer, (void)event;
 #endif
       }
-
-      void
-      wait_ready(const Handle &peer)
-      {
-#if GPUMF_WITH_CUDA
-        if (static_cast<Backend>(peer.backend) == Backend::cuda)
-          GPUMF_CHECK_CUDA(
-            cudaStreamWaitEvent(cudaStreamLegacy, static_cast<cudaEvent_t>(peer_events(peer).first), 0));
-#else
-        (void)peer;
-#endif
-      }
-
-      void
-      wait_done(const Handle &peer)
-      {
-#if GPUMF_WITH_CUDA
-        if (static_cast<Backend>(peer.backend) == Backend::cuda)
-          GPUMF_CHECK_CUDA(
-            cudaStreamWaitEvent(cudaStreamLegacy, static_cast<cudaEvent_t>(peer_events(peer).second), 0));
-#else
-        (void)peer;
-#endif
-      }
-
     } // namespace ipc
 
     void *

@@ -77,23 +77,24 @@ namespace gpumf
       void
       close(const Handle &handle) noexcept;
 
-      /// Records this process's ready event (CUDA: on the default stream; nothing on the host
+      /// This process's two interprocess events: its data are ready to be read, and it has
+      /// read its neighbours' data.
+      enum class Event
+      {
+        ready,
+        done
+      };
+
+      /// Records this process's @p event (CUDA: on the default stream; nothing on the host
       /// backend, whose work is done when the call returns).
       void
-      record_ready(const Backend backend);
+      record(const Backend backend, const Event event);
 
-      /// Records this process's done event.
+      /// Makes the later work of the default stream wait for the last record of @p event
+      /// that the exporter of @p peer had made when it sent the message that the caller
+      /// received. Nothing on the host backend.
       void
-      record_done(const Backend backend);
-
-      /// Makes the later work of the default stream wait for the last ready (or done) event
-      /// that the exporter of @p peer had recorded when it sent the message that the
-      /// caller received. Nothing on the host backend.
-      void
-      wait_ready(const Handle &peer);
-      void
-      wait_done(const Handle &peer);
-
+      wait(const Handle &peer, const Event event);
     } // namespace ipc
   }   // namespace internal
 } // namespace gpumf
