@@ -114,6 +114,9 @@ namespace gpumf
         std::string why_not_nccl;
         /// Whether ipc::usable() was asked for each backend (collective), and its answer.
         bool        ipc_probed[2] = {false, false};
+        /// A duplicate of the communicator for the ipc method's messages (made with the first
+        /// probe), so that they never meet the program's or deal.II's messages.
+        MPI_Comm    ipc_comm = MPI_COMM_NULL;
         bool        ipc_usable[2] = {false, false};
         std::string why_not_ipc[2];
         /// The notices written so far (each once per communicator).
@@ -127,6 +130,10 @@ namespace gpumf
 
         ~CommunicatorState()
         {
+          int finalized = 1;
+          MPI_Finalized(&finalized);
+          if (ipc_comm != MPI_COMM_NULL && !finalized)
+            MPI_Comm_free(&ipc_comm);
 #if GPUMF_NCCL_HEADER
           if (stream != nullptr)
             cudaStreamSynchronize(stream); // no throw from destructors
@@ -205,6 +212,8 @@ namespace gpumf
           {
             state.ipc_probed[b] = true;
             state.ipc_usable[b] = ipc::usable(comm, backend, state.why_not_ipc[b]);
+            if (state.ipc_comm == MPI_COMM_NULL)
+              AssertThrowMPI(MPI_Comm_dup(comm, &state.ipc_comm));
           }
         return state.ipc_usable[b];
       }
@@ -380,7 +389,14 @@ namespace gpumf
       MPI_Finalized(&finalized);
       if (!finalized)
         {
-          // a vector destroyed during an exchange: its messages go out, its receives are dropped
+          // a vector destroyed during an exchange: its sources are told that it is done (its
+          // memory outlives it while readers have it open), its receives are dropped
+          if (in_flight)
+            for (const unsigned int rank : sources)
+              {
+                sent.emplace_back();
+                MPI_Isend(&empty_message, 0, MPI_BYTE, rank, tag + 1, comm, &sent.back());
+              }
           for (std::vector<MPI_Request> *requests : {&ready_received, &done_received})
             for (MPI_Request &request : *requests)
               {
@@ -408,9 +424,11 @@ namespace gpumf
         if (peer.values != nullptr)
           ipc::close(peer.handle);
       peers.clear();
-      linked           = false;
-      this->comm       = comm;
-      tag              = link_tag(state_of(comm).n_ipc_links++);
+      linked                    = false;
+      CommunicatorState &state  = state_of(comm);
+      Assert(state.ipc_comm != MPI_COMM_NULL, ExcInternalError()); // resolve_exchange() made it
+      this->comm                = state.ipc_comm;
+      tag                       = link_tag(state.n_ipc_links++);
       // each neighbour learns where its chunk lies in this rank's ghost range
       std::map<unsigned int, PeerMessage> outgoing;
       for (const auto &[rank, count] : import_targets)
@@ -422,10 +440,12 @@ namespace gpumf
           outgoing[rank].ghost_count  = count;
           offset += count;
         }
-      linked           = true;
       connected_values = values;
       if (outgoing.empty()) // no neighbours (e.g. no cells of this level here): nothing to map
-        return;
+        {
+          linked = true;
+          return;
+        }
       const ipc::Handle handle = ipc::export_memory(backend, values, outgoing.size());
       std::vector<PeerMessage> incoming(outgoing.size());
       std::vector<MPI_Request> requests;
@@ -436,11 +456,11 @@ namespace gpumf
           message.first_owned = first_owned;
           message.n_owned     = n_owned;
           requests.emplace_back();
-          AssertThrowMPI(MPI_Irecv(&incoming[i++], sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, comm,
+          AssertThrowMPI(MPI_Irecv(&incoming[i++], sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, this->comm,
                                    &requests.back()));
           requests.emplace_back();
           AssertThrowMPI(
-            MPI_Isend(&message, sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, comm, &requests.back()));
+            MPI_Isend(&message, sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, this->comm, &requests.back()));
         }
       AssertThrowMPI(MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE));
       i = 0;
@@ -458,13 +478,16 @@ namespace gpumf
                                  std::to_string(rank) + " has its part of the vector on another"));
           peer.values = ipc::open(received.handle);
         }
+      linked = true;
     }
 
     const IpcLinks::Peer &
     IpcLinks::peer(const unsigned int rank) const
     {
       const auto found = peers.find(rank);
-      Assert(found != peers.end(), ExcInternalError());
+      AssertThrow(found != peers.end(),
+                  ExcMessage("gpumf: the ipc exchange has no link to rank " + std::to_string(rank) +
+                             " (its vector and this rank's were not connected)"));
       return found->second;
     }
 
@@ -478,6 +501,7 @@ namespace gpumf
       for (const auto &[rank, count] : sources_)
         sources.push_back(rank);
       ipc::record(backend, ipc::Event::ready);
+      in_flight = true;
       for (const unsigned int rank : sources)
         {
           ready_received.emplace_back();
@@ -505,6 +529,7 @@ namespace gpumf
     void
     IpcLinks::finish(const Backend backend)
     {
+      in_flight = false;
       ipc::record(backend, ipc::Event::done);
       for (const unsigned int rank : sources)
         {

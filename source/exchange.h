@@ -84,10 +84,15 @@ namespace gpumf
      *   readers' "done" and makes the default stream wait for their done events: afterwards
      *   this rank may write the memory it offered. Each exchange thus ends complete on every
      *   rank, and the host never waits for the GPU.
-     * connect() exchanges the memory handles, once per vector allocation (collective among
-     * neighbours), and gives the link MPI tags of its own, so that the messages of different
-     * vectors never match each other's receives, whatever order their exchanges finish in;
-     * the destructor closes the handles (ipc.h: the lifetime protocol).
+     * finish() thus returns only when every reader has reached its own finish() of the
+     * exchange: all ranks must finish a vector's exchanges in the order they start them (as
+     * they start them in the same order), and no rank may enter a blocking collective
+     * between a start and its finish that another rank enters after it. The messages travel
+     * on a duplicate of the vector's communicator, with MPI tags of the link's own, so that
+     * they never meet the program's messages or another vector's. connect() exchanges the
+     * memory handles, once per vector allocation (collective among neighbours); the
+     * destructor closes the handles (ipc.h: the lifetime protocol) and, during an exchange,
+     * tells the sources that it is done.
      */
     class IpcLinks
     {
@@ -145,6 +150,8 @@ namespace gpumf
     private:
       std::map<unsigned int, Peer> peers;
       bool                         linked           = false;
+      /// between start() and finish()
+      bool                         in_flight        = false;
       const void *                 connected_values = nullptr;
       MPI_Comm                     comm             = MPI_COMM_NULL;
       int                          tag              = 0;

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -129,8 +130,12 @@ namespace gpumf
 
           int                        mailbox_fd = -1;
           Counter *                  mailbox    = nullptr;
+          /// Slot 0 of the mailbox: a random number that names this process, so that a
+          /// mailbox mapped through /proc/<pid> is known to be the exporter's (PID namespaces
+          /// can give two processes of one host name the same pid)
+          std::uint64_t              mailbox_id = 0;
           std::vector<std::uint32_t> free_slots;
-          std::uint32_t              next_slot = 0;
+          std::uint32_t              next_slot = 1;
           std::uint64_t              next_id   = 1;
 
           std::map<const void *, Allocation>             allocations;
@@ -148,20 +153,36 @@ namespace gpumf
             if (mailbox != nullptr)
               return;
             mailbox = static_cast<Counter *>(map_new_memfd(mailbox_slots * sizeof(Counter), mailbox_fd));
+            std::random_device random;
+            mailbox_id = (std::uint64_t(random()) << 32 | random()) ^ std::uint64_t(getpid());
+            mailbox[0].store(static_cast<std::int64_t>(mailbox_id));
           }
 
-          /// The mailbox of process @p pid, mapped at the first call; nullptr and @p error
-          /// if it cannot be mapped.
+          /// The mailbox of process @p pid, whose slot 0 holds @p id, mapped at the first call;
+          /// nullptr and @p error if it cannot be mapped or is another process's.
           Counter *
-          peer_mailbox(const int pid, const int fd, std::string &error)
+          peer_mailbox(const int pid, const int fd, const std::uint64_t id, std::string &error)
           {
             const auto found = peer_mailboxes.find(pid);
-            if (found != peer_mailboxes.end())
+            if (found != peer_mailboxes.end() && static_cast<std::uint64_t>(found->second[0].load()) == id)
               return found->second;
+            if (found != peer_mailboxes.end())
+              {
+                error = "process " + std::to_string(pid) + " seen here is not the one that exported";
+                return nullptr;
+              }
             void *ptr = map_peer_fd(pid, fd, mailbox_slots * sizeof(Counter), error);
-            if (ptr != nullptr)
-              peer_mailboxes[pid] = static_cast<Counter *>(ptr);
-            return static_cast<Counter *>(ptr);
+            if (ptr == nullptr)
+              return nullptr;
+            Counter *mapped = static_cast<Counter *>(ptr);
+            if (static_cast<std::uint64_t>(mapped[0].load()) != id)
+              {
+                munmap(ptr, page_rounded(mailbox_slots * sizeof(Counter)));
+                error = "/proc/" + std::to_string(pid) + " is another process than the rank's (different PID "
+                        "namespaces?)";
+                return nullptr;
+              }
+            return peer_mailboxes[pid] = mapped;
           }
 
           void
@@ -188,7 +209,9 @@ namespace gpumf
           void
           free_now(const void *ptr, const Allocation &allocation)
           {
-            if (allocation.backend == Backend::host)
+            if (allocation.backend == Backend::host && allocation.fd < 0)
+              std::free(const_cast<void *>(ptr)); // memfd failed: ordinary memory
+            else if (allocation.backend == Backend::host)
               {
                 munmap(const_cast<void *>(ptr), page_rounded(allocation.bytes));
                 ::close(allocation.fd);
@@ -268,18 +291,24 @@ namespace gpumf
           }
         // every rank maps every other's mailbox
         Registry &state = registry();
-        {
-          std::lock_guard<std::mutex> lock(state.mutex);
-          state.ensure_mailbox();
-        }
-        const int         me[2] = {static_cast<int>(getpid()), state.mailbox_fd};
-        std::vector<int> all(2 * n_ranks);
-        AssertThrowMPI(MPI_Allgather(me, 2, MPI_INT, all.data(), 2, MPI_INT, comm));
+        try
+          {
+            std::lock_guard<std::mutex> lock(state.mutex);
+            state.ensure_mailbox();
+          }
+        catch (const std::exception &error)
+          {
+            mine = "shared memory cannot be created (" + std::string(error.what()).substr(0, 120) + ")";
+          }
+        const std::uint64_t        me[3] = {std::uint64_t(getpid()), std::uint64_t(std::int64_t(state.mailbox_fd)),
+                                     state.mailbox_id};
+        std::vector<std::uint64_t> all(3 * n_ranks);
+        AssertThrowMPI(MPI_Allgather(me, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, comm));
         {
           std::lock_guard<std::mutex> lock(state.mutex);
           for (unsigned int r = 0; r < n_ranks && mine.empty(); ++r)
             if (r != rank)
-              state.peer_mailbox(all[2 * r], all[2 * r + 1], mine);
+              state.peer_mailbox(int(all[3 * r]), int(std::int64_t(all[3 * r + 1])), all[3 * r + 2], mine);
         }
         // the GPUs: the same or with peer access
 #if GPUMF_WITH_CUDA
@@ -341,6 +370,9 @@ namespace gpumf
         AssertThrow(found != state.allocations.end() && found->second.backend == backend,
                     ExcMessage("gpumf: only memory from allocate_shareable() can be exported to other processes"));
         Allocation &allocation = found->second;
+        AssertThrow(backend == Backend::cuda || allocation.fd >= 0,
+                    ExcMessage("gpumf: the ipc exchange needs this vector in shared memory, and memfd_create or mmap "
+                               "failed when it was allocated; choose another method (GPUMF_EXCHANGE=mpi)"));
         if (!allocation.exported)
           {
             if (!state.free_slots.empty())
@@ -373,6 +405,7 @@ namespace gpumf
         Handle handle;
         handle.pid        = getpid();
         handle.mailbox_fd = state.mailbox_fd;
+        handle.mailbox_id = state.mailbox_id;
         handle.slot       = allocation.slot;
         handle.backend    = static_cast<std::int32_t>(backend);
         handle.fd         = allocation.fd;
@@ -398,7 +431,7 @@ namespace gpumf
         if (import.opens == 0)
           {
             std::string error;
-            AssertThrow(state.peer_mailbox(handle.pid, handle.mailbox_fd, error) != nullptr,
+            AssertThrow(state.peer_mailbox(handle.pid, handle.mailbox_fd, handle.mailbox_id, error) != nullptr,
                         ExcMessage("gpumf: the ipc exchange cannot reach process " + std::to_string(handle.pid) +
                                    ": " + error));
             if (static_cast<Backend>(handle.backend) == Backend::host)
@@ -506,15 +539,37 @@ namespace gpumf
     void *
     allocate_shareable(const Backend backend, const std::size_t bytes)
     {
+      ipc::Registry &state = ipc::registry();
+      {
+        // deferred frees first: their memory may be what this allocation needs
+        std::lock_guard<std::mutex> lock(state.mutex);
+        if (state.mailbox != nullptr)
+          state.reclaim();
+      }
       ipc::Allocation allocation;
       allocation.backend = backend;
       allocation.bytes   = bytes;
-      void *ptr = backend == Backend::host ? ipc::map_new_memfd(bytes, allocation.fd) : allocate(backend, bytes);
-      ipc::Registry &             state = ipc::registry();
+      void *ptr          = nullptr;
+      if (backend == Backend::host)
+        try
+          {
+            ptr = ipc::map_new_memfd(bytes, allocation.fd);
+          }
+        catch (const ExcHostOutOfMemory &)
+          {
+            throw;
+          }
+        catch (const std::exception &)
+          {
+            // no memfd here (e.g. a seccomp filter): ordinary memory, which the other methods
+            // exchange as before and the ipc method refuses with a clear message
+            allocation.fd = -1;
+            ptr           = allocate(backend, bytes);
+          }
+      else
+        ptr = allocate(backend, bytes);
       std::lock_guard<std::mutex> lock(state.mutex);
       state.allocations[ptr] = allocation;
-      if (state.mailbox != nullptr)
-        state.reclaim();
       return ptr;
     }
 

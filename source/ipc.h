@@ -34,6 +34,7 @@ namespace gpumf
       {
         /// The exporting process and its mailbox (a file descriptor there).
         std::int32_t pid = 0, mailbox_fd = -1;
+        std::uint64_t mailbox_id = 0;
         /// The allocation: its counter in the mailbox, its number within the process,
         /// its size, its backend, and its memfd (host) or cudaIpcMemHandle_t (CUDA).
         std::uint32_t slot = 0;

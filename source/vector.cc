@@ -450,8 +450,18 @@ namespace gpumf
                 indices.reserve(p.n_ghost_indices());
                 auto ghost = p.ghost_indices().begin();
                 for (const auto &[rank, count] : p.ghost_targets())
-                  for (unsigned int i = 0; i < count; ++i, ++ghost)
-                    indices.push_back(*ghost - ipc.peer(rank).first_owned);
+                  {
+                    const IpcLinks::Peer &peer = ipc.peer(rank);
+                    for (unsigned int i = 0; i < count; ++i, ++ghost)
+                      {
+                        AssertThrow(*ghost >= peer.first_owned && *ghost - peer.first_owned < peer.n_owned,
+                                    ExcMessage("gpumf::Vector: ghost index " + std::to_string(*ghost) +
+                                               " is not owned by rank " + std::to_string(rank) +
+                                               " as that rank's partitioner says: the ranks' partitioners do "
+                                               "not match."));
+                        indices.push_back(*ghost - peer.first_owned);
+                      }
+                  }
                 ipc_ghost_indices.reinit(backend, indices);
               }
             return;

@@ -175,7 +175,9 @@ namespace gpumf
     update_ghost_values() const;
     /**
      * First half of update_ghost_values(): packs the owned entries that other ranks need
-     * into the send buffer (on the backend) and posts the MPI receives and sends. Until
+     * into the send buffer (on the backend) and posts the MPI receives and sends (with the
+     * ipc method: marks the owned entries readable and tells the neighbours, who read them in
+     * their _finish()). Until
      * update_ghost_values_finish(), the owned entries may be read but not written, and
      * the ghost entries neither. Every rank must start its exchanges in the same order.
      * Throws if an exchange of this vector (ghost update or compress) is already under
@@ -378,10 +380,12 @@ namespace gpumf
     /// compress adds the neighbours' ghost entries straight from their memory, so that
     /// nothing is packed or copied. Two empty MPI messages per neighbour and exchange and
     /// interprocess CUDA events order the reads on the GPU; the host never waits for the
-    /// GPU. Each rank maps a neighbour's vector once (at the first exchange of the vector),
-    /// and an allocation that another rank still has mapped outlives its vector until that
-    /// rank closes it, so vectors may be destroyed in any order on any rank. The way for
-    /// several ranks on one GPU, where NCCL cannot serve.
+    /// GPU. Each rank maps a neighbour's vector at the first exchange after the vector's
+    /// reinit() (or copy), and an allocation that another rank still has mapped outlives its
+    /// vector until that rank closes it, so vectors may be destroyed in any order on any
+    /// rank. A rank's _finish() returns when its neighbours have reached theirs: every rank
+    /// finishes a vector's exchanges in the order it starts them. The way for several ranks
+    /// on one GPU, where NCCL cannot serve.
     ipc
   };
 
