@@ -406,9 +406,16 @@ namespace gpumf
           if (!sent.empty())
             MPI_Waitall(sent.size(), sent.data(), MPI_STATUSES_IGNORE);
         }
+      close_peers();
+    }
+
+    void
+    IpcLinks::close_peers() noexcept
+    {
       for (const auto &[rank, peer] : peers)
         if (peer.values != nullptr)
           ipc::close(peer.handle);
+      peers.clear();
     }
 
     void
@@ -420,10 +427,7 @@ namespace gpumf
                       const Targets &     import_targets,
                       const Targets &     ghost_targets)
     {
-      for (const auto &[rank, peer] : peers)
-        if (peer.values != nullptr)
-          ipc::close(peer.handle);
-      peers.clear();
+      close_peers();
       linked                    = false;
       CommunicatorState &state  = state_of(comm);
       Assert(state.ipc_comm != MPI_COMM_NULL, ExcInternalError()); // resolve_exchange() made it

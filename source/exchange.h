@@ -148,6 +148,10 @@ namespace gpumf
       finish(const Backend backend);
 
     private:
+      /// Closes the neighbours' memory opened by connect().
+      void
+      close_peers() noexcept;
+
       std::map<unsigned int, Peer> peers;
       bool                         linked           = false;
       /// between start() and finish()

@@ -222,7 +222,8 @@ namespace gpumf
               free_slots.push_back(allocation.slot);
           }
 
-          /// Frees the deferred allocations that no other process has open any more.
+          /// Frees the deferred allocations that no other process has open any more (a
+          /// deferred allocation was exported, so the mailbox exists).
           void
           reclaim()
           {
@@ -244,21 +245,25 @@ namespace gpumf
           return *instance;
         }
 
-        /// "host/PCI address" of this rank's GPU, for each rank of @p comm. Collective.
+        /// Where each rank of @p comm runs: its host name, followed on the CUDA backend by
+        /// "/" and the PCI address of its GPU. Collective.
         std::vector<std::string>
-        gpu_names(const MPI_Comm comm)
+        placements(const MPI_Comm comm, const Backend backend)
         {
           constexpr int size       = 192;
           char          mine[size] = {};
+          gethostname(mine, 120);
 #if GPUMF_WITH_CUDA
-          int device = 0;
-          GPUMF_CHECK_CUDA(cudaGetDevice(&device));
-          gethostname(mine, 120);
-          const std::size_t length = std::strlen(mine);
-          mine[length]             = '/';
-          GPUMF_CHECK_CUDA(cudaDeviceGetPCIBusId(mine + length + 1, size - length - 2, device));
+          if (backend == Backend::cuda)
+            {
+              int device = 0;
+              GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+              const std::size_t length = std::strlen(mine);
+              mine[length]             = '/';
+              GPUMF_CHECK_CUDA(cudaDeviceGetPCIBusId(mine + length + 1, size - length - 2, device));
+            }
 #else
-          gethostname(mine, 120);
+          (void)backend;
 #endif
           const unsigned int n_ranks = Utilities::MPI::n_mpi_processes(comm);
           std::vector<char>  all(size * n_ranks);
@@ -277,13 +282,10 @@ namespace gpumf
         const unsigned int rank    = Utilities::MPI::this_mpi_process(comm);
         std::string        mine;
         // one host for all
-        char host[128] = {};
-        gethostname(host, sizeof(host) - 1);
-        std::vector<char> hosts(sizeof(host) * n_ranks);
-        AssertThrowMPI(MPI_Allgather(host, sizeof(host), MPI_CHAR, hosts.data(), sizeof(host), MPI_CHAR, comm));
-        std::set<std::string> distinct;
-        for (unsigned int r = 0; r < n_ranks; ++r)
-          distinct.insert(std::string(hosts.data() + r * sizeof(host)));
+        const std::vector<std::string> names = placements(comm, backend);
+        std::set<std::string>          distinct;
+        for (const std::string &name : names)
+          distinct.insert(name.substr(0, name.find('/')));
         if (distinct.size() > 1)
           {
             why_not = "the ranks run on " + std::to_string(distinct.size()) + " hosts";
@@ -314,8 +316,7 @@ namespace gpumf
 #if GPUMF_WITH_CUDA
         if (backend == Backend::cuda)
           {
-            const std::vector<std::string> names = gpu_names(comm);
-            int                            device = 0;
+            int device = 0;
             GPUMF_CHECK_CUDA(cudaGetDevice(&device));
             for (unsigned int r = 0; r < n_ranks && mine.empty(); ++r)
               if (names[r] != names[rank])
@@ -356,7 +357,7 @@ namespace gpumf
       bool
       ranks_share_gpu(const MPI_Comm comm)
       {
-        const std::vector<std::string> names = gpu_names(comm);
+        const std::vector<std::string> names = placements(comm, Backend::cuda);
         return std::set<std::string>(names.begin(), names.end()).size() < names.size();
       }
 
@@ -543,8 +544,7 @@ namespace gpumf
       {
         // deferred frees first: their memory may be what this allocation needs
         std::lock_guard<std::mutex> lock(state.mutex);
-        if (state.mailbox != nullptr)
-          state.reclaim();
+        state.reclaim();
       }
       ipc::Allocation allocation;
       allocation.backend = backend;
@@ -578,8 +578,7 @@ namespace gpumf
     {
       ipc::Registry &             state = ipc::registry();
       std::lock_guard<std::mutex> lock(state.mutex);
-      if (state.mailbox != nullptr)
-        state.reclaim();
+      state.reclaim();
       ShareableStatistics result;
       for (const auto &[ptr, allocation] : state.allocations)
         {
@@ -607,8 +606,7 @@ namespace gpumf
           state.free_now(ptr, found->second);
           state.allocations.erase(found);
         }
-      if (state.mailbox != nullptr)
-        state.reclaim();
+      state.reclaim();
     }
   } // namespace internal
 } // namespace gpumf

@@ -670,8 +670,9 @@ namespace gpumf
     AssertThrow(operation == ex.operation,
                 ExcMessage("gpumf::Vector::compress_finish() was called with another VectorOperation than "
                            "compress_start()."));
-    const Utilities::MPI::Partitioner &p = *partitioner;
-    if (ex.method == ExchangeMethod::ipc && p.n_mpi_processes() > 1 && operation == VectorOperation::add)
+    const Utilities::MPI::Partitioner &p         = *partitioner;
+    const bool                         exchanged = p.n_mpi_processes() > 1 && operation == VectorOperation::add;
+    if (exchanged && ex.method == ExchangeMethod::ipc)
       {
         // each source's ghost entries of this rank's indices, read from its memory
         ex.ipc.wait_sources();
@@ -692,7 +693,7 @@ namespace gpumf
         ex.ipc.finish(backend()); // the sources may zero their ghosts after this
       }
     ex.wait();
-    if (ex.method != ExchangeMethod::ipc && p.n_mpi_processes() > 1 && operation == VectorOperation::add)
+    if (exchanged && ex.method != ExchangeMethod::ipc)
       {
         if (ex.staged())
           internal::copy(backend(), ex.import_values.data(), Backend::host, ex.host_import.data(),
