@@ -80,9 +80,11 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaSetDevice(node_rank % n_devices));
       }
 #endif
-    if (backend == Backend::host &&
-        dealii::Utilities::MPI::this_mpi_process(comm) == 0)
-      std::cerr << "gpumf: " << (cuda_available() ? "GPUMF_BACKEND=host" : why_no_cuda())
+    // asked for the host: say so, without probing CUDA (whose reason would mislead)
+    const char *env = std::getenv("GPUMF_BACKEND");
+    if (backend == Backend::host && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
+      std::cerr << "gpumf: "
+                << (env != nullptr && std::string(env) == "host" ? std::string("GPUMF_BACKEND=host") : why_no_cuda())
                 << ": running on the host reference backend" << std::endl;
     return backend;
   }

@@ -259,7 +259,9 @@ namespace gpumf
     if (owned.n_elements() + ghosts.n_elements() >= internal::constrained_flag && error.empty())
       error = "gpumf::MatrixFree: more than 2^31 owned and ghost DoFs on one rank; use more MPI ranks.";
     section.next("MatrixFree::reinit: constraint table, partitioner");
-    for (const std::string &message : Utilities::MPI::all_gather(comm, error))
+    // (a serial Triangulation in a program that never started MPI, as deal.II allows: no MPI calls)
+    const bool with_mpi = Utilities::MPI::job_supports_mpi();
+    for (const std::string &message : with_mpi ? Utilities::MPI::all_gather(comm, error) : std::vector<std::string>{error})
       if (!message.empty())
         {
           free();
@@ -521,9 +523,12 @@ namespace gpumf
             low[e]             = std::min(low[e], value);
             high[e]            = std::max(high[e], value);
           }
-      MPI_Allreduce(MPI_IN_PLACE, low.data(), dim * dim + 1, MPI_DOUBLE, MPI_MIN, comm);
-      MPI_Allreduce(MPI_IN_PLACE, high.data(), dim * dim + 1, MPI_DOUBLE, MPI_MAX, comm);
-      const bool all_affine  = Utilities::MPI::min(int(affine), comm) == 1;
+      if (with_mpi)
+        {
+          MPI_Allreduce(MPI_IN_PLACE, low.data(), dim * dim + 1, MPI_DOUBLE, MPI_MIN, comm);
+          MPI_Allreduce(MPI_IN_PLACE, high.data(), dim * dim + 1, MPI_DOUBLE, MPI_MAX, comm);
+        }
+      const bool all_affine  = with_mpi ? Utilities::MPI::min(int(affine), comm) == 1 : affine;
       double     scale       = 0;
       for (unsigned int e = 1; e <= dim * dim; ++e)
         scale = std::max({scale, std::abs(low[e]), std::abs(high[e])});
@@ -627,6 +632,7 @@ namespace gpumf
     data.constraint_rows    = {constraint_row_start.data(), constraint_indices.data(), constraint_weights.data()};
     data.cell_has_constraint_rows = cell_has_constraint_rows.data();
     data.has_constraint_rows      = color_has_constraint_rows[color];
+    data.backend                  = backend_;
     return data;
   }
 
@@ -707,10 +713,24 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
+  MatrixFree<dim, Number>::check_owned_entries(const Vector<Number> &v) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    AssertThrow(v.backend() == backend_,
+                ExcVectorMismatch("vector on backend " + to_string(v.backend()),
+                                  "MatrixFree on backend " + to_string(backend_)));
+    AssertThrow(v.get_partitioner().get() == partitioner.get() ||
+                  v.locally_owned_elements() == partitioner->locally_owned_range(),
+                ExcVectorMismatch("a vector with other locally owned entries",
+                                  "the locally owned DoFs of MatrixFree::initialize_dof_vector()"));
+  }
+
+  template <int dim, typename Number>
+  void
   MatrixFree<dim, Number>::copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const
   {
-    check_vector(src);
-    check_vector(dst);
+    check_owned_entries(src);
+    check_owned_entries(dst);
     internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), false,
                           constrained_dofs.size());
   }
@@ -719,8 +739,8 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::add_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const
   {
-    check_vector(src);
-    check_vector(dst);
+    check_owned_entries(src);
+    check_owned_entries(dst);
     internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), true,
                           constrained_dofs.size());
   }
@@ -729,7 +749,7 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::set_constrained_values(const Number val, Vector<Number> &dst) const
   {
-    check_vector(dst);
+    check_owned_entries(dst);
     internal::set_indexed<Number>(backend_, dst.get_values(), constrained_dofs.data(), nullptr, val, false,
                                   constrained_dofs.size());
   }
@@ -859,31 +879,94 @@ namespace gpumf
 
   template <int dim, typename Number>
   std::size_t
-  MatrixFree<dim, Number>::shared_memory_per_cell() const
+  MatrixFree<dim, Number>::shared_memory_per_cell(const unsigned int n_fe_evaluations) const
   {
-    return (dim + 1) * n_components_ * n_q_points() * sizeof(Number);
+    return n_fe_evaluations * (dim + 1) * n_components_ * n_q_points() * sizeof(Number);
   }
 
   template <int dim, typename Number>
   std::size_t
-  MatrixFree<dim, Number>::shared_memory_per_block_for(const unsigned int cells) const
+  MatrixFree<dim, Number>::shared_memory_per_block_for(const unsigned int cells,
+                                                       const unsigned int n_fe_evaluations) const
   {
     return (n_q_points_1d * (fe_degree + 1) + n_q_points_1d * n_q_points_1d) * sizeof(Number) +
-           cells * shared_memory_per_cell();
+           cells * shared_memory_per_cell(n_fe_evaluations);
   }
 
   template <int dim, typename Number>
   unsigned int
-  MatrixFree<dim, Number>::cells_per_block(const internal::CellLayout<dim> layout) const
+  MatrixFree<dim, Number>::cells_per_block(const internal::CellLayout<dim> layout,
+                                           const unsigned int             n_fe_evaluations) const
   {
     if (backend_ != Backend::cuda)
       return 1;
+    AssertThrow(shared_memory_per_block_for(1, n_fe_evaluations) <= max_shared_memory,
+                ExcNotSupported("gpumf::MatrixFree: a functor with " + std::to_string(n_fe_evaluations) +
+                                " FEEvaluation objects needs " +
+                                std::to_string(shared_memory_per_block_for(1, n_fe_evaluations)) +
+                                " bytes of shared memory per cell; the GPU offers " +
+                                std::to_string(max_shared_memory) +
+                                " per block. Use fewer FEEvaluation objects per functor (or two loops)."));
     const unsigned int most = layout.max_cells_per_block();
     unsigned int k = requested_cells_per_block == 0 ? most : std::min(requested_cells_per_block, most);
-    while (k > 1 && shared_memory_per_block_for(k) > max_shared_memory)
+    while (k > 1 && shared_memory_per_block_for(k, n_fe_evaluations) > max_shared_memory)
       --k;
     return k;
   }
+
+  template <int dim, typename Number>
+  DataHost<dim, Number>
+  copy_mf_data_to_host(const typename MatrixFree<dim, Number>::Data &data, const UpdateFlags &update_flags)
+  {
+    const unsigned int n_q = Utilities::pow(data.n_q_points_1d, dim);
+    const unsigned int dofs_per_cell = data.n_components * Utilities::pow(data.n_dofs_1d, dim);
+    const std::size_t  n_points = std::size_t(data.n_cells) * n_q;
+    DataHost<dim, Number> host;
+    host.id             = data.id;
+    host.n_cells        = data.n_cells;
+    host.padding_length = n_q;
+    host.row_start      = data.row_start;
+    host.use_coloring   = data.use_coloring;
+    const auto fetch    = [&](auto &target, const auto *source, const std::size_t first, const std::size_t n) {
+      target.resize(n);
+      if (n > 0)
+        internal::copy(Backend::host, target.data(), data.backend, source + first, n * sizeof(target[0]));
+    };
+    fetch(host.local_to_global, data.local_to_global, std::size_t(data.row_start) * dofs_per_cell,
+          std::size_t(data.n_cells) * dofs_per_cell);
+    if (update_flags & update_quadrature_points)
+      fetch(host.q_points, data.q_points, std::size_t(data.row_start) * n_q, n_points);
+    // geometry per point, or per cell (affine: JxW = det J * weight)
+    const std::size_t per_cell = data.affine ? 1 : n_q;
+    if (update_flags & update_JxW_values)
+      {
+        std::vector<Number> jxw, weights;
+        fetch(jxw, data.JxW, std::size_t(data.row_start) * per_cell, std::size_t(data.n_cells) * per_cell);
+        if (data.affine)
+          fetch(weights, data.quadrature_weights, 0, n_q);
+        host.JxW.resize(n_points);
+        for (std::size_t k = 0; k < n_points; ++k)
+          host.JxW[k] = data.affine ? jxw[k / n_q] * weights[k % n_q] : jxw[k];
+      }
+    if (update_flags & update_gradients)
+      {
+        host.inv_jacobian.resize(n_points * dim * dim);
+        for (unsigned int ed = 0; ed < dim * dim; ++ed)
+          {
+            std::vector<Number> component;
+            fetch(component, data.inv_jacobian, ed * std::size_t(data.jacobian_stride) + data.row_start * per_cell,
+                  std::size_t(data.n_cells) * per_cell);
+            for (std::size_t k = 0; k < n_points; ++k)
+              host.inv_jacobian[k * dim * dim + ed] = component[data.affine ? k / n_q : k];
+          }
+      }
+    return host;
+  }
+
+  template DataHost<2, float>  copy_mf_data_to_host<2, float>(const MatrixFree<2, float>::Data &, const UpdateFlags &);
+  template DataHost<2, double> copy_mf_data_to_host<2, double>(const MatrixFree<2, double>::Data &, const UpdateFlags &);
+  template DataHost<3, float>  copy_mf_data_to_host<3, float>(const MatrixFree<3, float>::Data &, const UpdateFlags &);
+  template DataHost<3, double> copy_mf_data_to_host<3, double>(const MatrixFree<3, double>::Data &, const UpdateFlags &);
 
   template class MatrixFree<2, float>;
   template class MatrixFree<2, double>;

@@ -1,6 +1,8 @@
 // gpumf::Vector: layout, MPI ghost exchange and data exchange with deal.II.
 #include <gpumf/vector.h>
 
+#include <deal.II/lac/la_parallel_vector.h>
+
 #include <deal.II/base/mpi.h>
 #include <deal.II/lac/affine_constraints.templates.h>
 #include <deal.II/lac/vector_memory.templates.h>
@@ -41,6 +43,12 @@ namespace gpumf
   Vector<Number>::Vector(const size_type size)
   {
     reinit(size);
+  }
+
+  template <typename Number>
+  Vector<Number>::Vector(const IndexSet &locally_owned, const MPI_Comm comm)
+  {
+    reinit(locally_owned, comm);
   }
 
   template <typename Number>
@@ -250,6 +258,14 @@ namespace gpumf
     check_compatible(v);
     internal::update<Number>(backend(), values.data(), locally_owned_size(), 0, false, a, v.get_values(), 0,
                              nullptr, 0);
+  }
+
+  template <typename Number>
+  void
+  Vector<Number>::reciprocal()
+  {
+    zero_out_ghost_values(); // they would no longer match
+    internal::reciprocal(backend(), values.data(), locally_owned_size());
   }
 
   template <typename Number>
@@ -723,6 +739,15 @@ namespace gpumf
   Vector<Number>::has_ghost_elements() const
   {
     return ghosts_valid;
+  }
+
+  template <typename Number>
+  void
+  Vector<Number>::import(const LinearAlgebra::distributed::Vector<Number> &v, const VectorOperation::values operation)
+  {
+    LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
+    rw.import(v, VectorOperation::insert);
+    import(rw, operation);
   }
 
   template <typename Number>

@@ -64,6 +64,14 @@ namespace gpumf
         }
 
         template <typename Number>
+        __global__ void
+        reciprocal_kernel(Number *x, std::size_t n)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            x[i] = Number(1) / x[i];
+        }
+
+        template <typename Number>
         __device__ Number
         combine(const Reduction op, const Number a, const Number b)
         {
@@ -226,6 +234,16 @@ namespace gpumf
       }
 
       template <typename Number>
+      void
+      reciprocal(Number *x, std::size_t n)
+      {
+        if (n == 0)
+          return;
+        reciprocal_kernel<<<n_blocks(n), block_size>>>(x, n);
+        check_launch();
+      }
+
+      template <typename Number>
       Number
       reduce(Reduction op, const Number *x, const Number *y, std::size_t n)
       {
@@ -315,6 +333,7 @@ namespace gpumf
   template void   update<Number>(Number *, std::size_t, Number, bool, Number, const Number *, Number, \
                                const Number *, Number);                                             \
   template void   scale<Number>(Number *, std::size_t, const Number *);                              \
+  template void   reciprocal<Number>(Number *, std::size_t);                                         \
   template Number reduce<Number>(Reduction, const Number *, const Number *, std::size_t);            \
   template Number add_and_dot<Number>(Number *, std::size_t, Number, const Number *, const Number *); \
   template void   cg_update<Number>(Number *, Number *, const Number *, const Number *, const Number *,  \

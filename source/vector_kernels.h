@@ -42,6 +42,11 @@ namespace gpumf
       void
       scale(Number *x, std::size_t n, const Number *y);
 
+      /// x[i] = 1 / x[i]
+      template <typename Number>
+      void
+      reciprocal(Number *x, std::size_t n);
+
       /// The reduction over this rank's entries; y is used by Reduction::dot only.
       template <typename Number>
       Number

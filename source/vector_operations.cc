@@ -48,6 +48,16 @@ namespace gpumf
     }
 
     template <typename Number>
+    void
+    reciprocal(Backend backend, Number *x, std::size_t n)
+    {
+      if (backend == Backend::cuda)
+        GPUMF_CUDA(return cuda::reciprocal(x, n));
+      for (std::size_t i = 0; i < n; ++i)
+        x[i] = Number(1) / x[i];
+    }
+
+    template <typename Number>
     Number
     reduce(Backend backend, Reduction op, const Number *x, const Number *y, std::size_t n)
     {
@@ -152,6 +162,7 @@ namespace gpumf
   template void   update<Number>(Backend, Number *, std::size_t, Number, bool, Number, const Number *,    \
                                Number, const Number *, Number);                                         \
   template void   scale<Number>(Backend, Number *, std::size_t, const Number *);                          \
+  template void   reciprocal<Number>(Backend, Number *, std::size_t);                                     \
   template Number reduce<Number>(Backend, Reduction, const Number *, const Number *, std::size_t);        \
   template Number add_and_dot<Number>(Backend, Number *, std::size_t, Number, const Number *, const Number *); \
   template void   cg_update<Number>(Backend, Number *, Number *, const Number *, const Number *,          \

@@ -37,6 +37,11 @@ namespace gpumf
     void
     scale(Backend backend, Number *x, std::size_t n, const Number *y);
 
+    /// x[i] = 1 / x[i]
+    template <typename Number>
+    void
+    reciprocal(Backend backend, Number *x, std::size_t n);
+
     template <typename Number>
     Number
     reduce(Backend backend, Reduction op, const Number *x, const Number *y, std::size_t n);

@@ -132,6 +132,67 @@ namespace test
   template class DealiiHelmholtzOperator<3>;
 
   template <int dim>
+  void
+  two_field_form(const Mapping<dim> &                          mapping,
+                 const DoFHandler<dim> &                       dof_handler,
+                 const AffineConstraints<double> &             constraints,
+                 const unsigned int                            n_q_points_1d,
+                 const LinearAlgebra::ReadWriteVector<double> &u,
+                 const LinearAlgebra::ReadWriteVector<double> &v,
+                 const double                                  a,
+                 LinearAlgebra::ReadWriteVector<double> &      dst)
+  {
+    using VectorType = LinearAlgebra::distributed::Vector<double>;
+    typename MatrixFree<dim, double>::AdditionalData data;
+    data.tasks_parallel_scheme = MatrixFree<dim, double>::AdditionalData::none;
+    MatrixFree<dim, double> mf;
+    mf.reinit(mapping, dof_handler, constraints, QGauss<1>(n_q_points_1d), data);
+    std::vector<VectorType> src(2);
+    VectorType              result;
+    for (unsigned int k = 0; k < 2; ++k)
+      {
+        mf.initialize_dof_vector(src[k]);
+        src[k].import(k == 0 ? u : v, VectorOperation::insert);
+      }
+    mf.initialize_dof_vector(result);
+    const std::function<void(const MatrixFree<dim, double> &, VectorType &, const std::vector<VectorType> &,
+                             const std::pair<unsigned int, unsigned int> &)>
+      cell_operation = [a](const MatrixFree<dim, double> &mf, VectorType &dst, const std::vector<VectorType> &src,
+                           const std::pair<unsigned int, unsigned int> &range) {
+        FEEvaluation<dim, -1, 0, 1, double> phi_u(mf), phi_v(mf);
+        for (unsigned int cell = range.first; cell < range.second; ++cell)
+          {
+            phi_u.reinit(cell);
+            phi_v.reinit(cell);
+            phi_u.read_dof_values(src[0]);
+            phi_v.read_dof_values(src[1]);
+            phi_u.evaluate(EvaluationFlags::values);
+            phi_v.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
+            for (unsigned int q = 0; q < phi_u.n_q_points; ++q)
+              {
+                const auto value = phi_u.get_value(q);
+                phi_u.submit_value(value * phi_v.get_value(q) + a * value, q);
+                phi_u.submit_gradient(phi_v.get_gradient(q), q);
+              }
+            phi_u.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+            phi_u.distribute_local_to_global(dst);
+          }
+      };
+    mf.cell_loop(cell_operation, result, src, true);
+    dst.reinit(result.locally_owned_elements());
+    dst.import(result, VectorOperation::insert);
+  }
+
+  template void two_field_form<2>(const Mapping<2> &, const DoFHandler<2> &, const AffineConstraints<double> &,
+                                  const unsigned int, const LinearAlgebra::ReadWriteVector<double> &,
+                                  const LinearAlgebra::ReadWriteVector<double> &, const double,
+                                  LinearAlgebra::ReadWriteVector<double> &);
+  template void two_field_form<3>(const Mapping<3> &, const DoFHandler<3> &, const AffineConstraints<double> &,
+                                  const unsigned int, const LinearAlgebra::ReadWriteVector<double> &,
+                                  const LinearAlgebra::ReadWriteVector<double> &, const double,
+                                  LinearAlgebra::ReadWriteVector<double> &);
+
+  template <int dim>
   struct AssembledOperator<dim>::Impl
   {
     SparsityPattern      pattern;

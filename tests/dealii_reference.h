@@ -49,6 +49,23 @@ namespace test
   };
 
   /**
+   * dst = (u v + a u, phi) + (grad v, grad phi) for the test functions phi, from two fields u
+   * and v read in one cell loop by two FEEvaluation objects (as deal.II's step-48 reads two
+   * old solutions), with deal.II's CPU MatrixFree and QGauss<1>(n_q_points_1d); constrained
+   * rows receive nothing. The reference for gpumf's cell loops with several sources.
+   */
+  template <int dim>
+  void
+  two_field_form(const dealii::Mapping<dim> &                             mapping,
+                 const dealii::DoFHandler<dim> &                          dof_handler,
+                 const dealii::AffineConstraints<double> &                constraints,
+                 const unsigned int                                       n_q_points_1d,
+                 const dealii::LinearAlgebra::ReadWriteVector<double> &   u,
+                 const dealii::LinearAlgebra::ReadWriteVector<double> &   v,
+                 const double                                             a,
+                 dealii::LinearAlgebra::ReadWriteVector<double> &         dst);
+
+  /**
    * The matrix of (kappa grad u, grad v) + (a u, v), component by component, assembled from
    * FEValues element matrices (those of gpumf::LocalMatrixOperator's built-in forms) into a
    * deal.II SparseMatrix on one rank, constrained rows and columns condensed and the

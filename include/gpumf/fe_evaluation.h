@@ -8,6 +8,7 @@
 #define gpumf_fe_evaluation_h
 
 #include <gpumf/internal/cell_layout.h>
+#include <gpumf/internal/host_block.h>
 #include <gpumf/matrix_free.h>
 
 #include <deal.II/base/tensor.h>
@@ -48,7 +49,15 @@ namespace gpumf
    *
    * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
    * quadrature-point work, integrate(), distribute_local_to_global() (or
-   * distribute_local_diagonal()). The host backend checks it.
+   * distribute_local_diagonal()). Every thread of the cell calls each of these (they contain
+   * barriers); the host backend throws where the threads diverge.
+   *
+   * Several objects in one functor (two vectors read in one loop, as deal.II's step-48 does):
+   * each object alive at the same time has its own scratch in the cell's shared memory; the
+   * functor declares how many live at once, `static constexpr unsigned int n_fe_evaluations = 2;`
+   * (default 1). One more throws on the host backend and stops the kernel with a message on the
+   * GPU. The objects of one functor have the functor's element and quadrature (the MatrixFree
+   * object's); a mismatch is reported the same way.
    */
   template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, int n_components_ = 1,
             typename Number = double, bool thread_per_column_ = false>
@@ -80,22 +89,54 @@ namespace gpumf
     static constexpr unsigned int tensor_dofs_per_cell = internal::ipow(nd, dim);
     static constexpr unsigned int dofs_per_cell        = n_components * tensor_dofs_per_cell;
 
-    /// For cell number @p cell_id of the color described by @p data.
+    /// For cell number @p cell_id of the color described by @p data, on the next free scratch of @p shdata.
     __host__ __device__
     FEEvaluation(const unsigned int cell_id, const data_type *data_in, SharedData<dim, Number> *shdata)
       : data(*data_in)
-      , shared(*shdata)
-      , host_shared(shdata)
+      , slot(shdata->next_slot)
+      , shared(take_scratch(*shdata))
+      , owner(shdata)
       , cell(data_in->row_start + cell_id)
       , thread(internal::thread_index(layout))
       , current_q(internal::owned_point(layout, thread, 0))
     {
+      // the launch follows the functor's thread_per_column and sizes; a mismatch would compute garbage
 #ifdef __CUDA_ARCH__
-      // the launch follows the functor's thread_per_column; a mismatch would compute garbage
-      if (blockDim.z != data.cells_per_block * layout.block_z())
-        __trap();
+      internal::require(blockDim.z == data.cells_per_block * layout.block_z(),
+                        "gpumf::FEEvaluation: its thread_per_column differs from the functor's (declare `static "
+                        "constexpr bool thread_per_column` in the functor as in its FEEvaluation).");
+      internal::require(data.n_q_points_1d == nq && data.n_dofs_1d == nd && data.n_components == n_components,
+                        "gpumf::FEEvaluation: its degree, n_q_points_1d or n_components do not match the MatrixFree "
+                        "object of the loop.");
+#else
+      AssertThrow(internal::host_block_z() == layout.block_z(),
+                  ExcNotSupported("gpumf::FEEvaluation with thread_per_column = " +
+                                  std::to_string(thread_per_column_) +
+                                  " inside a functor whose thread_per_column differs: declare "
+                                  "`static constexpr bool thread_per_column = " +
+                                  std::string(thread_per_column_ ? "true" : "false") + ";` in the functor."));
+      AssertThrow(data.n_q_points_1d == nq && data.n_dofs_1d == nd && data.n_components == n_components,
+                  ExcNotSupported("gpumf::FEEvaluation<dim, " + std::to_string(fe_degree) + ", " +
+                                  std::to_string(nq) + ", " + std::to_string(n_components) +
+                                  "> does not match its MatrixFree object (degree " +
+                                  std::to_string(data.n_dofs_1d - 1) + ", " + std::to_string(data.n_q_points_1d) +
+                                  " points per direction, " + std::to_string(data.n_components) + " components)."));
 #endif
     }
+
+    /// Gives the scratch back: a later FEEvaluation of the functor reuses it. Objects end in the
+    /// reverse order of their creation (as local variables do).
+    __host__ __device__ ~FEEvaluation() noexcept(false)
+    {
+      --owner->next_slot;
+      internal::require(owner->next_slot == slot,
+                        "gpumf::FEEvaluation: objects of one cell functor destroyed out of the reverse order of "
+                        "their creation: a later object would share the scratch of one still alive.");
+    }
+
+    FEEvaluation(const FEEvaluation &) = delete;
+    FEEvaluation &
+    operator=(const FEEvaluation &) = delete;
 
     /// Reads the cell's DoF values from @p src (constrained DoFs read as zero).
     __host__ __device__ void
@@ -111,10 +152,11 @@ namespace gpumf
         }
       __syncthreads();
 #else
-      if (host_collective_first())
+      host_collective([&]() {
         for_each_dof([&](const unsigned int c, const unsigned int p) {
           shared.dof_values[c * P + p] = internal::read_dof(src, dof_index(c, p), data.constraint_rows);
         });
+      });
 #endif
     }
 
@@ -133,10 +175,11 @@ namespace gpumf
         }
       __syncthreads();
 #else
-      if (host_collective_first())
+      host_collective([&]() {
         for_each_dof([&](const unsigned int c, const unsigned int p) {
           shared.dof_values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
         });
+      });
 #endif
     }
 
@@ -176,10 +219,11 @@ namespace gpumf
           __syncthreads(); // the scratch may be reused after this
         }
 #else
-      if (host_collective_last())
+      host_collective([&]() {
         for_each_dof([&](const unsigned int c, const unsigned int p) {
           internal::distribute_dof(dof_index(c, p), shared.dof_values[c * P + p], data.constraint_rows, add_to);
         });
+      });
 #endif
     }
 
@@ -215,8 +259,7 @@ namespace gpumf
           }
       __syncthreads();
 #else
-      if (host_collective_last())
-        add_column();
+      host_collective(add_column);
 #endif
     }
 
@@ -259,23 +302,25 @@ namespace gpumf
           __syncthreads();
         }
 #else
-      if (!host_collective_first() || !(evaluate_val || evaluate_grad))
+      if (!(evaluate_val || evaluate_grad))
         return;
-      for (unsigned int q = 0; q < n_q_points; ++q)
-        for (unsigned int c = 0; c < n_components; ++c)
-          {
-            Number value = 0, reference[dim] = {};
-            for_each_dof_of_component([&](const unsigned int p) {
-              Number phi, grad_phi[dim];
-              host_basis(p, q, phi, grad_phi);
-              const Number u = shared.dof_values[c * P + p];
-              value += phi * u;
-              for (unsigned int e = 0; e < dim; ++e)
-                reference[e] += grad_phi[e] * u;
-            });
-            shared.values[c * P + q] = value;
-            store_real_gradient(c, q, reference);
-          }
+      host_collective([&]() {
+        for (unsigned int q = 0; q < n_q_points; ++q)
+          for (unsigned int c = 0; c < n_components; ++c)
+            {
+              Number value = 0, reference[dim] = {};
+              for_each_dof_of_component([&](const unsigned int p) {
+                Number phi, grad_phi[dim];
+                host_basis(p, q, phi, grad_phi);
+                const Number u = shared.dof_values[c * P + p];
+                value += phi * u;
+                for (unsigned int e = 0; e < dim; ++e)
+                  reference[e] += grad_phi[e] * u;
+              });
+              shared.values[c * P + q] = value;
+              store_real_gradient(c, q, reference);
+            }
+      });
 #endif
     }
 
@@ -322,21 +367,26 @@ namespace gpumf
           pass<0, true>(shared.shape_values);
         }
 #else
-      if (!host_collective_last() || !(integrate_val || integrate_grad))
-        return;
-      for_each_dof([&](const unsigned int c, const unsigned int p) {
-        Number sum = 0;
-        for (unsigned int q = 0; q < n_q_points; ++q)
-          {
-            Number phi, grad_phi[dim];
-            host_basis(p, q, phi, grad_phi);
-            if (integrate_val)
-              sum += phi * shared.values[c * P + q];
-            if (integrate_grad)
-              for (unsigned int e = 0; e < dim; ++e)
-                sum += grad_phi[e] * shared.gradients[e][c * P + q];
-          }
-        shared.dof_values[c * P + p] = sum;
+      if (!(integrate_val || integrate_grad))
+        {
+          internal::host_barrier(); // the GPU's integrate() starts with one in any case
+          return;
+        }
+      host_collective([&]() {
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          Number sum = 0;
+          for (unsigned int q = 0; q < n_q_points; ++q)
+            {
+              Number phi, grad_phi[dim];
+              host_basis(p, q, phi, grad_phi);
+              if (integrate_val)
+                sum += phi * shared.values[c * P + q];
+              if (integrate_grad)
+                for (unsigned int e = 0; e < dim; ++e)
+                  sum += grad_phi[e] * shared.gradients[e][c * P + q];
+            }
+          shared.dof_values[c * P + p] = sum;
+        });
       });
 #endif
     }
@@ -345,6 +395,7 @@ namespace gpumf
     __host__ __device__ value_type
     get_value(const unsigned int q) const
     {
+      note(false, q, "the value");
       value_type value;
       for (unsigned int c = 0; c < n_components; ++c)
         component(value, c) = shared.values[c * P + q];
@@ -355,7 +406,7 @@ namespace gpumf
     __host__ __device__ void
     submit_value(const value_type &val_in, const unsigned int q)
     {
-      note_submission();
+      note(true, q, "the value");
       const Number jxw = JxW(q);
       for (unsigned int c = 0; c < n_components; ++c)
         shared.values[c * P + q] = component(val_in, c) * jxw;
@@ -365,6 +416,7 @@ namespace gpumf
     __host__ __device__ gradient_type
     get_gradient(const unsigned int q) const
     {
+      note(false, shared.array_size + q, "the gradient");
       gradient_type gradient;
       for (unsigned int c = 0; c < n_components; ++c)
         for (unsigned int d = 0; d < dim; ++d)
@@ -376,7 +428,7 @@ namespace gpumf
     __host__ __device__ void
     submit_gradient(const gradient_type &grad_in, const unsigned int q)
     {
-      note_submission();
+      note(true, shared.array_size + q, "the gradient");
       Number jinv[dim][dim];
       inverse_jacobian(q, jinv);
       const Number jxw = JxW(q);
@@ -428,6 +480,7 @@ namespace gpumf
     __host__ __device__ value_type
     get_dof_value() const
     {
+      note(false, current_q, "the DoF value");
       value_type value;
       for (unsigned int c = 0; c < n_components; ++c)
         component(value, c) = dof_values()[c * P + current_q];
@@ -437,7 +490,7 @@ namespace gpumf
     __host__ __device__ void
     submit_dof_value(const value_type &val_in)
     {
-      note_submission();
+      note(true, current_q, "the DoF value");
       for (unsigned int c = 0; c < n_components; ++c)
         dof_values()[c * P + current_q] = component(val_in, c);
     }
@@ -465,21 +518,58 @@ namespace gpumf
             func(this);
         }
       current_q = internal::owned_point(layout, thread, 0);
-#ifdef __CUDA_ARCH__
-      __syncthreads();
-#endif
+      syncthreads();
     }
 
   private:
     // Copies (kept in registers on the GPU) of the object's data and the cell's scratch
     // pointers: measured faster than reading them through pointers (doc/performance.md).
     const data_type           data;
+    /// the set of arrays of the cell's scratch this object took
+    const unsigned int        slot;
     SharedData<dim, Number>   shared;
-    /// the cell's SharedData itself, for the host's bookkeeping shared by the emulated threads
-    SharedData<dim, Number> * host_shared;
+    /// the thread's SharedData the scratch was taken from (given back by the destructor)
+    SharedData<dim, Number> * owner;
     const unsigned int        cell;
     const internal::ThreadIndex thread;
     unsigned int              current_q;
+
+    /// Host: records a read or write of the scratch entries of record @p index (a point's values,
+    /// which on the GPU are also its DoF values; array_size + a point: its gradient) for the race
+    /// check between the emulated threads; nothing on the GPU.
+    __host__ __device__ void
+    note(const bool write, const unsigned int index, const char *what) const
+    {
+#ifndef __CUDA_ARCH__
+      if (shared.host_access != nullptr)
+        (write ? internal::host_write : internal::host_read)(shared.host_access[index], what, index % P);
+#else
+      (void)write, (void)index, (void)what;
+#endif
+    }
+
+    /// The next free set of arrays of @p s (taken: s.next_slot advances), as a SharedData of its own.
+    __host__ __device__ static SharedData<dim, Number>
+    take_scratch(SharedData<dim, Number> &s)
+    {
+      internal::require(s.next_slot < s.n_slots,
+                        "gpumf::FEEvaluation: more FEEvaluation objects alive in one cell functor than the cell's "
+                        "scratch holds. A functor with k of them at once declares `static constexpr unsigned int "
+                        "n_fe_evaluations = k;`.");
+      internal::require(n_components * P <= s.array_size,
+                        "gpumf::FEEvaluation: the cell's scratch was sized for fewer components or points than this "
+                        "FEEvaluation has: the functor's n_q_points (and n_components) must be its FEEvaluation's.");
+      SharedData<dim, Number> mine   = s;
+      const unsigned int      offset = s.next_slot++ * s.slot_stride;
+      mine.values += offset;
+      for (unsigned int d = 0; d < dim; ++d)
+        mine.gradients[d] += offset;
+#ifndef __CUDA_ARCH__
+      mine.dof_values += offset;
+      mine.host_access += (s.next_slot - 1) * 2 * s.array_size;
+#endif
+      return mine;
+    }
 
     /// Component @p c of a value or gradient (the object itself for a scalar element).
     template <typename T>
@@ -656,10 +746,6 @@ namespace gpumf
             shared.values[c * P + internal::owned_point(layout, thread, s)] = result[s][c];
       __syncthreads();
     }
-
-    __device__ void
-    note_submission() const
-    {}
 #else
     template <typename F>
     static void
@@ -689,43 +775,15 @@ namespace gpumf
         }
     }
 
-    /// True on the emulated thread that runs read/evaluate for the whole cell.
-    bool
-    host_collective_first() const
-    {
-      if (!is_first_thread())
-        return false;
-      AssertThrow(internal::host_block_z() == layout.block_z(),
-                  ExcNotSupported("gpumf::FEEvaluation with thread_per_column = " +
-                                  std::to_string(thread_per_column_) +
-                                  " inside a functor whose thread_per_column differs: declare "
-                                  "`static constexpr bool thread_per_column = " +
-                                  std::string(thread_per_column_ ? "true" : "false") + ";` in the functor."));
-      AssertThrow(data.n_q_points_1d == nq && data.n_dofs_1d == nd && data.n_components == n_components,
-                  ExcNotSupported("gpumf::FEEvaluation<dim, " + std::to_string(fe_degree) + ", " +
-                                  std::to_string(nq) + ", " + std::to_string(n_components) +
-                                  "> does not match its MatrixFree object (degree " +
-                                  std::to_string(data.n_dofs_1d - 1) + ", " + std::to_string(data.n_q_points_1d) +
-                                  " points per direction, " + std::to_string(data.n_components) + " components)."));
-      AssertThrow(!host_shared->host_submitted,
-                  ExcNotSupported("gpumf host backend: read_dof_values()/evaluate() after a submit_*() "
-                                  "in the same cell functor. Use one FEEvaluation pass per functor: "
-                                  "read, evaluate, quadrature-point work, integrate, distribute."));
-      return true;
-    }
-
-    /// True on the emulated thread that runs last: integrate/distribute for the whole cell.
-    bool
-    host_collective_last() const
-    {
-      return thread.x == nq - 1 && thread.y == (dim > 1 ? nq - 1 : 0) && thread.z == layout.block_z() - 1;
-    }
-
+    /// A step of the whole cell: between two barriers of the cell's threads, on its first thread.
+    template <typename F>
     void
-    note_submission() const
+    host_collective(const F &f) const
     {
+      internal::host_barrier();
       if (is_first_thread())
-        host_shared->host_submitted = true;
+        f();
+      internal::host_barrier();
     }
 #endif
   };

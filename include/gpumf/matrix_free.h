@@ -11,6 +11,7 @@
 #include <gpumf/cost_model.h>
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/dof_access.h>
+#include <gpumf/internal/host_block.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
 
@@ -20,6 +21,13 @@
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_update_flags.h>
 #include <deal.II/fe/mapping.h>
+// what deal.II 9.4's cuda_matrix_free.h and cuda_fe_evaluation.h bring along, so that code
+// written against them compiles unchanged
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/mapping_q1.h>
+#include <deal.II/grid/filtered_iterator.h>
+#include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/affine_constraints.h>
 
 #include <functional>
@@ -28,6 +36,26 @@
 
 namespace gpumf
 {
+  namespace internal
+  {
+    /**
+     * Misuse that would give a wrong result: throws ExcNotSupported(@p message) on the host;
+     * in a CUDA kernel prints @p message (as a failed assertion) and stops the kernel, after
+     * which the CUDA context is lost and the next CUDA call reports the error.
+     */
+    __host__ __device__ inline void
+    require(const bool condition, const char *message)
+    {
+      if (condition)
+        return;
+#ifdef __CUDA_ARCH__
+      __assert_fail(message, __FILE__, __LINE__, "gpumf"); // device assert(): prints, then stops the kernel
+#else
+      AssertThrow(condition, ExcNotSupported(message));
+#endif
+    }
+  } // namespace internal
+
   /**
    * Matrix-free data for FE_Q elements (or an FESystem of equal FE_Q) on a mesh, on one Backend.
    * Mirrors deal.II 9.4's CUDAWrappers::MatrixFree<dim, Number>, without its limits:
@@ -205,6 +233,8 @@ namespace gpumf
       const unsigned char *cell_has_constraint_rows;
       /// Some cell of this launch has a constraint row (else the loops skip that logic).
       bool has_constraint_rows;
+      /// Where the arrays live (copy_mf_data_to_host() reads them from there).
+      Backend backend;
     };
 
     MatrixFree();
@@ -306,21 +336,36 @@ namespace gpumf
 
     /**
      * Runs @p func on every cell: `func(cell, &data, &shared_data, src, dst)` on one
-     * thread per quadrature point, as a CUDA kernel per color (CUDA backend) or as
-     * plain loops over cells and emulated threads (host backend). Ghost values of @p src
-     * are exchanged first and the contributions to other ranks' entries of @p dst are
-     * sent afterwards (compress). The functor type must define n_dofs_1d, n_local_dofs
-     * and n_q_points, matching this object. deal.II: CUDAWrappers::MatrixFree::cell_loop.
+     * thread per quadrature point, as a CUDA kernel per color (CUDA backend) or on emulated
+     * threads that run in step between barriers (host backend, internal/host_block.h).
+     * deal.II: CUDAWrappers::MatrixFree::cell_loop.
+     *
+     * @p src and @p dst are each one gpumf::Vector<Number> (the functor receives `const
+     * Number *`, `Number *`), or several: a std::vector or std::array of vectors or of
+     * pointers to them (the functor receives VectorPointers<const Number>,
+     * VectorPointers<Number>: `src[i]` is the i-th vector's data), at most
+     * VectorPointers::max_size. The ghost values of every source are exchanged first (and
+     * zeroed again afterwards unless the source had them before), the contributions to other
+     * ranks' entries of every destination are sent afterwards (compress), overlapped with
+     * interior cells under AdditionalData::overlap_communication_computation.
+     *
+     * The functor adds into the destinations: with @p zero_dst false (the default, as deal.II's
+     * `zero_dst_vector`) they keep their values and receive the sums; with true they are set
+     * to zero first. A destination that is also a source, or appears twice, is rejected (its
+     * entries would be read while other cells write them).
+     *
+     * The functor type defines n_dofs_1d, n_local_dofs and n_q_points, matching this object,
+     * and n_fe_evaluations when it constructs more than one FEEvaluation (SharedData).
      */
-    template <typename Functor, typename VectorType>
+    template <typename Functor, typename SrcType, typename DstType, typename Compiler = internal::ThisCompiler>
     void
-    cell_loop(const Functor &func, const VectorType &src, VectorType &dst) const;
+    cell_loop(const Functor &func, const SrcType &src, DstType &dst, const bool zero_dst = false) const;
 
     /**
      * Runs `func(cell, &data)` on one thread per quadrature point of every cell, to fill
      * per-point coefficients (see local_q_point_id()).
      */
-    template <typename Functor>
+    template <typename Functor, typename Compiler = internal::ThisCompiler>
     void
     evaluate_coefficients(Functor func) const;
 
@@ -379,6 +424,11 @@ namespace gpumf
     void
     check_vector(const Vector<Number> &v) const;
 
+    /// Throws unless @p v has this object's backend and locally owned entries (ghosts may
+    /// differ: deal.II's Vector(locally_owned, comm) passes); for functions that touch owned entries only.
+    void
+    check_owned_entries(const Vector<Number> &v) const;
+
     /// Number of vector components of the element.
     unsigned int
     n_components() const;
@@ -392,21 +442,22 @@ namespace gpumf
     get_quadrature_points() const;
 
     /// Bytes of shared memory a cell kernel with this element and quadrature needs per cell
-    /// (values and gradients at the points).
+    /// (values and gradients at the points) for @p n_fe_evaluations FEEvaluation objects.
     std::size_t
-    shared_memory_per_cell() const;
+    shared_memory_per_cell(const unsigned int n_fe_evaluations = 1) const;
 
     /// Bytes of shared memory of a CUDA block of @p cells cells: the 1D tables plus the cells' scratch.
     std::size_t
-    shared_memory_per_block_for(const unsigned int cells) const;
+    shared_memory_per_block_for(const unsigned int cells, const unsigned int n_fe_evaluations = 1) const;
 
     /**
-     * CUDA: cells per block for a functor of thread layout @p layout: AdditionalData::cells_per_block
-     * (0: as many as fit, CellLayout::max_cells_per_block()), reduced to what the shared
-     * memory holds. 1 on the host backend.
+     * CUDA: cells per block for a functor of thread layout @p layout with @p n_fe_evaluations
+     * FEEvaluation objects: AdditionalData::cells_per_block (0: as many as fit,
+     * CellLayout::max_cells_per_block()), reduced to what the shared memory holds; throws when
+     * not even one cell fits. 1 on the host backend.
      */
     unsigned int
-    cells_per_block(const internal::CellLayout<dim> layout) const;
+    cells_per_block(const internal::CellLayout<dim> layout, const unsigned int n_fe_evaluations = 1) const;
 
     /**
      * Runs `func(cell, &data, &shared_data, i, diagonal)` for every local DoF i of every cell
@@ -414,7 +465,7 @@ namespace gpumf
      * entries. For diagonals: the functor applies the cell operator to the unit vector i
      * (FEEvaluation::set_unit_dof_values) and adds entry i (distribute_local_diagonal).
      */
-    template <typename Functor>
+    template <typename Functor, typename Compiler = internal::ThisCompiler>
     void
     diagonal_loop(const Functor &func, Vector<Number> &diagonal) const;
 
@@ -476,7 +527,14 @@ namespace gpumf
 
   /**
    * Shared memory of one cell, as deal.II's CUDAWrappers::SharedData: quadrature-point
-   * values and gradients, plus gpumf's copies of the 1D tables.
+   * values and gradients, plus gpumf's copies of the 1D tables. Each thread of a cell has its
+   * own copy of this object (pointing to the cell's one scratch).
+   *
+   * Several FEEvaluation objects in one functor: the scratch holds n_slots sets of arrays, one
+   * per FEEvaluation (constructed in the same order by every thread; each takes the next set).
+   * A functor that constructs k > 1 of them declares `static constexpr unsigned int
+   * n_fe_evaluations = k;`: the loops then give each cell k sets. One more FEEvaluation than
+   * sets throws on the host backend and stops the kernel with a message on the GPU.
    */
   template <int dim, typename Number>
   struct SharedData
@@ -489,22 +547,61 @@ namespace gpumf
         gradients[d] = gq[d];
     }
 
-    /// Values at the points (DoF values before evaluate() and after integrate() on the GPU).
+    /// Values at the points (DoF values before evaluate() and after integrate() on the GPU),
+    /// of the first set.
     Number *values;
-    /// Gradient components at the quadrature points.
+    /// Gradient components at the quadrature points, of the first set.
     Number *gradients[dim];
     /// 1D tables (see MatrixFree) in fast memory.
     const Number *shape_values       = nullptr;
     const Number *shape_gradients    = nullptr;
     const Number *co_shape_gradients = nullptr;
-    /// Host backend only: the cell's DoF values, kept apart from the point values.
+    /// Host backend only: the cell's DoF values, kept apart from the point values (first set).
     Number *dof_values = nullptr;
-    /// Host backend only: set once the emulated thread 0 has submitted a value.
-    bool host_submitted = false;
+    /// Host backend only: who last wrote and read each point's values and gradients
+    /// ([q]) and DoF values ([array_size + q]) of the first set (the host's race check).
+    internal::PointAccess *host_access = nullptr;
+    /// Sets of arrays (one per FEEvaluation) in the scratch, and the Numbers between two sets.
+    unsigned int n_slots     = 1;
+    unsigned int slot_stride = 0;
+    /// Numbers per array of a set (values; each gradient component): n_components * n_q^dim of the functor.
+    unsigned int array_size = 0;
+    /// The next set an FEEvaluation takes.
+    unsigned int next_slot = 0;
     /// False for the padding cells of a CUDA block (see MatrixFree::AdditionalData::cells_per_block):
     /// FEEvaluation's distribute functions then add nothing. A functor that writes into its
     /// output without FEEvaluation checks it.
     bool writes = true;
+  };
+
+  /**
+   * The vectors of a MatrixFree::cell_loop() with several sources (or destinations), as the
+   * functor receives them: `src[i]` is the data of the i-th vector, on the loop's backend.
+   * @p Number is `const Number` for sources.
+   */
+  template <typename Number>
+  struct VectorPointers
+  {
+    /// The most vectors one loop takes.
+    static constexpr unsigned int max_size = 8;
+
+    Number *     pointers[max_size] = {};
+    unsigned int n                  = 0;
+
+    /// The number of vectors.
+    __host__ __device__ unsigned int
+    size() const
+    {
+      return n;
+    }
+
+    /// The data of vector @p i (< size()).
+    __host__ __device__ Number *
+    operator[](const unsigned int i) const
+    {
+      internal::require(i < n, "gpumf::VectorPointers: index beyond the vectors passed to cell_loop().");
+      return pointers[i];
+    }
   };
 
   /**
@@ -543,6 +640,65 @@ namespace gpumf
   {
     return data->q_points[local_q_point_id<dim, Number>(cell, data, n_q_points_1d,
                                                         internal::ipow(n_q_points_1d, dim))];
+  }
+
+  /**
+   * Host copies of the arrays of one color's MatrixFree::Data, for host-side work on the
+   * cells of a color (coefficients at the quadrature points, say), as deal.II 9.4's
+   * CUDAWrappers::DataHost. Per point of the color's cells, `padding_length` = n_q_points
+   * apart (gpumf does not pad):
+   * @verbatim
+   *   q_points     [cell * padding_length + q]
+   *   JxW          [cell * padding_length + q]           (also for affine geometry)
+   *   inv_jacobian [(cell * padding_length + q) * dim * dim + e * dim + d]   d xi_e / d x_d
+   *   local_to_global [cell * dofs_per_cell + i]         gpumf's DoF codes (internal/dof_access.h)
+   * @endverbatim
+   */
+  template <int dim, typename Number>
+  struct DataHost
+  {
+    std::vector<dealii::Point<dim, Number>> q_points;
+    std::vector<unsigned int>               local_to_global;
+    std::vector<Number>                     inv_jacobian;
+    std::vector<Number>                     JxW;
+    unsigned int                            id             = 0;
+    unsigned int                            n_cells        = 0;
+    unsigned int                            padding_length = 0;
+    /// Position of the color's first cell among all cells (as MatrixFree::Data::row_start).
+    unsigned int row_start    = 0;
+    bool         use_coloring = false;
+  };
+
+  /**
+   * The host copies of @p data's arrays (deal.II 9.4: CUDAWrappers::copy_mf_data_to_host):
+   * q_points with update_quadrature_points, JxW with update_JxW_values, inv_jacobian with
+   * update_gradients in @p update_flags; local_to_global always.
+   */
+  template <int dim, typename Number>
+  DataHost<dim, Number>
+  copy_mf_data_to_host(const typename MatrixFree<dim, Number>::Data &data, const dealii::UpdateFlags &update_flags);
+
+  /// The position of point @p i of cell @p cell of @p data's color in an array with @p n_q_points
+  /// entries per cell over all cells, as local_q_point_id() (deal.II 9.4: local_q_point_id_host).
+  template <int dim, typename Number>
+  inline unsigned int
+  local_q_point_id_host(const unsigned int           cell,
+                        const DataHost<dim, Number> &data,
+                        const unsigned int           n_q_points,
+                        const unsigned int           i)
+  {
+    return (data.row_start + cell) * n_q_points + i;
+  }
+
+  /// Point @p i of cell @p cell of @p data's color (deal.II 9.4: get_quadrature_point_host).
+  template <int dim, typename Number>
+  inline dealii::Point<dim, Number>
+  get_quadrature_point_host(const unsigned int cell, const DataHost<dim, Number> &data, const unsigned int i)
+  {
+    AssertThrow(!data.q_points.empty(),
+                ExcNotSupported("gpumf::get_quadrature_point_host: the DataHost has no quadrature points; pass "
+                                "update_quadrature_points to copy_mf_data_to_host()."));
+    return data.q_points[data.padding_length * cell + i];
   }
 
   /// "atomics", "cartesian coloring" or "graph coloring".

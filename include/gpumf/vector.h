@@ -69,6 +69,9 @@ namespace gpumf
     /// A serial vector of @p size zeros; see reinit(size_type, bool).
     explicit Vector(const size_type size);
 
+    /// See reinit(const IndexSet &, const MPI_Comm) (deal.II's distributed vector has this constructor).
+    Vector(const dealii::IndexSet &locally_owned, const MPI_Comm comm);
+
     /// See reinit(const IndexSet &, const IndexSet &, const MPI_Comm).
     Vector(const dealii::IndexSet &locally_owned,
            const dealii::IndexSet &ghost,
@@ -110,6 +113,22 @@ namespace gpumf
     /// The layout and backend of @p other; zero unless @p omit_zeroing_entries.
     void
     reinit(const Vector &other, const bool omit_zeroing_entries = false);
+
+    /**
+     * Replaces every locally owned entry x by f(x), on the vector's backend (ghost entries
+     * stay as they are): an entry-wise operation without a round trip through the host.
+     * @p f is a `__host__ __device__` function object, or an extended lambda
+     * `[] __host__ __device__ (const Number x) { return ...; }` (gpumf compiles .cu files with
+     * nvcc's --extended-lambda). On the CUDA backend the call must be compiled by nvcc (a .cu
+     * file); from a host-compiled file it throws.
+     */
+    template <typename Function, typename Compiler = internal::ThisCompiler>
+    void
+    transform(const Function &f);
+
+    /// x -> 1/x for every locally owned entry (an entry zero becomes infinity, as the division gives).
+    void
+    reciprocal();
 
     /// Exchanges contents (and layouts) with @p other.
     void
@@ -240,6 +259,11 @@ namespace gpumf
            const dealii::VectorOperation::values                 operation,
            const std::shared_ptr<const dealii::Utilities::MPI::CommunicationPatternBase>
              &communication_pattern = {});
+    /// The locally owned entries of deal.II's host vector @p v (same locally owned indices), as
+    /// deal.II 9.4's import from another memory space.
+    void
+    import(const dealii::LinearAlgebra::distributed::Vector<Number, dealii::MemorySpace::Host> &v,
+           const dealii::VectorOperation::values                                            operation);
     /**
      * The reverse of import(): writes (or adds) this vector's entries into @p rw, whose
      * stored indices must be locally owned here. Stands for deal.II's
@@ -308,6 +332,12 @@ namespace gpumf
     size() const;
     size_type
     locally_owned_size() const;
+    /// deal.II 9.4's older name of locally_owned_size().
+    size_type
+    local_size() const
+    {
+      return locally_owned_size();
+    }
     dealii::IndexSet
     locally_owned_elements() const;
     bool
@@ -451,5 +481,7 @@ namespace dealii
     } // namespace PreconditionChebyshevImplementation
   }   // namespace internal
 } // namespace dealii
+
+#include <gpumf/internal/vector_transform.h>
 
 #endif

@@ -4,15 +4,15 @@
  * CUDA kernels (compiled where the user's functor is compiled by nvcc) and the host reference.
  *
  * Host reference: the functor is written for the threads of a cell (internal::CellLayout),
- * so the host runs it once per (cell, thread), in thread order, setting
- * internal::host_thread_index() in place of threadIdx. FEEvaluation's collective steps run on
- * one emulated thread: reading and evaluating on the first (which runs before any thread
- * submits), integrating and writing on the last (which runs after all have submitted).
+ * so the host runs it on emulated threads of a cell that run in step between barriers
+ * (internal/host_block.h), with internal::host_thread_index() in place of threadIdx.
+ * FEEvaluation's collective steps run between two barriers on the first emulated thread.
  */
 #ifndef gpumf_internal_cell_loop_h
 #define gpumf_internal_cell_loop_h
 
 #include <gpumf/internal/cell_layout.h>
+#include <gpumf/internal/host_block.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/setup_profile.h>
 
@@ -23,6 +23,11 @@
 #  include <mutex>
 #  include <tuple>
 #endif
+
+#include <algorithm>
+#include <memory>
+#include <array>
+#include <vector>
 
 namespace gpumf
 {
@@ -52,6 +57,19 @@ namespace gpumf
       static constexpr bool value = Functor::thread_per_column;
     };
 
+    /// Functor::n_fe_evaluations where the functor declares it, else 1.
+    template <typename Functor, typename = void>
+    struct EvaluationsOf
+    {
+      static constexpr unsigned int value = 1;
+    };
+    template <typename Functor>
+    struct EvaluationsOf<Functor, std::void_t<decltype(Functor::n_fe_evaluations)>>
+    {
+      static constexpr unsigned int value = Functor::n_fe_evaluations;
+      static_assert(value >= 1, "gpumf: a functor's n_fe_evaluations must be at least 1.");
+    };
+
     /// The thread layout a functor's FEEvaluation uses (from its n_q_points and thread_per_column).
     template <int dim, typename Functor>
     constexpr CellLayout<dim>
@@ -61,15 +79,22 @@ namespace gpumf
     }
 
     /**
-     * Per-cell scratch, in Numbers: [values | gradients (dim of them) | dof values (host)],
-     * n_components * n_q^dim each. On the GPU the 1D tables come first:
+     * Per-cell scratch, in Numbers: a set of arrays per FEEvaluation of the functor (n_slots),
+     * each [values | gradients (dim of them) | dof values (host)], n_components * n_q^dim
+     * Numbers per array. On the GPU the 1D tables come first (once per block):
      * [shape_values n_q*n_dofs_1d | co_shape_gradients n_q*n_q].
      */
     template <int dim, typename Number, typename Functor>
     struct Scratch
     {
-      static constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
-      static constexpr unsigned int    size   = ComponentsOf<Functor>::value * layout.n_points();
+      static constexpr CellLayout<dim> layout  = layout_of<dim, Functor>();
+      static constexpr unsigned int    size    = ComponentsOf<Functor>::value * layout.n_points();
+      static constexpr unsigned int    n_slots = EvaluationsOf<Functor>::value;
+#ifdef __CUDA_ARCH__
+      static constexpr unsigned int slot_stride = (dim + 1) * size;
+#else
+      static constexpr unsigned int slot_stride = (dim + 2) * size;
+#endif
 
       /// SharedData over the scratch at @p values, with the 1D tables at @p shape_values and
       /// @p co_shape_gradients (shape_gradients stay in the object's memory).
@@ -77,7 +102,8 @@ namespace gpumf
       make(Number *                                       values,
            const Number *                                 shape_values,
            const Number *                                 co_shape_gradients,
-           const typename MatrixFree<dim, Number>::Data &data)
+           const typename MatrixFree<dim, Number>::Data &data,
+           PointAccess *                                  host_access = nullptr)
       {
         Number *gradients[dim];
         for (unsigned int d = 0; d < dim; ++d)
@@ -86,40 +112,49 @@ namespace gpumf
         shared.shape_values       = shape_values;
         shared.shape_gradients    = data.shape_gradients;
         shared.co_shape_gradients = co_shape_gradients;
+        shared.n_slots            = n_slots;
+        shared.slot_stride        = slot_stride;
+        shared.array_size         = size;
 #ifndef __CUDA_ARCH__
-        shared.dof_values = values + (dim + 1) * size;
+        shared.dof_values  = values + (dim + 1) * size;
+        shared.host_access = host_access;
+#else
+        (void)host_access;
 #endif
         return shared;
       }
     };
 
-    /// Runs body(cell, data, shared) for every (cell, emulated thread) of @p range of every color on the host.
+    /**
+     * Runs body(cell, data, shared) for every cell of @p range of every color on the host, on
+     * the emulated threads of the functor's layout (run_host_block()), each with its own
+     * SharedData over the cell's scratch.
+     */
     template <int dim, typename Number, typename Functor, typename Body>
     void
     host_loop(const MatrixFree<dim, Number> &mf, const typename MatrixFree<dim, Number>::CellRange range,
               const Body &body)
     {
       using S = Scratch<dim, Number, Functor>;
-      std::vector<Number> buffer((dim + 2) * S::size);
+      std::vector<Number>      buffer(S::n_slots * S::slot_stride);
+      std::vector<PointAccess> access(S::n_slots * 2 * S::size);
       host_block_z() = S::layout.block_z();
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
           const typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
-          for (unsigned int cell = 0; cell < data.n_cells; ++cell)
-            {
-              SharedData<dim, Number> shared =
-                S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data);
-              for (unsigned int t = 0; t < S::layout.n_threads(); ++t)
-                {
-                  host_thread_index() = ThreadIndex{t % S::layout.n_q, (t / S::layout.n_q) % S::layout.n_q,
-                                                    t / (S::layout.n_q * S::layout.n_q)};
-                  body(cell, data, shared);
-                }
-            }
+          run_host_block(S::layout.n_threads(), S::layout.n_q, data.n_cells, [&](const unsigned int cell) {
+            SharedData<dim, Number> shared =
+              S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data, access.data());
+            body(cell, data, shared);
+          });
         }
     }
 
 #ifdef __CUDACC__
+    // (an inline namespace per compiler: the launchers and their host-compiled stand-ins
+    // below have different names, see ThisCompiler)
+    inline namespace nvcc_compiled
+    {
     /**
      * Stages the 1D tables in shared memory (once per block) and points SharedData at the
      * scratch of the calling thread's cell. Shared memory of a block:
@@ -145,7 +180,7 @@ namespace gpumf
       __syncthreads();
       const unsigned int local = local_cell(S::layout);
       SharedData<dim, Number> shared =
-        S::make(tables + n_values + n_co + local * (dim + 1) * S::size, tables, tables + n_values, data);
+        S::make(tables + n_values + n_co + local * S::n_slots * S::slot_stride, tables, tables + n_values, data);
       cell = blockIdx.x * data.cells_per_block + local;
       if (cell >= data.n_cells)
         {
@@ -202,9 +237,10 @@ namespace gpumf
                      const bool                                            with_scratch,
                      const Args &...args)
     {
-      constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
-      unsigned int              k      = mf.cells_per_block(layout);
-      std::size_t shared_bytes         = with_scratch ? mf.shared_memory_per_block_for(k) : 0;
+      constexpr CellLayout<dim>   layout  = layout_of<dim, Functor>();
+      constexpr unsigned int      n_evals = EvaluationsOf<Functor>::value;
+      unsigned int                k       = mf.cells_per_block(layout, with_scratch ? n_evals : 1);
+      std::size_t shared_bytes            = with_scratch ? mf.shared_memory_per_block_for(k, n_evals) : 0;
       if (shared_bytes > 48 * 1024)
         GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared_bytes)));
@@ -217,9 +253,9 @@ namespace gpumf
           if (k > 1)
             {
               k = most_resident_cells_per_block(kernel, k, layout.n_threads(), [&](const unsigned int cells) {
-                return mf.shared_memory_per_block_for(cells);
+                return mf.shared_memory_per_block_for(cells, n_evals);
               });
-              shared_bytes = mf.shared_memory_per_block_for(k);
+              shared_bytes = mf.shared_memory_per_block_for(k, n_evals);
             }
         }
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
@@ -235,9 +271,9 @@ namespace gpumf
     }
 
     // The launch bounds make the compiler fit a block's threads in the registers.
-    template <int dim, typename Number, typename Functor>
+    template <int dim, typename Number, typename Functor, typename Src, typename Dst>
     __global__ void __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
-    cell_kernel(Functor func, const Number *src, Number *dst, const typename MatrixFree<dim, Number>::Data data)
+    cell_kernel(Functor func, const Src src, const Dst dst, const typename MatrixFree<dim, Number>::Data data)
     {
       unsigned int            cell;
       SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
@@ -264,12 +300,13 @@ namespace gpumf
       func(cell < data.n_cells ? cell : data.n_cells - 1, &data);
     }
 
-    template <int dim, typename Number, typename Functor>
+    template <int dim, typename Number, typename Functor, typename Src, typename Dst>
     void
     cuda_cell_loop(const MatrixFree<dim, Number> &mf, const typename MatrixFree<dim, Number>::CellRange range,
-                   const Functor &func, const Number *src, Number *dst)
+                   const Functor &func, const Src &src, const Dst &dst)
     {
-      launch_per_color<dim, Number, Functor>(mf, range, cell_kernel<dim, Number, Functor>, true, func, src, dst);
+      launch_per_color<dim, Number, Functor>(mf, range, cell_kernel<dim, Number, Functor, Src, Dst>, true, func, src,
+                                             dst);
     }
 
     template <int dim, typename Number, typename Functor>
@@ -289,7 +326,10 @@ namespace gpumf
       launch_per_color<dim, Number, Functor>(mf, MatrixFree<dim, Number>::CellRange::all,
                                              coefficient_kernel<dim, Number, Functor>, false, func);
     }
+    } // namespace nvcc_compiled
 #else
+    inline namespace host_compiled
+    {
     [[noreturn]] inline void
     throw_not_compiled_by_nvcc()
     {
@@ -300,10 +340,10 @@ namespace gpumf
       throw;
     }
 
-    template <int dim, typename Number, typename Functor>
+    template <int dim, typename Number, typename Functor, typename Src, typename Dst>
     void
     cuda_cell_loop(const MatrixFree<dim, Number> &, const typename MatrixFree<dim, Number>::CellRange,
-                   const Functor &, const Number *, Number *)
+                   const Functor &, const Src &, const Dst &)
     {
       throw_not_compiled_by_nvcc();
     }
@@ -321,104 +361,246 @@ namespace gpumf
     {
       throw_not_compiled_by_nvcc();
     }
+    } // namespace host_compiled
 #endif
   } // namespace internal
 
-  template <int dim, typename Number>
-  template <typename Functor, typename VectorType>
-  void
-  MatrixFree<dim, Number>::cell_loop(const Functor &func, const VectorType &src, VectorType &dst) const
+  namespace internal
   {
-    static_assert(std::is_same<VectorType, Vector<Number>>::value,
-                  "gpumf::MatrixFree<dim, Number>::cell_loop works on gpumf::Vector<Number>.");
+    /// The vector behind an element of a cell_loop() argument (a vector or a pointer to one).
+    template <typename Number>
+    const Vector<Number> *
+    source_of(const Vector<Number> &v)
+    {
+      return &v;
+    }
+    template <typename Number>
+    const Vector<Number> *
+    source_of(const Vector<Number> *v)
+    {
+      return v;
+    }
+    template <typename Number>
+    Vector<Number> *
+    destination_of(Vector<Number> &v)
+    {
+      return &v;
+    }
+    template <typename Number>
+    Vector<Number> *
+    destination_of(Vector<Number> *v)
+    {
+      return v;
+    }
+
+    /// What the functor receives for the vectors @p vectors: the data of the one vector of a
+    /// single-vector argument, else VectorPointers.
+    template <bool single, typename Pointer, typename VectorPointer>
+    auto
+    functor_argument(const std::vector<VectorPointer> &vectors)
+    {
+      if constexpr (single)
+        return static_cast<Pointer *>(vectors[0]->get_values());
+      else
+        {
+          VectorPointers<Pointer> pointers;
+          AssertThrow(vectors.size() <= VectorPointers<Pointer>::max_size,
+                      ExcNotSupported("gpumf::MatrixFree::cell_loop takes at most " +
+                                      std::to_string(VectorPointers<Pointer>::max_size) +
+                                      " source and destination vectors each; got " + std::to_string(vectors.size()) +
+                                      "."));
+          for (const auto *v : vectors)
+            pointers.pointers[pointers.n++] = v->get_values();
+          return pointers;
+        }
+    }
+  } // namespace internal
+
+  template <int dim, typename Number>
+  template <typename Functor, typename SrcType, typename DstType, typename Compiler>
+  void
+  MatrixFree<dim, Number>::cell_loop(const Functor &func, const SrcType &src, DstType &dst, const bool zero_dst) const
+  {
+    constexpr bool single_src = std::is_same_v<SrcType, Vector<Number>>;
+    constexpr bool single_dst = std::is_same_v<std::remove_const_t<DstType>, Vector<Number>>;
     check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
                   internal::ComponentsOf<Functor>::value);
-    check_vector(src);
-    check_vector(dst);
-    dst.zero_out_ghost_values();
-    const Number *in  = src.get_values();
-    Number *      out = dst.get_values();
-    const auto    run = [&](const CellRange range) {
+    std::vector<const Vector<Number> *> sources;
+    std::vector<Vector<Number> *>       destinations;
+    if constexpr (single_src)
+      sources.push_back(&src);
+    else
+      for (const auto &v : src)
+        sources.push_back(internal::source_of<Number>(v));
+    if constexpr (single_dst)
+      destinations.push_back(&dst);
+    else
+      for (auto &v : dst)
+        destinations.push_back(internal::destination_of<Number>(v));
+    AssertThrow(!sources.empty() && !destinations.empty(),
+                ExcNotSupported("gpumf::MatrixFree::cell_loop needs at least one source and one destination vector."));
+    // A vector with this object's locally owned entries in another layout (deal.II's
+    // Vector(locally_owned, comm), without ghosts) goes through a temporary of the object's
+    // layout, as in deal.II 9.4's GPU cell_loop: its owned entries are copied in, and for a
+    // destination back out after the loop. Other layouts are rejected (check_vector()).
+    std::vector<std::unique_ptr<Vector<Number>>>          temporaries;
+    std::vector<std::pair<Vector<Number> *, Vector<Number> *>> copy_back; // (destination, temporary)
+    const auto stand_in = [&](const Vector<Number> &v) -> Vector<Number> * {
+      const auto &own = get_vector_partitioner();
+      if (own == nullptr || v.backend() != backend_ || v.get_partitioner().get() == own.get() ||
+          v.get_partitioner()->is_compatible(*own) || !(v.locally_owned_elements() == own->locally_owned_range()))
+        return nullptr;
+      temporaries.push_back(std::make_unique<Vector<Number>>());
+      initialize_dof_vector(*temporaries.back());
+      internal::copy(backend_, temporaries.back()->get_values(), backend_, v.get_values(),
+                     v.locally_owned_size() * sizeof(Number));
+      return temporaries.back().get();
+    };
+    for (Vector<Number> *v : destinations)
+      {
+        AssertThrow(std::count(destinations.begin(), destinations.end(), v) == 1,
+                    ExcNotSupported("gpumf::MatrixFree::cell_loop: the same vector appears twice among the "
+                                    "destinations (its cells' contributions would be added twice)."));
+        AssertThrow(std::find(sources.begin(), sources.end(), v) == sources.end(),
+                    ExcNotSupported("gpumf::MatrixFree::cell_loop: a destination vector is also a source. Cells "
+                                    "would read entries other cells have already written: give the result its own "
+                                    "vector."));
+      }
+    for (const Vector<Number> *&v : sources)
+      if (Vector<Number> *t = stand_in(*v))
+        v = t;
+    for (Vector<Number> *&v : destinations)
+      if (Vector<Number> *t = stand_in(*v))
+        {
+          copy_back.emplace_back(v, t);
+          v = t;
+        }
+    const auto copy_results_back = [&]() {
+      for (const auto &[destination, temporary] : copy_back)
+        internal::copy(backend_, destination->get_values(), backend_, temporary->get_values(),
+                       destination->locally_owned_size() * sizeof(Number));
+    };
+    for (const Vector<Number> *v : sources)
+      check_vector(*v);
+    for (const Vector<Number> *v : destinations)
+      check_vector(*v);
+    for (Vector<Number> *v : destinations)
+      if (zero_dst)
+        *v = Number(0);
+      else
+        v->zero_out_ghost_values();
+    const auto src_arg = internal::functor_argument<single_src, const Number>(sources);
+    const auto dst_arg = internal::functor_argument<single_dst, Number>(destinations);
+    const auto run     = [&](const CellRange range) {
       if (backend_ == Backend::host)
         internal::host_loop<dim, Number, Functor>(
           *this, range, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
-            func(cell, &data, &shared, in, out);
+            func(cell, &data, &shared, src_arg, dst_arg);
           });
       else
-        internal::cuda_cell_loop(*this, range, func, in, out);
+        internal::cuda_cell_loop(*this, range, func, src_arg, dst_arg);
     };
     using internal::LoopMark;
     const auto mark = [&](const LoopMark m) { internal::mark_cell_loop(backend_, m); };
     mark(LoopMark::begin);
-    if (src.get_partitioner()->n_mpi_processes() == 1)
+    if (sources[0]->get_partitioner()->n_mpi_processes() == 1)
       {
         mark(LoopMark::first_start);
         run(CellRange::all);
         mark(LoopMark::first_end);
-        dst.compress(dealii::VectorOperation::add); // zeroes the ghosts: nothing to send
+        for (Vector<Number> *v : destinations)
+          v->compress(dealii::VectorOperation::add); // zeroes the ghosts: nothing to send
+        copy_results_back();
         mark(LoopMark::end);
         return;
       }
     // First halves of the interior cells (no ghost entries) of all colors, the boundary cells,
     // the second halves: the same order with and without overlap, so that colored results are
     // bitwise the same. With overlap the ghost values travel during the first halves, the
-    // contributions to other ranks during the second.
-    const bool src_had_ghosts = src.has_ghost_elements();
-    const bool split_update   = overlap && !src_had_ghosts;
-    if (split_update)
-      src.update_ghost_values_start();
-    else if (!src_had_ghosts)
-      src.update_ghost_values();
-    // an exception between _start() and _finish() finishes the exchange (every rank takes part)
+    // contributions to other ranks during the second. The sources that have no ghost values
+    // yet are exchanged here (each once) and zeroed afterwards; exchanges finish in the order
+    // they started, on every rank.
+    std::vector<const Vector<Number> *> exchanged;
+    for (const Vector<Number> *v : sources)
+      if (!v->has_ghost_elements() && std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
+        exchanged.push_back(v);
+    const auto zero_ghosts = [&]() {
+      for (const Vector<Number> *v : exchanged)
+        v->zero_out_ghost_values();
+    };
+    // An exception finishes the exchanges this rank started and sends its (partial)
+    // contributions, so that its messages match those of ranks on which nothing was thrown;
+    // the caller sees the exception on this rank.
+    unsigned int started = 0, finished = 0;
+    const auto   finish_updates = [&]() {
+      while (finished < started)
+        exchanged[finished++]->update_ghost_values_finish();
+    };
     try
       {
+        for (const Vector<Number> *v : exchanged)
+          if (overlap)
+            {
+              v->update_ghost_values_start();
+              ++started;
+            }
+          else
+            v->update_ghost_values();
         mark(LoopMark::first_start);
         run(CellRange::interior_first);
         mark(LoopMark::first_end);
+        finish_updates();
+        mark(LoopMark::boundary_start);
+        run(CellRange::boundary);
+        mark(LoopMark::boundary_end);
       }
     catch (...)
       {
-        if (split_update)
-          src.update_ghost_values_finish();
-        if (!src_had_ghosts)
-          src.zero_out_ghost_values();
+        finish_updates();
+        for (Vector<Number> *v : destinations)
+          v->compress(dealii::VectorOperation::add);
+        zero_ghosts();
         throw;
       }
-    if (split_update)
-      src.update_ghost_values_finish();
-    mark(LoopMark::boundary_start);
-    run(CellRange::boundary);
-    mark(LoopMark::boundary_end);
     if (overlap)
       {
-        dst.compress_start(dealii::VectorOperation::add);
+        unsigned int compressing = 0;
         try
           {
+            for (Vector<Number> *v : destinations)
+              {
+                v->compress_start(dealii::VectorOperation::add);
+                ++compressing;
+              }
             mark(LoopMark::second_start);
             run(CellRange::interior_second);
             mark(LoopMark::second_end);
           }
         catch (...)
           {
-            dst.compress_finish(dealii::VectorOperation::add);
+            for (unsigned int i = 0; i < compressing; ++i)
+              destinations[i]->compress_finish(dealii::VectorOperation::add);
+            zero_ghosts();
             throw;
           }
-        dst.compress_finish(dealii::VectorOperation::add);
+        for (Vector<Number> *v : destinations)
+          v->compress_finish(dealii::VectorOperation::add);
       }
     else
       {
         mark(LoopMark::second_start);
         run(CellRange::interior_second);
         mark(LoopMark::second_end);
-        dst.compress(dealii::VectorOperation::add);
+        for (Vector<Number> *v : destinations)
+          v->compress(dealii::VectorOperation::add);
       }
-    if (!src_had_ghosts)
-      src.zero_out_ghost_values();
+    zero_ghosts();
+    copy_results_back();
     mark(LoopMark::end);
   }
 
   template <int dim, typename Number>
-  template <typename Functor>
+  template <typename Functor, typename Compiler>
   void
   MatrixFree<dim, Number>::diagonal_loop(const Functor &func, Vector<Number> &diagonal) const
   {
@@ -441,7 +623,7 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
-  template <typename Functor>
+  template <typename Functor, typename Compiler>
   void
   MatrixFree<dim, Number>::evaluate_coefficients(Functor func) const
   {

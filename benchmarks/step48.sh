@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Time per step of deal.II's step-48 (sine-Gordon, explicit time stepping, 3D, degree 4,
+# hanging nodes) on the CPU against its gpumf port, both with step48-bench.sed, in one job:
+#
+#   benchmarks/step48.sh [refinements] [steps] [port ranks ...]
+#
+#   refinements  global refinements before step-48's two local ones (default 6: 73,539,441
+#                DoFs; 5: 9,323,953; 4: 1,193,881)
+#   steps        time steps timed (default 50)
+#   port ranks   MPI ranks of the port, sharing the node's GPUs round robin (default 1)
+#
+# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
+# the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
+# Prints, per run: DoFs, the set-up time (mesh, DoFs, constraints, MatrixFree::reinit, inverse
+# mass matrix; MatrixFree::reinit also alone), the time per step (the GPU synchronized), the
+# final solution norm (5 digits, as step-48 prints it) and the whole program's wall time.
+# The programs come from $GPUMF_BIN (default: build/benchmarks, built there when missing).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+refinements=${1:-6}
+steps=${2:-50}
+shift 2 || shift $# || true
+port_ranks=("${@:-1}")
+bin=${GPUMF_BIN:-$here/../build/benchmarks}
+if [ ! -x "$bin/gpumf_step48" ] || [ ! -x "$bin/dealii_step48" ]; then
+  cmake --build "$here/../build" --target gpumf_step48 dealii_step48
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export GPUMF_STEP48_REFINEMENTS=$refinements GPUMF_STEP48_STEPS=$steps
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# run <label> <log> <command...>: the command's output in <log>, its wall time appended
+run() {
+  local label=$1 log=$2
+  shift 2
+  local start end
+  start=$(date +%s.%N)
+  "$@" > "$log" 2>&1 || { cat "$log"; echo "step48.sh: $label failed"; exit 1; }
+  end=$(date +%s.%N)
+  echo "Program wall time $(python3 -c "print($end - $start)")" >> "$log"
+}
+
+summary() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+label, text = sys.argv[1], open(sys.argv[2]).read()
+def last(pattern):
+    found = re.findall(pattern, text)
+    return found[-1] if found else None
+dofs   = last(r"Number of degrees of freedom: (\d+)")
+setup  = re.search(r"Setup time: (\S+)s \(make_grid_and_dofs \S+s, of which MatrixFree::reinit (\S+)s; "
+                   r"inverse mass matrix (\S+)s\)", text)
+step   = re.search(r"Time per step: (\S+)s \((\d+) steps\)", text)
+norm   = last(r"solution norm:\s*(\S+)")
+wall   = last(r"Program wall time ([\d.]+)")
+print(f"{label:<34} {int(dofs):>11} {float(setup.group(1)):>9.3f} {float(setup.group(2)):>9.3f} "
+      f"{float(setup.group(3)):>9.4f} {float(step.group(1)):>11.5f} {step.group(2):>5} {norm:>10} "
+      f"{float(wall):>9.2f}")
+PY
+}
+
+cores=$(nproc)
+run "deal.II step-48, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step48"
+for ranks in "${port_ranks[@]}"; do
+  run "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step48"
+done
+for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done
+echo "step-48 (3D, Q4), $refinements global refinements, $steps steps; host: $cores cores" \
+     "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
+printf "%-34s %11s %9s %9s %9s %11s %5s %10s %9s\n" program DoFs "setup [s]" "reinit" "inv mass" \
+       "step [s]" steps "norm" "wall [s]"
+summary "deal.II CPU MatrixFree, $cores ranks" dealii.log
+for ranks in "${port_ranks[@]}"; do
+  summary "gpumf port, $ranks rank(s)" "gpumf$ranks.log"
+done
