@@ -170,7 +170,7 @@ namespace gpumf
     void
     apply(VectorType &dst, const VectorType &src, const bool transpose, const bool diagonal_only) const;
 
-    /// What the kernels of one color get (source/local_matrix_kernels.h).
+    /// What the kernels of one color get (source/local_matrix/local_matrix_kernels.h).
     internal::cuda::LocalMatrixLaunch<Number>
     launch_data(unsigned int color, bool transpose, bool diagonal_only) const;
 

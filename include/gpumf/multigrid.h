@@ -4,7 +4,7 @@
  * mg::SmootherRelaxation, MGCoarseGridIterativeSolver, ...) driving gpumf::Vector level vectors.
  * deal.II compiles the non-template parts of Multigrid, MGTransferBase and MGSmootherBase for
  * its own vector types only; gpumf provides them for gpumf::Vector<float> and <double>
- * (source/multigrid.cc), declared here so that every user sees them. Included by gpumf/mg_transfer.h.
+ * (source/multigrid/multigrid.cc), declared here so that every user sees them. Included by gpumf/mg_transfer.h.
  */
 #ifndef gpumf_multigrid_h
 #define gpumf_multigrid_h

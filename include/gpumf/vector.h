@@ -470,7 +470,7 @@ namespace dealii
        * The start vector of PreconditionChebyshev's eigenvalue estimate for gpumf vectors:
        * entry of global index g is g % 11, minus the mean, as deal.II does for its own
        * distributed vectors (its generic choice, a constant vector, would give other estimates
-       * and so other iteration counts than deal.II's CPU programs). Defined in source/vector.cc.
+       * and so other iteration counts than deal.II's CPU programs). Defined in source/linear_algebra/vector.cc.
        */
       template <>
       void

@@ -42,14 +42,14 @@ namespace gpumf
     /**
      * Allocates @p bytes that other processes of the node can map (the ipc exchange
      * method): cudaMalloc on the CUDA backend, a memfd mapping on the host backend. Defined
-     * with the lifetime protocol in source/ipc.cc.
+     * with the lifetime protocol in source/linear_algebra/ipc.cc.
      */
     void *
     allocate_shareable(const Backend backend, const std::size_t bytes);
 
     /**
      * Frees what allocate_shareable() returned, or defers the free while another process
-     * still has the memory open (source/ipc.cc): the memory stays valid until the last
+     * still has the memory open (source/linear_algebra/ipc.cc): the memory stays valid until the last
      * importer has closed it.
      */
     void

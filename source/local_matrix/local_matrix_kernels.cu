@@ -2,7 +2,7 @@
 // computed on the fly (local_matrix_kernels.h), a thread, a warp or a block per cell.
 #include <gpumf/internal/cuda_check.h>
 
-#include "local_matrix_kernels.h"
+#include "local_matrix/local_matrix_kernels.h"
 
 namespace gpumf
 {

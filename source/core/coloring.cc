@@ -1,6 +1,6 @@
-// Integer coordinates of the cells of a logically Cartesian mesh (include/gpumf/internal/cartesian.h).
-#include <gpumf/internal/cartesian.h>
-#include <gpumf/internal/threads.h>
+// Cell colorings: integer coordinates of the cells of a logically Cartesian mesh and their parity colors (core/coloring.h).
+#include "core/coloring.h"
+#include "core/threads.h"
 
 #include <map>
 #include <set>

@@ -8,7 +8,7 @@
 // per point of the color) in a ring of three shared-memory planes.
 #include <gpumf/internal/cuda_check.h>
 
-#include "stencil_kernels.h"
+#include "stencil/stencil_kernels.h"
 
 namespace gpumf
 {

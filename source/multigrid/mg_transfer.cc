@@ -10,18 +10,18 @@
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
-#include <gpumf/internal/cartesian.h>
+#include "core/coloring.h"
 #include <gpumf/internal/cuda_check.h>
 #include <gpumf/internal/dof_access.h>
-#include <gpumf/internal/threads.h>
+#include "core/threads.h"
 #include <gpumf/setup_profile.h>
 
 #include <map>
 #include <numeric>
 
-#include "cuda_dispatch.h"
-#include "mg_transfer_kernels.h"
-#include "vector_operations.h"
+#include "core/executor.h"
+#include "multigrid/mg_transfer_kernels.h"
+#include "linear_algebra/vector_operations.h"
 
 namespace gpumf
 {

@@ -1,10 +1,10 @@
 /**
- * @file gpumf/internal/cartesian.h
+ * @file source/core/coloring.h
  * Integer coordinates of the cells of a logically Cartesian mesh, for parity colorings
  * (MatrixFree's Cartesian cell coloring, the multi-color Gauss-Seidel's point colors).
  */
-#ifndef gpumf_internal_cartesian_h
-#define gpumf_internal_cartesian_h
+#ifndef gpumf_source_core_coloring_h
+#define gpumf_source_core_coloring_h
 
 #include <deal.II/grid/tria.h>
 

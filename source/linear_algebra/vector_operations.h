@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "vector_kernels.h"
+#include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
 {

@@ -1,10 +1,10 @@
 /**
- * @file gpumf/internal/threads.h
+ * @file source/core/threads.h
  * The host threads of gpumf's set-up: deal.II's (MultithreadInfo::n_threads(), TBB), as deal.II's
  * CPU MatrixFree uses them. Only for .cc files compiled by the host compiler.
  */
-#ifndef gpumf_internal_threads_h
-#define gpumf_internal_threads_h
+#ifndef gpumf_source_core_threads_h
+#define gpumf_source_core_threads_h
 
 #include <deal.II/base/multithread_info.h>
 #include <deal.II/base/parallel.h>

@@ -16,8 +16,8 @@
 #  include <mpi-ext.h> // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support()
 #endif
 
-#include "exchange.h"
-#include "vector_operations.h"
+#include "linear_algebra/exchange.h"
+#include "linear_algebra/vector_operations.h"
 
 namespace gpumf
 {

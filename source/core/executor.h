@@ -6,8 +6,8 @@
 // host-only build, which CI builds and links. The statement may `return`; it must not
 // `break` or `continue` (the macro is a do-while block, so that it is one statement in both
 // builds).
-#ifndef gpumf_source_cuda_dispatch_h
-#define gpumf_source_cuda_dispatch_h
+#ifndef gpumf_source_core_executor_h
+#define gpumf_source_core_executor_h
 
 #include <gpumf/backend.h>
 #include <gpumf/config.h>

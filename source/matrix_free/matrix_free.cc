@@ -21,11 +21,11 @@
 
 #include <gpumf/internal/cuda_check.h>
 
-#include <gpumf/internal/cartesian.h>
-#include <gpumf/internal/threads.h>
+#include "core/coloring.h"
+#include "core/threads.h"
 #include <gpumf/setup_profile.h>
 
-#include "vector_operations.h"
+#include "linear_algebra/vector_operations.h"
 
 namespace gpumf
 {

@@ -2,7 +2,7 @@
 // (slot-major, so the threads of a warp read consecutive entries of each slot).
 #include <gpumf/internal/cuda_check.h>
 
-#include "multicolor_gauss_seidel_kernels.h"
+#include "stencil/multicolor_gauss_seidel_kernels.h"
 
 namespace gpumf
 {

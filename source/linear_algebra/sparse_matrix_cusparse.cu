@@ -6,7 +6,7 @@
 
 #include <type_traits>
 
-#include "sparse_matrix_cusparse.h"
+#include "linear_algebra/sparse_matrix_cusparse.h"
 
 #define GPUMF_CHECK_CUSPARSE(call)                                                            \
   do                                                                                          \

@@ -1,5 +1,5 @@
 // The choice of gpumf::ExchangeMethod, and the NCCL path of the ghost exchange (exchange.h).
-#include "exchange.h"
+#include "linear_algebra/exchange.h"
 
 #include <gpumf/internal/cuda_check.h>
 

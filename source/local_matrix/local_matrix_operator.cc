@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 
-#include "cuda_dispatch.h"
-#include "local_matrix_kernels.h"
+#include "core/executor.h"
+#include "local_matrix/local_matrix_kernels.h"
 
 namespace gpumf
 {

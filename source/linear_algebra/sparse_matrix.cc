@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "cuda_dispatch.h"
-#include "sparse_matrix_cusparse.h"
+#include "core/executor.h"
+#include "linear_algebra/sparse_matrix_cusparse.h"
 
 namespace gpumf
 {

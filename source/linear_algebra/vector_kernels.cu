@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "vector_kernels.h"
+#include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
 {

@@ -2,7 +2,7 @@
 // kernels, vector_operations.h), with the MPI sums.
 #include <gpumf/solver_cg.h>
 
-#include "vector_operations.h"
+#include "linear_algebra/vector_operations.h"
 
 namespace gpumf
 {

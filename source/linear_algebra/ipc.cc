@@ -6,7 +6,7 @@
 // CUDA IPC has no reference counts of its own that a program can query. An anonymous memfd
 // mapped by the others through /proc/<pid>/fd is unnamed, sized by the memory limit only, and
 // gone with the last process that maps it.
-#include "ipc.h"
+#include "linear_algebra/ipc.h"
 
 #include <gpumf/internal/cuda_check.h>
 #include <gpumf/internal/memory.h>

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "ipc.h"
+#include "linear_algebra/ipc.h"
 
 namespace gpumf
 {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuda_dispatch.h"
-#include "vector_operations.h"
+#include "core/executor.h"
+#include "linear_algebra/vector_operations.h"
 
 namespace gpumf
 {

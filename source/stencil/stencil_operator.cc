@@ -1,7 +1,7 @@
 // gpumf::StencilOperator: rows assembled from deal.II's FEValues by neighbour offset, the choice of
 // the storage, the lexicographic renumbering, the host reference of the application and the
 // dispatch to the CUDA kernel (stencil_kernels.cu).
-#include <gpumf/internal/cartesian.h>
+#include "core/coloring.h"
 #include <gpumf/stencil_operator.h>
 
 #include <deal.II/base/mpi.h>
@@ -17,9 +17,9 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "cuda_dispatch.h"
-#include "element_matrices.h"
-#include "stencil_kernels.h"
+#include "core/executor.h"
+#include "local_matrix/element_matrices.h"
+#include "stencil/stencil_kernels.h"
 
 namespace gpumf
 {

@@ -1,7 +1,7 @@
 // gpumf::MultiColorGaussSeidel: the stencil assembled from deal.II's FEValues, the coloring,
 // the host reference loops of the sweeps and the dispatch to the CUDA kernels in
 // multicolor_gauss_seidel_kernels.cu.
-#include <gpumf/internal/cartesian.h>
+#include "core/coloring.h"
 #include <gpumf/multicolor_gauss_seidel.h>
 
 #include <deal.II/base/mpi.h>
@@ -13,9 +13,9 @@
 #include <array>
 #include <string>
 
-#include "cuda_dispatch.h"
-#include "element_matrices.h"
-#include "multicolor_gauss_seidel_kernels.h"
+#include "core/executor.h"
+#include "local_matrix/element_matrices.h"
+#include "stencil/multicolor_gauss_seidel_kernels.h"
 
 namespace gpumf
 {

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "mg_transfer_kernels.h"
+#include "multigrid/mg_transfer_kernels.h"
 
 namespace gpumf
 {
