@@ -22,11 +22,8 @@ namespace gpumf
 {
   namespace internal
   {
-    namespace cuda
-    {
-      template <typename Number>
-      struct LocalMatrixLaunch;
-    }
+    template <typename Number>
+    struct LocalMatrixLaunch;
   } // namespace internal
 
   /**
@@ -170,14 +167,9 @@ namespace gpumf
     void
     apply(VectorType &dst, const VectorType &src, const bool transpose, const bool diagonal_only) const;
 
-    /// What the kernels of one color get (source/local_matrix/local_matrix_kernels.h).
-    internal::cuda::LocalMatrixLaunch<Number>
+    /// What the kernel gets for one color (source/local_matrix/local_matrix_kernels.h).
+    internal::LocalMatrixLaunch<Number>
     launch_data(unsigned int color, bool transpose, bool diagonal_only) const;
-
-    /// The element matrix of @p cell computed on the fly, on the host, from the pointers of
-    /// @p launch (host memory).
-    std::vector<Number>
-    host_matrix(const internal::cuda::LocalMatrixLaunch<Number> &launch, unsigned int cell) const;
 
     MatrixFree<dim, Number>                             mf;
     internal::Array<Number>                             matrices;

@@ -22,10 +22,9 @@ namespace gpumf
 {
   namespace internal
   {
-    namespace cuda
-    {
-      struct SparseMatrixHandle;
-    }
+    struct SparseMatrixHandle;
+    template <typename Number>
+    struct CsrView;
   } // namespace internal
 
   /**
@@ -106,6 +105,10 @@ namespace gpumf
                   const IndexWidth index_width = IndexWidth::automatic);
 
   private:
+    /// The CSR arrays as the kernels take them.
+    internal::CsrView<Number>
+    csr() const;
+
     /// The copy of reinit() for one index width.
     template <typename Index>
     void
@@ -122,7 +125,7 @@ namespace gpumf
     internal::Array<std::int64_t> row_offsets64, columns64;
 
     /// cuSPARSE's handle, matrix descriptor and work buffer (CUDA backend).
-    std::unique_ptr<internal::cuda::SparseMatrixHandle> cusparse;
+    std::unique_ptr<internal::SparseMatrixHandle> cusparse;
   };
 
   /// @name Exceptions

@@ -220,11 +220,6 @@ namespace gpumf
 
     void
     check_vector(const VectorType &v) const;
-
-    /// Row @p i of the operator times @p x (host reference; owned and ghost entries of x), and
-    /// the row's diagonal entry.
-    Number
-    host_row(const Number *x, unsigned int i, Number &diagonal) const;
   };
 } // namespace gpumf
 

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/executor.h"
+
 namespace gpumf
 {
   std::string
@@ -115,4 +117,14 @@ namespace gpumf
     (void)backend;
 #endif
   }
+
+  namespace internal
+  {
+    void
+    throw_no_cuda()
+    {
+      AssertThrow(false, ExcNoGPU("gpumf was built without CUDA (GPUMF_WITH_CUDA=OFF)"));
+      std::abort(); // not reached: AssertThrow throws
+    }
+  } // namespace internal
 } // namespace gpumf

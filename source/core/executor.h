@@ -1,31 +1,75 @@
-// GPUMF_CUDA(statement): the one way the library's .cc files reach a CUDA kernel launcher of
-// source/*.cu. With the CUDA backend compiled in, the statement runs. In a build without CUDA
-// (GPUMF_WITH_CUDA=OFF) the .cu files are not compiled, so the statement is not compiled either
-// and reaching it throws ExcNoGPU (the public API cannot reach it: such a build refuses
-// Backend::cuda). A launcher called without this macro leaves an undefined reference in a
-// host-only build, which CI builds and links. The statement may `return`; it must not
-// `break` or `continue` (the macro is a do-while block, so that it is one statement in both
-// builds).
+// The one way the library runs a kernel on a backend.
+//
+// A kernel family lists its kernels once, in its `*_kernels.h`, as a macro of two parameters: the
+// number type and what goes before each declaration, e.g.
+//
+//   #define GPUMF_VECTOR_KERNELS(Number, TEMPLATE)                        \
+//     /* x[i] = s */                                                      \
+//     TEMPLATE void fill(Number *x, std::size_t n, Number s);
+//   GPUMF_DECLARE_KERNELS(GPUMF_VECTOR_KERNELS(Number, template <typename Number>))
+//
+// GPUMF_DECLARE_KERNELS declares the list twice from that one text: in namespace
+// gpumf::internal::host (the naive host reference, `*_reference.cc`, g++) and in
+// gpumf::internal::cuda (`*_kernels.cu`, nvcc). Each implementation file instantiates its
+// definitions with the same list: `GPUMF_VECTOR_KERNELS(double, template)` is
+// `template void fill(double *x, std::size_t n, double s);`, an explicit instantiation.
+//
+// The library calls a kernel only through GPUMF_DISPATCH(backend, kernel(arguments)): the CUDA
+// implementation when backend is Backend::cuda, else the host reference. So a kernel without a host
+// reference does not link in any build, one without a CUDA implementation does not compile in the
+// CUDA build, and in a build without CUDA (GPUMF_WITH_CUDA=OFF: the .cu files are not compiled)
+// reaching the CUDA branch throws ExcNoGPU (the public API cannot reach it: such a build refuses
+// Backend::cuda). GPUMF_DISPATCH is an expression with the kernel's value.
+//
+// The cell loops of user functors are templates compiled in the user's translation unit; they
+// make the same choice in include/gpumf/internal/cell_loop.h. CUDA runtime calls that are not
+// kernels (memory, events, device queries) stay in core/ and linear_algebra/ipc.cc behind
+// `#if GPUMF_WITH_CUDA`, since the CUDA runtime is not linked in a build without CUDA.
 #ifndef gpumf_source_core_executor_h
 #define gpumf_source_core_executor_h
 
 #include <gpumf/backend.h>
 #include <gpumf/config.h>
 
+namespace gpumf
+{
+  namespace internal
+  {
+    /// Throws ExcNoGPU: this build has no CUDA backend.
+    [[noreturn]] void
+    throw_no_cuda();
+  } // namespace internal
+} // namespace gpumf
+
+/// Declares a family's kernel list in namespaces host and cuda of gpumf::internal.
+#define GPUMF_DECLARE_KERNELS(...) \
+  namespace gpumf                  \
+  {                                \
+    namespace internal             \
+    {                              \
+      namespace host               \
+      {                            \
+        __VA_ARGS__                \
+      }                            \
+      namespace cuda               \
+      {                            \
+        __VA_ARGS__                \
+      }                            \
+    }                              \
+  }
+
+/// What goes before a kernel declaration templated on the dimension and the number type.
+#define GPUMF_TEMPLATE_DIM_NUMBER template <int dim, typename Number>
+
 #if GPUMF_WITH_CUDA
-#  define GPUMF_CUDA(...) \
-    do                      \
-      {                     \
-        __VA_ARGS__;        \
-      }                     \
-    while (false)
+#  define GPUMF_DISPATCH(backend, ...)                                                       \
+    ((backend) == ::gpumf::Backend::cuda ? ::gpumf::internal::cuda::__VA_ARGS__ : \
+                                           ::gpumf::internal::host::__VA_ARGS__)
 #else
-#  define GPUMF_CUDA(...)                                                                        \
-    do                                                                                           \
-      {                                                                                          \
-        AssertThrow(false, ::gpumf::ExcNoGPU("gpumf was built without CUDA (GPUMF_WITH_CUDA=OFF)")); \
-      }                                                                                          \
-    while (false)
+#  define GPUMF_DISPATCH(backend, ...)                                                              \
+    ((backend) == ::gpumf::Backend::cuda ?                                                          \
+       (::gpumf::internal::throw_no_cuda(), ::gpumf::internal::host::__VA_ARGS__) : \
+       ::gpumf::internal::host::__VA_ARGS__)
 #endif
 
 #endif

@@ -1,8 +1,8 @@
 // The fused vector passes of gpumf::SolverCG on one rank's entries (host loops or CUDA
-// kernels, vector_operations.h), with the MPI sums.
+// kernels, vector_kernels.h), with the MPI sums.
 #include <gpumf/solver_cg.h>
 
-#include "linear_algebra/vector_operations.h"
+#include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
 {
@@ -32,8 +32,8 @@ namespace gpumf
   SolverCG<Number>::initial_direction(const VectorType &r, VectorType &p, const VectorType *D, const Number rr)
   {
     check_compatible(r, D);
-    internal::cg_direction(r.backend(), p.get_values(), r.get_values(), values_or_null(D), Number(), false,
-                           r.locally_owned_size());
+    GPUMF_DISPATCH(r.backend(), cg_direction(p.get_values(), r.get_values(), values_or_null(D), Number(), false,
+                           r.locally_owned_size()));
     return D != nullptr ? -(r * p) : rr;
   }
 
@@ -43,8 +43,8 @@ namespace gpumf
                            const VectorType *D, const Number alpha)
   {
     Number sums[2];
-    internal::cg_update(x.backend(), x.get_values(), r.get_values(), p.get_values(), Ap.get_values(),
-                        values_or_null(D), alpha, x.locally_owned_size(), sums);
+    GPUMF_DISPATCH(x.backend(), cg_update(x.get_values(), r.get_values(), p.get_values(), Ap.get_values(),
+                        values_or_null(D), alpha, x.locally_owned_size(), sums));
     Number global[2];
     dealii::Utilities::MPI::sum(dealii::ArrayView<const Number>(sums, 2), x.get_mpi_communicator(),
                                 dealii::ArrayView<Number>(global, 2));
@@ -55,8 +55,8 @@ namespace gpumf
   void
   SolverCG<Number>::direction(VectorType &p, const VectorType &r, const VectorType *D, const Number beta)
   {
-    internal::cg_direction(r.backend(), p.get_values(), r.get_values(), values_or_null(D), beta, true,
-                           r.locally_owned_size());
+    GPUMF_DISPATCH(r.backend(), cg_direction(p.get_values(), r.get_values(), values_or_null(D), beta, true,
+                           r.locally_owned_size()));
   }
 
   template class SolverCG<float>;

@@ -1,11 +1,10 @@
-// gpumf::SparseMatrix: the copy of a deal.II SparseMatrix into CSR arrays of a backend, the
-// host backend's naive row loop, and the dispatch to cuSPARSE (sparse_matrix_cusparse.cu).
+// gpumf::SparseMatrix: the copy of a deal.II SparseMatrix into CSR arrays of a backend; its product
+// runs sparse_matrix_cusparse.h's kernel (cuSPARSE, or the host reference).
 #include <gpumf/sparse_matrix.h>
 
 #include <algorithm>
 #include <limits>
 
-#include "core/executor.h"
 #include "linear_algebra/sparse_matrix_cusparse.h"
 
 namespace gpumf
@@ -19,23 +18,22 @@ namespace gpumf
       return n_nonzeros > std::size_t(std::numeric_limits<std::int32_t>::max());
     }
 
-    template <typename Index, typename Number>
-    void
-    host_vmult(const std::size_t n_rows, const Index *row_offsets, const Index *columns, const Number *values,
-               const Number *src, Number *dst)
-    {
-      for (std::size_t i = 0; i < n_rows; ++i)
-        {
-          Number sum = 0;
-          for (Index k = row_offsets[i]; k < row_offsets[i + 1]; ++k)
-            sum += values[k] * src[columns[k]];
-          dst[i] = sum;
-        }
-    }
   } // namespace
 
   template <typename Number>
   SparseMatrix<Number>::SparseMatrix() = default;
+
+  template <typename Number>
+  internal::CsrView<Number>
+  SparseMatrix<Number>::csr() const
+  {
+    return {n_rows, n_nonzeros, const_cast<Number *>(values.data()),
+            wide_indices ? static_cast<void *>(const_cast<std::int64_t *>(row_offsets64.data())) :
+                           static_cast<void *>(const_cast<std::int32_t *>(row_offsets32.data())),
+            wide_indices ? static_cast<void *>(const_cast<std::int64_t *>(columns64.data())) :
+                           static_cast<void *>(const_cast<std::int32_t *>(columns32.data())),
+            wide_indices};
+  }
 
   template <typename Number>
   SparseMatrix<Number>::~SparseMatrix() = default;
@@ -107,16 +105,7 @@ namespace gpumf
       copy_rows(matrix, row_offsets64, columns64);
     else
       copy_rows(matrix, row_offsets32, columns32);
-    if (backend == Backend::cuda)
-      {
-        internal::cuda::CsrView<Number> csr{n_rows, n_nonzeros, values.data(),
-                                            wide_indices ? static_cast<void *>(row_offsets64.data()) :
-                                                           static_cast<void *>(row_offsets32.data()),
-                                            wide_indices ? static_cast<void *>(columns64.data()) :
-                                                           static_cast<void *>(columns32.data()),
-                                            wide_indices};
-        GPUMF_CUDA(cusparse = internal::cuda::create_sparse_matrix_handle(csr));
-      }
+    cusparse = GPUMF_DISPATCH(backend, sparse_matrix_handle(csr()));
   }
 
   template <typename Number>
@@ -134,12 +123,7 @@ namespace gpumf
                     ExcVectorMismatch("a vector on the " + to_string(v->backend()) + " backend",
                                       "the matrix on the " + to_string(backend_) + " backend"));
       }
-    if (backend_ == Backend::cuda)
-      GPUMF_CUDA(internal::cuda::sparse_matrix_vmult(*cusparse, src.get_values(), dst.get_values()));
-    else if (wide_indices)
-      host_vmult(n_rows, row_offsets64.data(), columns64.data(), values.data(), src.get_values(), dst.get_values());
-    else
-      host_vmult(n_rows, row_offsets32.data(), columns32.data(), values.data(), src.get_values(), dst.get_values());
+    GPUMF_DISPATCH(backend_, sparse_matrix_vmult(csr(), cusparse.get(), src.get_values(), dst.get_values()));
   }
 
   template <typename Number>
@@ -169,7 +153,7 @@ namespace gpumf
   {
     return values.memory_consumption() + row_offsets32.memory_consumption() + columns32.memory_consumption() +
            row_offsets64.memory_consumption() + columns64.memory_consumption() +
-           (cusparse ? internal::cuda::work_buffer_bytes(*cusparse) : 0);
+           (cusparse ? internal::work_buffer_bytes(*cusparse) : 0);
   }
 
   template <typename Number>

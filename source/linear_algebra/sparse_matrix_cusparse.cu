@@ -33,7 +33,9 @@ namespace gpumf
         }
       } // namespace
 
-      SparseMatrixHandle::~SparseMatrixHandle()
+    } // namespace cuda
+
+    SparseMatrixHandle::~SparseMatrixHandle()
       {
         // no throwing from a destructor: errors here leave nothing to recover
         if (matrix != nullptr)
@@ -44,9 +46,12 @@ namespace gpumf
           cudaFree(buffer);
       }
 
+    namespace cuda
+    {
+
       template <typename Number>
       std::unique_ptr<SparseMatrixHandle>
-      create_sparse_matrix_handle(const CsrView<Number> &csr)
+      sparse_matrix_handle(const CsrView<Number> &csr)
       {
         auto              result = std::make_unique<SparseMatrixHandle>();
         cusparseHandle_t  handle = nullptr;
@@ -64,8 +69,9 @@ namespace gpumf
 
       template <typename Number>
       void
-      sparse_matrix_vmult(SparseMatrixHandle &m, const Number *src, Number *dst)
+      sparse_matrix_vmult(const CsrView<Number> &, SparseMatrixHandle *handle, const Number *src, Number *dst)
       {
+        SparseMatrixHandle &m = *handle;
         const Number         one = 1, zero = 0;
         cusparseDnVecDescr_t x = nullptr, y = nullptr;
         GPUMF_CHECK_CUSPARSE(cusparseCreateDnVec(&x, m.n_rows, const_cast<Number *>(src), data_type<Number>()));
@@ -89,14 +95,8 @@ namespace gpumf
         cusparseDestroyDnVec(y);
       }
 
-      template std::unique_ptr<SparseMatrixHandle>
-      create_sparse_matrix_handle(const CsrView<double> &);
-      template std::unique_ptr<SparseMatrixHandle>
-      create_sparse_matrix_handle(const CsrView<float> &);
-      template void
-      sparse_matrix_vmult(SparseMatrixHandle &, const double *, double *);
-      template void
-      sparse_matrix_vmult(SparseMatrixHandle &, const float *, float *);
+      GPUMF_SPARSE_MATRIX_KERNELS(float, template)
+      GPUMF_SPARSE_MATRIX_KERNELS(double, template)
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

@@ -1,20 +1,20 @@
-// cuSPARSE behind gpumf::SparseMatrix (sparse_matrix_cusparse.cu); the host reference is the
-// row loop in sparse_matrix.cc.
-#ifndef gpumf_source_sparse_matrix_cusparse_h
-#define gpumf_source_sparse_matrix_cusparse_h
+// The kernels of gpumf::SparseMatrix: the naive host reference in sparse_matrix_reference.cc, cuSPARSE
+// in sparse_matrix_cusparse.cu (core/executor.h: one list, both executors).
+#ifndef gpumf_source_linear_algebra_sparse_matrix_cusparse_h
+#define gpumf_source_linear_algebra_sparse_matrix_cusparse_h
 
 #include <gpumf/backend.h>
 
 #include <cstddef>
 #include <memory>
 
+#include "core/executor.h"
+
 namespace gpumf
 {
   namespace internal
   {
-    namespace cuda
-    {
-      /// CSR arrays in device memory (32-bit or, if wide, 64-bit row offsets and columns).
+      /// CSR arrays in the backend's memory (32-bit or, if wide, 64-bit row offsets and columns).
       template <typename Number>
       struct CsrView
       {
@@ -37,15 +37,6 @@ namespace gpumf
         ~SparseMatrixHandle();
       };
 
-      template <typename Number>
-      std::unique_ptr<SparseMatrixHandle>
-      create_sparse_matrix_handle(const CsrView<Number> &csr);
-
-      /// dst = A src with cusparseSpMV (device pointers).
-      template <typename Number>
-      void
-      sparse_matrix_vmult(SparseMatrixHandle &matrix, const Number *src, Number *dst);
-
       inline std::size_t
       work_buffer_bytes(const SparseMatrixHandle &matrix)
       {
@@ -53,12 +44,21 @@ namespace gpumf
       }
 
 #if !GPUMF_WITH_CUDA
-      // no handle exists without CUDA (sparse_matrix.cc creates one through GPUMF_CUDA), but
-      // gpumf::SparseMatrix's std::unique_ptr needs the destructor
+      // no handle exists without CUDA (the host reference makes none), but gpumf::SparseMatrix's
+      // std::unique_ptr needs the destructor
       inline SparseMatrixHandle::~SparseMatrixHandle() = default;
 #endif
-    } // namespace cuda
-  }   // namespace internal
+  } // namespace internal
 } // namespace gpumf
+
+#define GPUMF_SPARSE_MATRIX_KERNELS(Number, TEMPLATE)                                                   \
+  /* what the implementation keeps between products (cuSPARSE: handle, descriptor, work buffer; host:  \
+     nothing) */                                                                                       \
+  TEMPLATE std::unique_ptr<SparseMatrixHandle> sparse_matrix_handle(const CsrView<Number> &csr);       \
+  /* dst = A src */                                                                                    \
+  TEMPLATE void sparse_matrix_vmult(const CsrView<Number> &csr, SparseMatrixHandle *handle, const Number *src, \
+                                    Number *dst);
+
+GPUMF_DECLARE_KERNELS(GPUMF_SPARSE_MATRIX_KERNELS(Number, template <typename Number>))
 
 #endif

@@ -17,7 +17,7 @@
 #endif
 
 #include "linear_algebra/exchange.h"
-#include "linear_algebra/vector_operations.h"
+#include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
 {
@@ -84,7 +84,7 @@ namespace gpumf
   Vector<Number> &
   Vector<Number>::operator=(const Number s)
   {
-    internal::fill(backend(), values.data(), s == Number() ? values.size() : locally_owned_size(), s);
+    GPUMF_DISPATCH(backend(), fill(values.data(), s == Number() ? values.size() : locally_owned_size(), s));
     if (s == Number())
       ghosts_valid = false;
     return *this;
@@ -179,8 +179,8 @@ namespace gpumf
   Vector<Number> &
   Vector<Number>::operator*=(const Number factor)
   {
-    internal::update<Number>(backend(), values.data(), locally_owned_size(), factor, true, 0, nullptr, 0,
-                             nullptr, 0);
+    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), factor, true, 0, nullptr, 0,
+                             nullptr, 0));
     return *this;
   }
 
@@ -212,8 +212,8 @@ namespace gpumf
   void
   Vector<Number>::add(const Number a)
   {
-    internal::update<Number>(backend(), values.data(), locally_owned_size(), 1, true, 0, nullptr, 0, nullptr,
-                             a);
+    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 1, true, 0, nullptr, 0, nullptr,
+                             a));
   }
 
   template <typename Number>
@@ -221,8 +221,8 @@ namespace gpumf
   Vector<Number>::add(const Number a, const Vector &v)
   {
     check_compatible(v);
-    internal::update<Number>(backend(), values.data(), locally_owned_size(), 1, true, a, v.get_values(), 0,
-                             nullptr, 0);
+    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 1, true, a, v.get_values(), 0,
+                             nullptr, 0));
   }
 
   template <typename Number>
@@ -231,8 +231,8 @@ namespace gpumf
   {
     check_compatible(v);
     check_compatible(w);
-    internal::update<Number>(backend(), values.data(), locally_owned_size(), 1, true, a, v.get_values(), b,
-                             w.get_values(), 0);
+    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 1, true, a, v.get_values(), b,
+                             w.get_values(), 0));
   }
 
   template <typename Number>
@@ -247,8 +247,8 @@ namespace gpumf
   Vector<Number>::sadd(const Number s, const Number a, const Vector &v)
   {
     check_compatible(v);
-    internal::update<Number>(backend(), values.data(), locally_owned_size(), s, true, a, v.get_values(), 0,
-                             nullptr, 0);
+    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), s, true, a, v.get_values(), 0,
+                             nullptr, 0));
   }
 
   template <typename Number>
@@ -256,8 +256,8 @@ namespace gpumf
   Vector<Number>::equ(const Number a, const Vector &v)
   {
     check_compatible(v);
-    internal::update<Number>(backend(), values.data(), locally_owned_size(), 0, false, a, v.get_values(), 0,
-                             nullptr, 0);
+    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 0, false, a, v.get_values(), 0,
+                             nullptr, 0));
   }
 
   template <typename Number>
@@ -265,7 +265,7 @@ namespace gpumf
   Vector<Number>::reciprocal()
   {
     zero_out_ghost_values(); // they would no longer match
-    internal::reciprocal(backend(), values.data(), locally_owned_size());
+    GPUMF_DISPATCH(backend(), reciprocal(values.data(), locally_owned_size()));
   }
 
   template <typename Number>
@@ -273,7 +273,7 @@ namespace gpumf
   Vector<Number>::scale(const Vector &scaling_factors)
   {
     check_compatible(scaling_factors);
-    internal::scale(backend(), values.data(), locally_owned_size(), scaling_factors.get_values());
+    GPUMF_DISPATCH(backend(), scale(values.data(), locally_owned_size(), scaling_factors.get_values()));
   }
 
   template <typename Number>
@@ -282,7 +282,7 @@ namespace gpumf
   {
     check_compatible(v);
     return Utilities::MPI::sum(
-      internal::reduce(backend(), internal::Reduction::dot, get_values(), v.get_values(), locally_owned_size()),
+      GPUMF_DISPATCH(backend(), reduce(internal::Reduction::dot, get_values(), v.get_values(), locally_owned_size())),
       get_mpi_communicator());
   }
 
@@ -292,8 +292,8 @@ namespace gpumf
   {
     check_compatible(v);
     check_compatible(w);
-    return Utilities::MPI::sum(internal::add_and_dot(backend(), values.data(), locally_owned_size(), a,
-                                                     v.get_values(), w.get_values()),
+    return Utilities::MPI::sum(GPUMF_DISPATCH(backend(), add_and_dot(values.data(), locally_owned_size(), a,
+                                                     v.get_values(), w.get_values())),
                                get_mpi_communicator());
   }
 
@@ -302,8 +302,8 @@ namespace gpumf
   Vector<Number>::l1_norm() const
   {
     return Utilities::MPI::sum(
-      internal::reduce<Number>(backend(), internal::Reduction::abs_sum, get_values(), nullptr,
-                               locally_owned_size()),
+      GPUMF_DISPATCH(backend(), reduce<Number>(internal::Reduction::abs_sum, get_values(), nullptr,
+                               locally_owned_size())),
       get_mpi_communicator());
   }
 
@@ -312,7 +312,7 @@ namespace gpumf
   Vector<Number>::norm_sqr() const
   {
     return Utilities::MPI::sum(
-      internal::reduce(backend(), internal::Reduction::dot, get_values(), get_values(), locally_owned_size()),
+      GPUMF_DISPATCH(backend(), reduce(internal::Reduction::dot, get_values(), get_values(), locally_owned_size())),
       get_mpi_communicator());
   }
 
@@ -328,8 +328,8 @@ namespace gpumf
   Vector<Number>::linfty_norm() const
   {
     return Utilities::MPI::max(
-      internal::reduce<Number>(backend(), internal::Reduction::abs_max, get_values(), nullptr,
-                               locally_owned_size()),
+      GPUMF_DISPATCH(backend(), reduce<Number>(internal::Reduction::abs_max, get_values(), nullptr,
+                               locally_owned_size())),
       get_mpi_communicator());
   }
 
@@ -338,8 +338,8 @@ namespace gpumf
   Vector<Number>::mean_value() const
   {
     AssertThrow(size() > 0, ExcEmptyObject());
-    return Utilities::MPI::sum(internal::reduce<Number>(backend(), internal::Reduction::sum, get_values(),
-                                                        nullptr, locally_owned_size()),
+    return Utilities::MPI::sum(GPUMF_DISPATCH(backend(), reduce<Number>(internal::Reduction::sum, get_values(),
+                                                        nullptr, locally_owned_size())),
                                get_mpi_communicator()) /
            Number(size());
   }
@@ -612,8 +612,8 @@ namespace gpumf
         ex.prepare(backend(), p, values.data());
         if (ex.method == ExchangeMethod::ipc)
           return ex.ipc.start(backend(), p.import_targets(), p.ghost_targets());
-        internal::gather(backend(), ex.import_values.data(), get_values(), import_indices.data(),
-                         p.n_import_indices());
+        GPUMF_DISPATCH(backend(), gather(ex.import_values.data(), get_values(), import_indices.data(),
+                         p.n_import_indices()));
         const Number *send =
           ex.outgoing(backend(), ex.import_values.data(), ex.host_import, p.n_import_indices());
         Number *receive = ex.staged() ? ex.host_ghosts.data() : get_values() + locally_owned_size();
@@ -635,9 +635,9 @@ namespace gpumf
         std::size_t offset = 0;
         for (const auto &[rank, count] : partitioner->ghost_targets())
           {
-            internal::gather(backend(), get_values() + locally_owned_size() + offset,
+            GPUMF_DISPATCH(backend(), gather(get_values() + locally_owned_size() + offset,
                              static_cast<const Number *>(ex.ipc.peer(rank).values),
-                             ex.ipc_ghost_indices.data() + offset, count);
+                             ex.ipc_ghost_indices.data() + offset, count));
             offset += count;
           }
         ex.ipc.finish(backend());
@@ -701,9 +701,9 @@ namespace gpumf
                                    std::to_string(peer.ghost_count) + " ghosts of this rank's entries, and this "
                                    "rank's partitioner expects " + std::to_string(count) +
                                    ": the ranks' partitioners do not match."));
-            internal::scatter_add(backend(), values.data(), import_indices.data() + offset,
+            GPUMF_DISPATCH(backend(), scatter_add(values.data(), import_indices.data() + offset,
                                   static_cast<const Number *>(peer.values) + peer.n_owned + peer.ghost_offset,
-                                  count);
+                                  count));
             offset += count;
           }
         ex.ipc.finish(backend()); // the sources may zero their ghosts after this
@@ -717,8 +717,8 @@ namespace gpumf
         std::size_t offset = 0;
         for (const auto &[rank, count] : p.import_targets())
           {
-            internal::scatter_add(backend(), values.data(), import_indices.data() + offset,
-                                  ex.import_values.data() + offset, count);
+            GPUMF_DISPATCH(backend(), scatter_add(values.data(), import_indices.data() + offset,
+                                  ex.import_values.data() + offset, count));
             offset += count;
           }
       }
@@ -907,8 +907,8 @@ namespace dealii
               local.push_back(partitioner.global_to_local(index));
           gpumf::internal::Array<unsigned int> indices;
           indices.reinit(vec.backend(), local);
-          gpumf::internal::set_indexed<Number>(vec.backend(), vec.get_values(), indices.data(), nullptr, Number(0),
-                                               false, local.size());
+          GPUMF_DISPATCH(vec.backend(), set_indexed<Number>(vec.get_values(), indices.data(), nullptr, Number(0),
+                                               false, local.size()));
         }
       } // namespace
 

@@ -328,23 +328,8 @@ namespace gpumf
         check_launch();
       }
 
-#define GPUMF_INSTANTIATE(Number)                                                                     \
-  template void   fill<Number>(Number *, std::size_t, Number);                                       \
-  template void   update<Number>(Number *, std::size_t, Number, bool, Number, const Number *, Number, \
-                               const Number *, Number);                                             \
-  template void   scale<Number>(Number *, std::size_t, const Number *);                              \
-  template void   reciprocal<Number>(Number *, std::size_t);                                         \
-  template Number reduce<Number>(Reduction, const Number *, const Number *, std::size_t);            \
-  template Number add_and_dot<Number>(Number *, std::size_t, Number, const Number *, const Number *); \
-  template void   cg_update<Number>(Number *, Number *, const Number *, const Number *, const Number *,  \
-                                  Number, std::size_t, Number(&)[2]);                                    \
-  template void   cg_direction<Number>(Number *, const Number *, const Number *, Number, bool, std::size_t); \
-  template void   gather<Number>(Number *, const Number *, const unsigned int *, std::size_t);        \
-  template void   scatter_add<Number>(Number *, const unsigned int *, const Number *, std::size_t);   \
-  template void   set_indexed<Number>(Number *, const unsigned int *, const Number *, Number, bool, std::size_t);
-      GPUMF_INSTANTIATE(float)
-      GPUMF_INSTANTIATE(double)
-#undef GPUMF_INSTANTIATE
+      GPUMF_VECTOR_KERNELS(float, template)
+      GPUMF_VECTOR_KERNELS(double, template)
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

@@ -201,43 +201,35 @@ namespace gpumf
 
       template <typename Number>
       void
-      local_matrix_thread_per_element(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst)
+      local_matrix_apply(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst)
       {
         if (launch.n_cells == 0)
           return;
-        const unsigned int block = 128;
-        thread_per_element_kernel<<<(launch.n_cells + block - 1) / block, block>>>(launch, src, dst);
+        switch (launch.kernel)
+          {
+            case LocalMatrixKernel::thread_per_element:
+              {
+                const unsigned int block = 128;
+                thread_per_element_kernel<<<(launch.n_cells + block - 1) / block, block>>>(launch, src, dst);
+                break;
+              }
+            case LocalMatrixKernel::block_per_element:
+              block_per_element_kernel<<<launch.n_cells, launch.n, 2 * launch.n * sizeof(Number)>>>(launch, src,
+                                                                                                     dst);
+              break;
+            case LocalMatrixKernel::warp_per_element:
+              {
+                const unsigned int blocks = (launch.n_cells + warp_cells_per_block - 1) / warp_cells_per_block;
+                warp_per_element_kernel<<<blocks, 32 * warp_cells_per_block,
+                                          2 * warp_cells_per_block * launch.n * sizeof(Number)>>>(launch, src, dst);
+                break;
+              }
+          }
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
-      template <typename Number>
-      void
-      local_matrix_block_per_element(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst)
-      {
-        if (launch.n_cells == 0)
-          return;
-        block_per_element_kernel<<<launch.n_cells, launch.n, 2 * launch.n * sizeof(Number)>>>(launch, src, dst);
-        GPUMF_CHECK_CUDA(cudaGetLastError());
-      }
-
-      template <typename Number>
-      void
-      local_matrix_warp_per_element(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst)
-      {
-        if (launch.n_cells == 0)
-          return;
-        const unsigned int blocks = (launch.n_cells + warp_cells_per_block - 1) / warp_cells_per_block;
-        warp_per_element_kernel<<<blocks, 32 * warp_cells_per_block,
-                                  2 * warp_cells_per_block * launch.n * sizeof(Number)>>>(launch, src, dst);
-        GPUMF_CHECK_CUDA(cudaGetLastError());
-      }
-
-      template void local_matrix_warp_per_element<float>(const LocalMatrixLaunch<float> &, const float *, float *);
-      template void local_matrix_warp_per_element<double>(const LocalMatrixLaunch<double> &, const double *, double *);
-      template void local_matrix_thread_per_element<float>(const LocalMatrixLaunch<float> &, const float *, float *);
-      template void local_matrix_thread_per_element<double>(const LocalMatrixLaunch<double> &, const double *, double *);
-      template void local_matrix_block_per_element<float>(const LocalMatrixLaunch<float> &, const float *, float *);
-      template void local_matrix_block_per_element<double>(const LocalMatrixLaunch<double> &, const double *, double *);
+      GPUMF_LOCAL_MATRIX_KERNELS(float, template)
+      GPUMF_LOCAL_MATRIX_KERNELS(double, template)
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

@@ -1,16 +1,19 @@
-// CUDA kernels of gpumf::LocalMatrixOperator (local_matrix_kernels.cu); the host reference
-// is the loop in local_matrix_operator.cc.
-#ifndef gpumf_source_local_matrix_kernels_h
-#define gpumf_source_local_matrix_kernels_h
+// The kernel of gpumf::LocalMatrixOperator and the element-matrix formula it shares with the host:
+// the naive host reference in local_matrix_reference.cc, CUDA in local_matrix_kernels.cu
+// (core/executor.h: one list, both executors).
+#ifndef gpumf_source_local_matrix_local_matrix_kernels_h
+#define gpumf_source_local_matrix_local_matrix_kernels_h
 
 #include <gpumf/internal/dof_access.h>
+
+#include <vector>
+
+#include "core/executor.h"
 
 namespace gpumf
 {
   namespace internal
   {
-    namespace cuda
-    {
       /**
        * What the element matrices of LocalMatrixOperator's Storage::on_the_fly are computed from:
        * the form (laplace (grad u, grad v) + mass (u, v) per component, constants), the cell's
@@ -117,6 +120,16 @@ namespace gpumf
         return sum;
       }
 
+      /// The CUDA kernels of LocalMatrixOperator: a thread per cell; a block per cell and a thread per
+      /// row; a warp per cell (4 cells per block of 128 threads), a lane per row and more rows per
+      /// lane beyond 32 DoFs.
+      enum class LocalMatrixKernel
+      {
+        thread_per_element,
+        warp_per_element,
+        block_per_element
+      };
+
       /// What one launch over the cells of one color does.
       template <typename Number>
       struct LocalMatrixLaunch
@@ -134,25 +147,22 @@ namespace gpumf
         bool                atomic;          ///< atomicAdd (no coloring)
         bool                transpose;       ///< A^T instead of A
         bool                diagonal_only;   ///< dst += diag(C^T A C) (src unused)
+        LocalMatrixKernel   kernel;          ///< CUDA: the threads of a cell
       };
 
-      /// dst += C_K^T A_K C_K src for the cells of one color (C_K: the cell's DoF codes), one thread per cell.
+      /// The element matrix of @p cell computed on the fly on the host, entry by entry as the
+      /// kernels compute it (the pointers of @p launch in host memory).
       template <typename Number>
-      void
-      local_matrix_thread_per_element(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst);
-
-      /// The same with one block per cell and one thread per row.
-      template <typename Number>
-      void
-      local_matrix_block_per_element(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst);
-
-      /// The same with one warp per cell (4 cells per block of 128 threads), a lane per row and
-      /// more rows per lane beyond 32 DoFs.
-      template <typename Number>
-      void
-      local_matrix_warp_per_element(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst);
-    } // namespace cuda
+      std::vector<Number>
+      on_the_fly_matrix(const LocalMatrixLaunch<Number> &launch, unsigned int cell);
   }   // namespace internal
 } // namespace gpumf
+
+// dst += C_K^T A_K C_K src (C_K: the cell's DoF codes) for the cells of one color, or the diagonal
+// of that product (diagonal_only). CUDA runs launch.kernel; the host reference does every cell alike.
+#define GPUMF_LOCAL_MATRIX_KERNELS(Number, TEMPLATE) \
+  TEMPLATE void local_matrix_apply(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst);
+
+GPUMF_DECLARE_KERNELS(GPUMF_LOCAL_MATRIX_KERNELS(Number, template <typename Number>))
 
 #endif

@@ -1,5 +1,5 @@
-// gpumf::LocalMatrixOperator: element matrices from deal.II's FEValues, the host reference
-// loop, and the dispatch to the CUDA kernels in local_matrix_kernels.cu.
+// gpumf::LocalMatrixOperator: element matrices from deal.II's FEValues, the kernel's launch data
+// (kernels in local_matrix_kernels.cu, host reference in local_matrix_reference.cc).
 #include <gpumf/internal/diagonal.h>
 #include <gpumf/local_matrix_operator.h>
 
@@ -8,7 +8,6 @@
 #include <cmath>
 #include <limits>
 
-#include "core/executor.h"
 #include "local_matrix/local_matrix_kernels.h"
 
 namespace gpumf
@@ -147,7 +146,7 @@ namespace gpumf
         int agree = 1;
         for (unsigned int k = 0; k < checked_cells.size() && agree; ++k)
           {
-            const std::vector<Number> computed = host_matrix(host, checked_cells[k]);
+            const std::vector<Number> computed = internal::on_the_fly_matrix(host, checked_cells[k]);
             double                    scale = 0, difference = 0;
             for (std::size_t e = 0; e < computed.size(); ++e)
               {
@@ -189,12 +188,12 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
-  internal::cuda::LocalMatrixLaunch<Number>
+  internal::LocalMatrixLaunch<Number>
   LocalMatrixOperator<dim, Number>::launch_data(const unsigned int color, const bool transpose,
                                                 const bool diagonal_only) const
   {
     const auto data = mf.get_data(color);
-    internal::cuda::OnTheFly<Number> f{};
+    internal::OnTheFly<Number> f{};
     f.dim             = dim;
     f.n_dofs_1d       = data.n_dofs_1d;
     f.n_q_1d          = data.n_q_points_1d;
@@ -211,23 +210,10 @@ namespace gpumf
     f.jacobian_stride = data.jacobian_stride;
     return {data.local_to_global, data.constraint_rows, data.cell_has_constraint_rows, data.has_constraint_rows,
             storage_ == Storage::on_the_fly ? nullptr : matrices.data(), storage_ == Storage::shared, f,
-            dofs_per_cell, data.row_start, data.n_cells, !data.use_coloring, transpose, diagonal_only};
-  }
-
-  template <int dim, typename Number>
-  std::vector<Number>
-  LocalMatrixOperator<dim, Number>::host_matrix(const internal::cuda::LocalMatrixLaunch<Number> &launch,
-                                                const unsigned int cell) const
-  {
-    // entry by entry, as the kernels compute them (the pointers of @p launch on the host)
-    const unsigned int n = dofs_per_cell;
-    Number             factors[internal::cuda::OnTheFly<Number>::max_terms];
-    internal::cuda::on_the_fly_factors(launch.on_the_fly, cell, factors);
-    std::vector<Number> A(std::size_t(n) * n);
-    for (unsigned int i = 0; i < n; ++i)
-      for (unsigned int j = 0; j < n; ++j)
-        A[i * n + j] = internal::cuda::on_the_fly_entry(launch.on_the_fly, cell, factors, i, j);
-    return A;
+            dofs_per_cell, data.row_start, data.n_cells, !data.use_coloring, transpose, diagonal_only,
+            kernel_ == Kernel::thread_per_element ? internal::LocalMatrixKernel::thread_per_element :
+            kernel_ == Kernel::warp_per_element   ? internal::LocalMatrixKernel::warp_per_element :
+                                                    internal::LocalMatrixKernel::block_per_element};
   }
 
   template <int dim, typename Number>
@@ -241,52 +227,10 @@ namespace gpumf
     if (!src_had_ghosts && !diagonal_only)
       src.update_ghost_values();
     dst.zero_out_ghost_values();
-    const unsigned int n = dofs_per_cell;
     for (unsigned int color = 0; color < mf.n_colors(); ++color)
-      {
-        const auto data   = mf.get_data(color);
-        const auto launch = launch_data(color, transpose, diagonal_only);
-        if (mf.backend() == Backend::cuda)
-          {
-            if (kernel_ == Kernel::thread_per_element)
-              GPUMF_CUDA(internal::cuda::local_matrix_thread_per_element(launch, src.get_values(), dst.get_values()));
-            else if (kernel_ == Kernel::warp_per_element)
-              GPUMF_CUDA(internal::cuda::local_matrix_warp_per_element(launch, src.get_values(), dst.get_values()));
-            else
-              GPUMF_CUDA(internal::cuda::local_matrix_block_per_element(launch, src.get_values(), dst.get_values()));
-            continue;
-          }
-        // host reference: C_K^T A_K C_K, cell by cell (the diagonal by the general formula everywhere)
-        Number *   out    = dst.get_values();
-        const auto add_to = [out](const unsigned int index, const Number value) { out[index] += value; };
-        std::vector<Number> v(n);
-        for (unsigned int cell = data.row_start; cell < data.row_start + data.n_cells; ++cell)
-          {
-            const unsigned int *codes = data.local_to_global + std::size_t(cell) * n;
-            std::vector<Number> computed;
-            if (storage_ == Storage::on_the_fly)
-              computed = host_matrix(launch, cell);
-            const Number *A = storage_ == Storage::on_the_fly ? computed.data() :
-                              matrices.data() + (storage_ == Storage::shared ? 0 : std::size_t(cell) * n * n);
-            if (diagonal_only)
-              {
-                for (unsigned int j = 0; j < n; ++j)
-                  internal::distribute_diagonal_column<Number>(
-                    j, n, [&](const unsigned int k) { return codes[k]; },
-                    [&](const unsigned int k) { return A[k * n + j]; }, data.constraint_rows, add_to);
-                continue;
-              }
-            for (unsigned int j = 0; j < n; ++j)
-              v[j] = internal::read_dof(src.get_values(), codes[j], data.constraint_rows);
-            for (unsigned int i = 0; i < n; ++i)
-              {
-                Number sum = 0;
-                for (unsigned int j = 0; j < n; ++j)
-                  sum += (transpose ? A[j * n + i] : A[i * n + j]) * v[j];
-                internal::distribute_dof(codes[i], sum, data.constraint_rows, add_to);
-              }
-          }
-      }
+      GPUMF_DISPATCH(mf.backend(),
+                     local_matrix_apply(launch_data(color, transpose, diagonal_only), src.get_values(),
+                                        dst.get_values()));
     dst.compress(VectorOperation::add);
     if (!src_had_ghosts && !diagonal_only)
       src.zero_out_ghost_values();

@@ -25,7 +25,7 @@
 #include "core/threads.h"
 #include <gpumf/setup_profile.h>
 
-#include "linear_algebra/vector_operations.h"
+#include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
 {
@@ -731,8 +731,8 @@ namespace gpumf
   {
     check_owned_entries(src);
     check_owned_entries(dst);
-    internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), false,
-                          constrained_dofs.size());
+    GPUMF_DISPATCH(backend_, set_indexed(dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), false,
+                          constrained_dofs.size()));
   }
 
   template <int dim, typename Number>
@@ -741,8 +741,8 @@ namespace gpumf
   {
     check_owned_entries(src);
     check_owned_entries(dst);
-    internal::set_indexed(backend_, dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), true,
-                          constrained_dofs.size());
+    GPUMF_DISPATCH(backend_, set_indexed(dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), true,
+                          constrained_dofs.size()));
   }
 
   template <int dim, typename Number>
@@ -750,8 +750,8 @@ namespace gpumf
   MatrixFree<dim, Number>::set_constrained_values(const Number val, Vector<Number> &dst) const
   {
     check_owned_entries(dst);
-    internal::set_indexed<Number>(backend_, dst.get_values(), constrained_dofs.data(), nullptr, val, false,
-                                  constrained_dofs.size());
+    GPUMF_DISPATCH(backend_, set_indexed<Number>(dst.get_values(), constrained_dofs.data(), nullptr, val, false,
+                                  constrained_dofs.size()));
   }
 
   template <int dim, typename Number>

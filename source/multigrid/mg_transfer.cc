@@ -21,7 +21,7 @@
 
 #include "core/executor.h"
 #include "multigrid/mg_transfer_kernels.h"
-#include "linear_algebra/vector_operations.h"
+#include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
 {
@@ -31,103 +31,6 @@ namespace gpumf
   {
     namespace
     {
-      unsigned int
-      weight_class(const unsigned int q, const unsigned int N)
-      {
-        return q == 0 ? 0u : (q == N - 1 ? 2u : 1u);
-      }
-
-      /// Position of patch point @p j (lexicographic, N per direction) in direction d.
-      unsigned int
-      coordinate(const unsigned int j, const unsigned int N, const unsigned int d)
-      {
-        return d == 0 ? j % N : d == 1 ? (j / N) % N : j / (N * N);
-      }
-
-      /**
-       * Host reference of prolongate_add(): every fine value of a patch directly as
-       * sum_i prod_d P(q_d, i_d) u_i (no sum factorization), times its weight.
-       */
-      template <int dim, typename Number>
-      void
-      prolongate_add(Backend backend, const TransferLevel<Number> &level, Number *fine, const Number *coarse)
-      {
-        if (backend == Backend::cuda)
-          GPUMF_CUDA(return cuda::prolongate_add<dim>(level, fine, coarse));
-        const unsigned int n = level.n, N = 2 * n - 1, n_coarse = Utilities::pow(n, dim),
-                           n_fine = Utilities::pow(N, dim);
-        for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
-          for (unsigned int k = 0; k < level.n_components; ++k)
-            {
-              const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
-              const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
-              for (unsigned int j = 0; j < n_fine; ++j)
-                {
-                  Number       value = 0;
-                  unsigned int cls   = 0;
-                  for (unsigned int d = 0; d < dim; ++d)
-                    cls += Utilities::pow(3u, d) * weight_class(coordinate(j, N, d), N);
-                  for (unsigned int i = 0; i < n_coarse; ++i)
-                    {
-                      if (ci[i] == no_dof)
-                        continue;
-                      Number product = coarse[ci[i]];
-                      for (unsigned int d = 0; d < dim; ++d)
-                        product *= level.prolongation[coordinate(j, N, d) * n + coordinate(i, n, d)];
-                      value += product;
-                    }
-                  fine[fi[j]] += level.weights[parent * Utilities::pow(3u, dim) + cls] * value;
-                }
-            }
-      }
-
-      /// Host reference of restrict_add(): the transpose of prolongate_add(), entry by entry.
-      template <int dim, typename Number>
-      void
-      restrict_add(Backend backend, const TransferLevel<Number> &level, Number *coarse, const Number *fine)
-      {
-        if (backend == Backend::cuda)
-          GPUMF_CUDA(return cuda::restrict_add<dim>(level, coarse, fine));
-        const unsigned int n = level.n, N = 2 * n - 1, n_coarse = Utilities::pow(n, dim),
-                           n_fine = Utilities::pow(N, dim);
-        for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
-          for (unsigned int k = 0; k < level.n_components; ++k)
-            {
-              const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
-              const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
-              for (unsigned int i = 0; i < n_coarse; ++i)
-                {
-                  if (ci[i] == no_dof)
-                    continue;
-                  Number value = 0;
-                  for (unsigned int j = 0; j < n_fine; ++j)
-                    {
-                      unsigned int cls = 0;
-                      for (unsigned int d = 0; d < dim; ++d)
-                        cls += Utilities::pow(3u, d) * weight_class(coordinate(j, N, d), N);
-                      Number product = level.weights[parent * Utilities::pow(3u, dim) + cls] * fine[fi[j]];
-                      for (unsigned int d = 0; d < dim; ++d)
-                        product *= level.prolongation[coordinate(j, N, d) * n + coordinate(i, n, d)];
-                      value += product;
-                    }
-                  coarse[ci[i]] += value;
-                }
-            }
-      }
-
-      template <typename Dst, typename Src>
-      void
-      copy_indexed(Backend backend, Dst *dst, const unsigned int *dst_indices, const Src *src,
-                   const unsigned int *src_indices, const double *weights, std::size_t n, bool add)
-      {
-        if (backend == Backend::cuda)
-          GPUMF_CUDA(return cuda::copy_indexed(dst, dst_indices, src, src_indices, weights, n, add));
-        for (std::size_t i = 0; i < n; ++i)
-          dst[dst_indices[i]] = (add ? dst[dst_indices[i]] : Dst(0)) +
-                                (weights == nullptr ? Dst(src[src_indices[i]]) :
-                                                      Dst(weights[i] * double(src[src_indices[i]])));
-      }
-
       template <int dim>
       MPI_Comm
       communicator_of(const Triangulation<dim> &tria)
@@ -501,8 +404,8 @@ namespace gpumf
     if (!internal::same_layout(own, partitioners[level]))
       own.reinit(partitioners[level], backend_);
     own.zero_out_ghost_values();
-    internal::update<Number>(backend_, own.get_values(), v.locally_owned_size(), Number(0), false, Number(1),
-                               v.get_values(), Number(0), nullptr, Number(0));
+    GPUMF_DISPATCH(backend_, update<Number>(own.get_values(), v.locally_owned_size(), Number(0), false, Number(1),
+                               v.get_values(), Number(0), nullptr, Number(0)));
     return own;
   }
 
@@ -572,14 +475,14 @@ namespace gpumf
     const Level &level  = levels[fine_level];
     for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
       {
-        const internal::TransferLevel<Number> data{level.coarse_indices.data(), level.fine_indices.data(),
+        const internal::TransferLevel<dim, Number> data{level.coarse_indices.data(), level.fine_indices.data(),
                                                    level.weights.data(), prolongation_matrix.data(), fe_degree + 1,
                                                    n_components, level.color_start[c],
                                                    level.color_start[c + 1] - level.color_start[c]};
         if (restriction)
-          internal::restrict_add<dim>(backend_, data, output.get_values(), input.get_values());
+          GPUMF_DISPATCH(backend_, restrict_add(data, output.get_values(), input.get_values()));
         else
-          internal::prolongate_add<dim>(backend_, data, output.get_values(), input.get_values());
+          GPUMF_DISPATCH(backend_, prolongate_add(data, output.get_values(), input.get_values()));
       }
     output.compress(VectorOperation::add);
     if (&output != &dst)
@@ -608,8 +511,8 @@ namespace gpumf
     if (!internal::same_layout(src, global_partitioner))
       {
         ghosted_src.reinit(global_partitioner, backend_);
-        internal::update<Number2>(backend_, ghosted_src.get_values(), src.locally_owned_size(), Number2(0), false,
-                                  Number2(1), src.get_values(), Number2(0), nullptr, Number2(0));
+        GPUMF_DISPATCH(backend_, update<Number2>(ghosted_src.get_values(), src.locally_owned_size(), Number2(0), false,
+                                  Number2(1), src.get_values(), Number2(0), nullptr, Number2(0)));
         global = &ghosted_src;
       }
     global->update_ghost_values();
@@ -619,9 +522,9 @@ namespace gpumf
           dst[l].reinit(partitioners[l], backend_);
         else
           dst[l] = Number(0);
-        internal::copy_indexed(backend_, dst[l].get_values(), levels[l].level_indices.data(), global->get_values(),
+        GPUMF_DISPATCH(backend_, copy_indexed(dst[l].get_values(), levels[l].level_indices.data(), global->get_values(),
                                levels[l].global_indices.data(), levels[l].copy_weights.data(),
-                               levels[l].level_indices.size(), true);
+                               levels[l].level_indices.size(), true));
         dst[l].compress_start(VectorOperation::add);
       }
     // the levels' exchanges travel at once (one NCCL group or set of MPI messages each)
@@ -666,9 +569,9 @@ namespace gpumf
       {
         const VectorType &level = *inputs[l];
         level.update_ghost_values_finish();
-        internal::copy_indexed(backend_, target.get_values(), levels[l].global_indices.data(), level.get_values(),
+        GPUMF_DISPATCH(backend_, copy_indexed(target.get_values(), levels[l].global_indices.data(), level.get_values(),
                                levels[l].level_indices.data(), levels[l].copy_weights.data(),
-                               levels[l].level_indices.size(), true);
+                               levels[l].level_indices.size(), true));
         level.zero_out_ghost_values();
       }
     target.compress(VectorOperation::add);

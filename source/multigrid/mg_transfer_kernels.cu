@@ -19,12 +19,6 @@ namespace gpumf
       {
         constexpr unsigned int threads = 128;
 
-        __host__ __device__ inline unsigned int
-        weight_class(const unsigned int q, const unsigned int N)
-        {
-          return q == 0 ? 0u : (q == N - 1 ? 2u : 1u);
-        }
-
         /// One 1D pass in shared memory: out[a, r, b] = sum_s M(r, s) in[a, s, b], with
         /// M(r, s) = P[r * n + s] (transpose: P[s * n + r]), `a` of extent n_before (faster),
         /// r of extent n_out, s of extent n_in, b of extent n_after.
@@ -49,7 +43,7 @@ namespace gpumf
         /// restriction false: fine += weights .* (P x P x P) coarse; true: coarse += the transpose
         template <int dim, typename Number, bool restriction>
         __global__ void
-        transfer_kernel(const TransferLevel<Number> level, Number *out, const Number *in)
+        transfer_kernel(const TransferLevel<dim, Number> level, Number *out, const Number *in)
         {
           extern __shared__ unsigned char shared_bytes[];
           Number *           P = reinterpret_cast<Number *>(shared_bytes);
@@ -149,7 +143,7 @@ namespace gpumf
       {
         template <int dim, typename Number, bool restriction>
         void
-        launch(const TransferLevel<Number> &level, Number *out, const Number *in)
+        launch(const TransferLevel<dim, Number> &level, Number *out, const Number *in)
         {
           if (level.n_parents == 0)
             return;
@@ -162,14 +156,14 @@ namespace gpumf
 
       template <int dim, typename Number>
       void
-      prolongate_add(const TransferLevel<Number> &level, Number *fine, const Number *coarse)
+      prolongate_add(const TransferLevel<dim, Number> &level, Number *fine, const Number *coarse)
       {
         launch<dim, Number, false>(level, fine, coarse);
       }
 
       template <int dim, typename Number>
       void
-      restrict_add(const TransferLevel<Number> &level, Number *coarse, const Number *fine)
+      restrict_add(const TransferLevel<dim, Number> &level, Number *coarse, const Number *fine)
       {
         launch<dim, Number, true>(level, coarse, fine);
       }
@@ -186,18 +180,14 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
-      template void prolongate_add<2, float>(const TransferLevel<float> &, float *, const float *);
-      template void prolongate_add<2, double>(const TransferLevel<double> &, double *, const double *);
-      template void prolongate_add<3, float>(const TransferLevel<float> &, float *, const float *);
-      template void prolongate_add<3, double>(const TransferLevel<double> &, double *, const double *);
-      template void restrict_add<2, float>(const TransferLevel<float> &, float *, const float *);
-      template void restrict_add<2, double>(const TransferLevel<double> &, double *, const double *);
-      template void restrict_add<3, float>(const TransferLevel<float> &, float *, const float *);
-      template void restrict_add<3, double>(const TransferLevel<double> &, double *, const double *);
-      template void copy_indexed<float, float>(float *, const unsigned int *, const float *, const unsigned int *, const double *, std::size_t, bool);
-      template void copy_indexed<float, double>(float *, const unsigned int *, const double *, const unsigned int *, const double *, std::size_t, bool);
-      template void copy_indexed<double, float>(double *, const unsigned int *, const float *, const unsigned int *, const double *, std::size_t, bool);
-      template void copy_indexed<double, double>(double *, const unsigned int *, const double *, const unsigned int *, const double *, std::size_t, bool);
+      GPUMF_MG_TRANSFER_KERNELS(2, float, template)
+      GPUMF_MG_TRANSFER_KERNELS(2, double, template)
+      GPUMF_MG_TRANSFER_KERNELS(3, float, template)
+      GPUMF_MG_TRANSFER_KERNELS(3, double, template)
+      GPUMF_MG_COPY_KERNELS(float, float, template)
+      GPUMF_MG_COPY_KERNELS(float, double, template)
+      GPUMF_MG_COPY_KERNELS(double, float, template)
+      GPUMF_MG_COPY_KERNELS(double, double, template)
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

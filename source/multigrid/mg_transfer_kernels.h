@@ -1,17 +1,35 @@
-// CUDA kernels of gpumf::MGTransferMatrixFree (mg_transfer_kernels.cu); the host reference
-// loops are in mg_transfer.cc.
-#ifndef gpumf_source_mg_transfer_kernels_h
-#define gpumf_source_mg_transfer_kernels_h
+// The kernels of gpumf::MGTransferMatrixFree: the naive host reference in mg_transfer_reference.cc,
+// CUDA in mg_transfer_kernels.cu (core/executor.h: one list, both executors).
+#ifndef gpumf_source_multigrid_mg_transfer_kernels_h
+#define gpumf_source_multigrid_mg_transfer_kernels_h
+
+#include <gpumf/internal/dof_access.h>
 
 #include <cstddef>
+
+#include "core/executor.h"
 
 namespace gpumf
 {
   namespace internal
   {
+    /// The weight class of patch point coordinate @p q of N = 2p+1 in a direction: 0 first, 1 inside, 2 last.
+    __host__ __device__ inline unsigned int
+    weight_class(const unsigned int q, const unsigned int N)
+    {
+      return q == 0 ? 0u : (q == N - 1 ? 2u : 1u);
+    }
+
+    /// Position of patch point @p j (lexicographic, N per direction) in direction d.
+    __host__ __device__ inline unsigned int
+    coordinate(const unsigned int j, const unsigned int N, const unsigned int d)
+    {
+      return d == 0 ? j % N : d == 1 ? (j / N) % N : j / (N * N);
+    }
+
     /// The arrays of one level of the transfer (see MGTransferMatrixFree's documentation),
     /// parents [first, first + n_parents) of one color.
-    template <typename Number>
+    template <int dim, typename Number>
     struct TransferLevel
     {
       const unsigned int *coarse_indices;
@@ -24,25 +42,22 @@ namespace gpumf
       unsigned int        n_parents;
     };
 
-    namespace cuda
-    {
-      /// fine += weights .* (P x P x P) coarse, per parent of the color
-      template <int dim, typename Number>
-      void
-      prolongate_add(const TransferLevel<Number> &level, Number *fine, const Number *coarse);
-
-      /// coarse += (P x P x P)^T (weights .* fine), per parent of the color
-      template <int dim, typename Number>
-      void
-      restrict_add(const TransferLevel<Number> &level, Number *coarse, const Number *fine);
-
-      /// dst[dst_indices[i]] (+)= Dst(weights[i] * src[src_indices[i]]) for i < n (weights null: 1)
-      template <typename Dst, typename Src>
-      void
-      copy_indexed(Dst *dst, const unsigned int *dst_indices, const Src *src, const unsigned int *src_indices,
-                   const double *weights, std::size_t n, bool add);
-    } // namespace cuda
-  }   // namespace internal
+  } // namespace internal
 } // namespace gpumf
+
+#define GPUMF_MG_TRANSFER_KERNELS(dim, Number, TEMPLATE)                                            \
+  /* fine += weights .* (P x P x P) coarse, per parent of the color */                              \
+  TEMPLATE void prolongate_add(const TransferLevel<dim, Number> &level, Number *fine, const Number *coarse); \
+  /* coarse += (P x P x P)^T (weights .* fine), per parent of the color */                          \
+  TEMPLATE void restrict_add(const TransferLevel<dim, Number> &level, Number *coarse, const Number *fine);
+
+#define GPUMF_TEMPLATE_DST_SRC template <typename Dst, typename Src>
+#define GPUMF_MG_COPY_KERNELS(Dst, Src, TEMPLATE)                                                   \
+  /* dst[dst_indices[i]] (+)= Dst(weights[i] * src[src_indices[i]]) for i < n (weights null: 1) */ \
+  TEMPLATE void copy_indexed(Dst *dst, const unsigned int *dst_indices, const Src *src,            \
+                             const unsigned int *src_indices, const double *weights, std::size_t n, bool add);
+
+GPUMF_DECLARE_KERNELS(GPUMF_MG_TRANSFER_KERNELS(dim, Number, GPUMF_TEMPLATE_DIM_NUMBER)
+                        GPUMF_MG_COPY_KERNELS(Dst, Src, GPUMF_TEMPLATE_DST_SRC))
 
 #endif

@@ -35,7 +35,7 @@ namespace gpumf
     }
 
     template <typename Number>
-    internal::cuda::StencilLaunch<Number>
+    internal::StencilLaunch<Number>
     launch_of(const internal::Array<unsigned int> &rows, const internal::Array<unsigned int> &columns,
               const internal::Array<Number> &values, const internal::Array<Number> &inverse_diagonal,
               const unsigned int n_slots)
@@ -370,25 +370,7 @@ namespace gpumf
             continue;
           }
         const unsigned int begin = color_start[c], end = color_start[c + 1];
-        Number *           xv    = x.get_values();
-        const Number *     bv    = b.get_values();
-        if (backend_ == Backend::cuda)
-          {
-            GPUMF_CUDA(internal::cuda::gauss_seidel_color(stencil, begin, end, w, bv, xv));
-            continue;
-          }
-        // host reference: the same update, row after row
-        for (unsigned int r = begin; r < end; ++r)
-          {
-            const unsigned int i   = stencil.rows[r];
-            Number             sum = bv[i];
-            for (unsigned int s = 0; s < stencil.n_slots; ++s)
-              {
-                const std::size_t e = std::size_t(s) * stencil.n_rows + r;
-                sum -= stencil.values[e] * xv[stencil.columns[e]];
-              }
-            xv[i] += w * sum * stencil.inverse_diagonal[r];
-          }
+        GPUMF_DISPATCH(backend_, gauss_seidel_color(stencil, begin, end, w, b.get_values(), x.get_values()));
       }
     if (exchange)
       x.zero_out_ghost_values();
@@ -462,23 +444,7 @@ namespace gpumf
     if (exchange)
       src.update_ghost_values();
     const auto stencil = launch_of(rows, columns, values, inverse_diagonal, n_slots);
-    if (backend_ == Backend::cuda)
-      GPUMF_CUDA(internal::cuda::stencil_vmult(stencil, src.get_values(), dst.get_values()));
-    else
-      {
-        const Number *s = src.get_values();
-        Number *      d = dst.get_values();
-        for (unsigned int r = 0; r < stencil.n_rows; ++r)
-          {
-            Number sum = 0;
-            for (unsigned int k = 0; k < stencil.n_slots; ++k)
-              {
-                const std::size_t e = std::size_t(k) * stencil.n_rows + r;
-                sum += stencil.values[e] * s[stencil.columns[e]];
-              }
-            d[stencil.rows[r]] = sum;
-          }
-      }
+    GPUMF_DISPATCH(backend_, stencil_vmult(stencil, src.get_values(), dst.get_values()));
     if (exchange)
       src.zero_out_ghost_values();
     if (partitioner->n_mpi_processes() > 1)

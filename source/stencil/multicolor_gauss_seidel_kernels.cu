@@ -76,16 +76,8 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
-      template void
-      gauss_seidel_color<float>(const StencilLaunch<float> &, unsigned int, unsigned int, float, const float *,
-                                float *);
-      template void
-      gauss_seidel_color<double>(const StencilLaunch<double> &, unsigned int, unsigned int, double, const double *,
-                                 double *);
-      template void
-      stencil_vmult<float>(const StencilLaunch<float> &, const float *, float *);
-      template void
-      stencil_vmult<double>(const StencilLaunch<double> &, const double *, double *);
+      GPUMF_GAUSS_SEIDEL_KERNELS(float, template)
+      GPUMF_GAUSS_SEIDEL_KERNELS(double, template)
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

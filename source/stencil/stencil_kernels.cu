@@ -42,7 +42,7 @@ namespace gpumf
         /// Whether the point of box coordinates @p b lies on a constrained face.
         template <int dim, typename Number>
         __device__ inline bool
-        on_dirichlet_face(const StencilGrid<Number> &g, const long b[3])
+        on_dirichlet_face(const StencilGrid<dim, Number> &g, const long b[3])
         {
           for (unsigned int d = 0; d < dim; ++d)
             {
@@ -59,7 +59,7 @@ namespace gpumf
         /// constrained points for the tabulated storages.
         template <int dim, typename Number>
         __device__ inline Number
-        load(const StencilGrid<Number> &g, const Number *__restrict__ src, const long b[3])
+        load(const StencilGrid<dim, Number> &g, const Number *__restrict__ src, const long b[3])
         {
           bool in_box = true, in_mesh = true;
           for (unsigned int d = 0; d < dim; ++d)
@@ -95,7 +95,7 @@ namespace gpumf
         /// The stencil entries of the point at box coordinates @p p (tabulated storages).
         template <int dim, typename Number>
         __device__ inline const Number *
-        table(const StencilGrid<Number> &g, const long p[3])
+        table(const StencilGrid<dim, Number> &g, const long p[3])
         {
           constexpr unsigned int n_entries = dim == 2 ? 9 : 27;
           unsigned int           c         = 0;
@@ -116,7 +116,7 @@ namespace gpumf
         /// from the mesh's boundary (loads without tests).
         template <int dim, typename Number>
         __device__ inline void
-        classify_tile(const StencilGrid<Number> &g, const long lo[], const long hi[], bool &rows_inside, bool &direct)
+        classify_tile(const StencilGrid<dim, Number> &g, const long lo[], const long hi[], bool &rows_inside, bool &direct)
         {
           bool halo_in_box = true, halo_off_boundary = true;
           rows_inside      = true;
@@ -133,7 +133,7 @@ namespace gpumf
         /// 2D: each thread sums the 9-point stencil of its point from the staged tile.
         template <typename Number>
         __global__ void __launch_bounds__(tile_x *tile_y)
-        stencil_kernel_2d(const StencilGrid<Number> g, const Number *__restrict__ src, Number *__restrict__ dst)
+        stencil_kernel_2d(const StencilGrid<2, Number> g, const Number *__restrict__ src, Number *__restrict__ dst)
         {
           __shared__ Number  tile[halo_y][halo_x];
           const unsigned int tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
@@ -177,7 +177,7 @@ namespace gpumf
         /// tile and halo lie inside the owned box and away from constrained faces load without tests.
         template <typename Number>
         __global__ void __launch_bounds__(tile_x *tile_y, 3)
-        stencil_kernel_3d(const StencilGrid<Number> g, const unsigned int planes, const Number *__restrict__ src,
+        stencil_kernel_3d(const StencilGrid<3, Number> g, const unsigned int planes, const Number *__restrict__ src,
                           Number *__restrict__ dst)
         {
           __shared__ Number  plane[halo_y][halo_x];
@@ -294,7 +294,7 @@ namespace gpumf
         /// to its own point, read before it writes it.
         template <int dim, typename Number>
         __global__ void __launch_bounds__(tile_x *tile_y, 3)
-        stencil_relax_kernel(const StencilGrid<Number> g, const unsigned int planes, const unsigned int color,
+        stencil_relax_kernel(const StencilGrid<dim, Number> g, const unsigned int planes, const unsigned int color,
                              const Number omega,
                              const Number *__restrict__ b, Number *x)
         {
@@ -371,7 +371,7 @@ namespace gpumf
 
       template <int dim, typename Number>
       void
-      stencil_apply(const StencilGrid<Number> &grid, const Number *src, Number *dst)
+      stencil_apply(const StencilGrid<dim, Number> &grid, const Number *src, Number *dst)
       {
         if (grid.n_owned == 0)
           return;
@@ -387,7 +387,7 @@ namespace gpumf
 
       template <int dim, typename Number>
       void
-      stencil_relax_color(const StencilGrid<Number> &grid, const unsigned int color, const Number omega,
+      stencil_relax_color(const StencilGrid<dim, Number> &grid, const unsigned int color, const Number omega,
                           const Number *b, Number *x)
       {
         if (grid.n_owned == 0)
@@ -399,16 +399,10 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
-      template void stencil_apply<2, float>(const StencilGrid<float> &, const float *, float *);
-      template void stencil_apply<2, double>(const StencilGrid<double> &, const double *, double *);
-      template void stencil_apply<3, float>(const StencilGrid<float> &, const float *, float *);
-      template void stencil_apply<3, double>(const StencilGrid<double> &, const double *, double *);
-      template void stencil_relax_color<2, float>(const StencilGrid<float> &, unsigned int, float, const float *, float *);
-      template void stencil_relax_color<2, double>(const StencilGrid<double> &, unsigned int, double, const double *,
-                                                   double *);
-      template void stencil_relax_color<3, float>(const StencilGrid<float> &, unsigned int, float, const float *, float *);
-      template void stencil_relax_color<3, double>(const StencilGrid<double> &, unsigned int, double, const double *,
-                                                   double *);
+      GPUMF_STENCIL_KERNELS(2, float, template)
+      GPUMF_STENCIL_KERNELS(2, double, template)
+      GPUMF_STENCIL_KERNELS(3, float, template)
+      GPUMF_STENCIL_KERNELS(3, double, template)
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

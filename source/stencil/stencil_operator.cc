@@ -115,12 +115,6 @@ namespace gpumf
       return cells;
     }
 
-    /// The boundary kind of coordinate @p g in a direction with @p n points: 0 lower, 1 inside, 2 upper.
-    inline unsigned int
-    kind(const long g, const unsigned int n)
-    {
-      return g == 0 ? 0 : (g + 1 == long(n) ? 2 : 1);
-    }
 
     /// Whether two rows agree to 1e-12 relative to their largest entry.
     bool
@@ -136,12 +130,12 @@ namespace gpumf
     }
 
 
-    /// The grid of a StencilOperator for the kernels (device pointers).
-    template <typename Number, typename Grid>
-    internal::cuda::StencilGrid<Number>
+    /// The grid of a StencilOperator for the kernels (pointers of its backend).
+    template <int dim, typename Number, typename Grid>
+    internal::StencilGrid<dim, Number>
     launch_of(const Grid &g)
     {
-      internal::cuda::StencilGrid<Number> result{};
+      internal::StencilGrid<dim, Number> result{};
       for (unsigned int d = 0; d < 3; ++d)
         result.first[d] = g.first[d], result.size[d] = g.size[d], result.global_size[d] = g.global_size[d];
       result.dirichlet_faces = g.dirichlet_faces;
@@ -373,7 +367,7 @@ namespace gpumf
       unsigned int c = 0;
       for (int d = dim - 1; d >= 0; --d)
         if (unsigned(d) != skip)
-          c = 3 * c + kind(g[d], grid.global_size[d]);
+          c = 3 * c + internal::stencil_boundary_kind(g[d], grid.global_size[d]);
       return c;
     };
     // representative rows per key; false when two rows of one key differ
@@ -500,103 +494,20 @@ namespace gpumf
     const bool had_ghosts = src.has_ghost_elements();
     if (!had_ghosts)
       src.update_ghost_values();
-    if (backend_ == Backend::cuda)
-      GPUMF_CUDA(internal::cuda::stencil_apply<dim, Number>(launch_of<Number>(grid), src.get_values(),
-                                                            dst.get_values()));
-    else
-      {
-        Number diagonal = 0;
-        for (unsigned int i = 0; i < grid.n_owned; ++i)
-          dst.get_values()[i] = host_row(src.get_values(), i, diagonal);
-      }
+    GPUMF_DISPATCH(backend_, stencil_apply(launch_of<dim, Number>(grid), src.get_values(), dst.get_values()));
     if (!had_ghosts)
       src.zero_out_ghost_values();
   }
 
-  template <int dim, typename Number>
-  Number
-  StencilOperator<dim, Number>::host_row(const Number *x, const unsigned int i, Number &diagonal) const
-  {
-    // the reference: every neighbour of the point, read through the box or the halo
-    const Grid &        g   = grid;
-    const unsigned int  n_c = Utilities::pow(3, dim);
-    std::array<long, 3> p{{0, 0, 0}}, q;
-    std::size_t         rest = i;
-    for (unsigned int d = 0; d < dim; ++d)
-      p[d] = rest % g.size[d], rest /= g.size[d];
-    const auto global = [&](const std::array<long, 3> &b, const unsigned int d) { return b[d] + long(g.first[d]); };
-    const auto dirichlet = [&](const std::array<long, 3> &b) {
-      for (unsigned int d = 0; d < dim; ++d)
-        if (((g.dirichlet_faces >> (2 * d) & 1u) && global(b, d) == 0) ||
-            ((g.dirichlet_faces >> (2 * d + 1) & 1u) && global(b, d) + 1 == long(g.global_size[d])))
-          return true;
-      return false;
-    };
-    diagonal = 1;
-    if (g.storage != StencilStorage::variable && dirichlet(p))
-      return x[i]; // identity row
-    Number sum = 0;
-    for (unsigned int k = 0; k < n_entries; ++k)
-      {
-        unsigned int r      = k;
-        bool         in_box = true, in_mesh = true;
-        for (unsigned int d = 0; d < dim; ++d, r /= 3)
-          {
-            q[d]    = p[d] + long(r % 3) - 1;
-            in_box  = in_box && q[d] >= 0 && q[d] < long(g.size[d]);
-            in_mesh = in_mesh && global(q, d) >= 0 && global(q, d) < long(g.global_size[d]);
-          }
-        Number value = 0;
-        if (in_box)
-          {
-            std::size_t j = 0;
-            for (int d = dim - 1; d >= 0; --d)
-              j = j * g.size[d] + q[d];
-            value = x[j];
-          }
-        else if (in_mesh && g.halo.size() > 0)
-          {
-            std::size_t e = 0;
-            for (int d = dim - 1; d >= 0; --d)
-              e = e * (g.size[d] + 2) + (q[d] + 1);
-            const unsigned int j = g.halo.data()[e];
-            value                = j != no_index ? x[j] : Number(0);
-          }
-        if (g.storage != StencilStorage::variable && in_mesh && dirichlet(q))
-          value = 0;
-        Number s = 0;
-        if (g.storage == StencilStorage::variable)
-          s = g.stencils.data()[std::size_t(k) * g.n_owned + i];
-        else
-          {
-            unsigned int c = 0;
-            for (int d = dim - 1; d >= 0; --d)
-              if (g.storage == StencilStorage::constant || unsigned(d) != g.direction)
-                c = 3 * c + kind(global(p, d), g.global_size[d]);
-            const std::size_t key =
-              g.storage == StencilStorage::constant ? c : std::size_t(global(p, g.direction)) * (n_c / 3) + c;
-            s = g.stencils.data()[key * n_entries + k];
-          }
-        if (k == n_entries / 2)
-          diagonal = s;
-        sum += s * value;
-      }
-    return sum;
-  }
+
 
   template <int dim, typename Number>
   unsigned int
   StencilOperator<dim, Number>::color_of(const unsigned int i) const
   {
-    std::size_t  rest  = i;
-    unsigned int color = 0;
-    for (unsigned int d = 0; d < dim; ++d)
-      {
-        color |= unsigned((rest % grid.size[d] + grid.first[d]) & 1u) << d;
-        rest /= grid.size[d];
-      }
-    return color;
+    return internal::stencil_color_of(launch_of<dim, Number>(grid), i);
   }
+
 
   template <int dim, typename Number>
   void
@@ -606,20 +517,8 @@ namespace gpumf
     check_vector(x);
     check_vector(b);
     AssertIndexRange(color, 1u << dim);
-    if (backend_ == Backend::cuda)
-      GPUMF_CUDA(return internal::cuda::stencil_relax_color<dim, Number>(launch_of<Number>(grid), color, omega,
-                                                                         b.get_values(), x.get_values()));
-    // the reference: the points of the color one after the other (they do not couple)
-    Number *      xv = x.get_values();
-    const Number *bv = b.get_values();
-    for (unsigned int i = 0; i < grid.n_owned; ++i)
-      {
-        if (color_of(i) != color)
-          continue;
-        Number       diagonal = 1;
-        const Number ax       = host_row(xv, i, diagonal);
-        xv[i] += omega * (bv[i] - ax) / diagonal;
-      }
+    GPUMF_DISPATCH(backend_, stencil_relax_color(launch_of<dim, Number>(grid), color, omega, b.get_values(),
+                                                 x.get_values()));
   }
 
   template <int dim, typename Number>
