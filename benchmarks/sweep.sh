@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The sweep behind doc/performance.md: sweep.sh <gpumf_benchmark> <output-directory> [part...]
 # Parts (default: all): degrees, targets, conflicts, blocks, implementations, cg, sizes, large, 2d,
-# sparse, sparse2d, largest (issue #14: the assembled matrix and the largest problems).
+# sparse, sparse2d, largest (the assembled matrix and the largest problems).
 # Each part writes <output-directory>/<part>.csv; plot.py draws them. The degree sweeps need the
 # benchmark configured with -DGPUMF_BENCH_MAX_DEGREE=15 -DGPUMF_BENCH_MAX_CPU_DEGREE=8 (default 4).
 set -euo pipefail
