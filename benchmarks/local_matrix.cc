@@ -1,4 +1,4 @@
-// gpumf_benchmark's --implementations lm-cell and lm-otf (issue #16): gpumf::LocalMatrixOperator
+// gpumf_benchmark's --implementations lm-cell and lm-otf: gpumf::LocalMatrixOperator
 // with the element matrices stored per cell or computed on the fly, for the form of the case, with
 // a chosen kernel (suffix -thread, -warp or -block; none: the operator's automatic choice). The
 // ready operators' "lm" takes the storage the operator chooses (shared on the cartesian mesh).

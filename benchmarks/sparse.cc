@@ -1,4 +1,4 @@
-// The assembled-matrix baselines of the benchmark (issue #14): the global sparse matrix of a
+// The assembled-matrix baselines of the benchmark: the global sparse matrix of a
 // form assembled by deal.II on the host (FEValues, WorkStream, AffineConstraints), applied
 //  - by gpumf::SparseMatrix (cuSPARSE CSR SpMV on the GPU, the naive loop on the host backend)
 //    in gpumf_benchmark, one rank, with the host's cores assembling it;

@@ -1,7 +1,7 @@
 // gpumf_benchmark's --implementations stencil-constant, stencil-semi, stencil-variable,
 // stencil-general: the FE_Q(1) Laplacian of the Cartesian benchmark mesh as gpumf::StencilOperator
 // with the given storage (vmult), or one forward sweep of gpumf::MultiColorGaussSeidel on it (sweep;
-// general: its ELL rows) (issue #16). Its own DoFHandler (renumbered lexicographically) on the
+// general: its ELL rows). Its own DoFHandler (renumbered lexicographically) on the
 // problem's mesh.
 #include <gpumf/multicolor_gauss_seidel.h>
 #include <gpumf/stencil_operator.h>

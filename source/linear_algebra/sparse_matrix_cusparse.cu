@@ -69,9 +69,9 @@ namespace gpumf
 
       template <typename Number>
       void
-      sparse_matrix_vmult(const CsrView<Number> &, SparseMatrixHandle *handle, const Number *src, Number *dst)
+      sparse_matrix_vmult(const CsrView<Number> &, SparseMatrixHandle *state, const Number *src, Number *dst)
       {
-        SparseMatrixHandle &m = *handle;
+        SparseMatrixHandle &m = *state;
         const Number         one = 1, zero = 0;
         cusparseDnVecDescr_t x = nullptr, y = nullptr;
         GPUMF_CHECK_CUSPARSE(cusparseCreateDnVec(&x, m.n_rows, const_cast<Number *>(src), data_type<Number>()));

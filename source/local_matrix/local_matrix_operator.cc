@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "linear_algebra/exchange_around.h"
 #include "local_matrix/local_matrix_kernels.h"
 
 namespace gpumf
@@ -223,17 +224,11 @@ namespace gpumf
   {
     mf.check_vector(src);
     mf.check_vector(dst);
-    const bool src_had_ghosts = src.has_ghost_elements();
-    if (!src_had_ghosts && !diagonal_only)
-      src.update_ghost_values();
-    dst.zero_out_ghost_values();
-    for (unsigned int color = 0; color < mf.n_colors(); ++color)
-      GPUMF_DISPATCH(mf.backend(),
-                     local_matrix_apply(launch_data(color, transpose, diagonal_only), src.get_values(),
-                                        dst.get_values()));
-    dst.compress(VectorOperation::add);
-    if (!src_had_ghosts && !diagonal_only)
-      src.zero_out_ghost_values();
+    internal::exchange_around(diagonal_only ? nullptr : &src, &dst, [&]() {
+      for (unsigned int color = 0; color < mf.n_colors(); ++color)
+        GPUMF_DISPATCH(mf.backend(), local_matrix_apply(launch_data(color, transpose, diagonal_only),
+                                                        src.get_values(), dst.get_values()));
+    });
   }
 
   template <int dim, typename Number>

@@ -20,6 +20,7 @@
 #include <numeric>
 
 #include "core/executor.h"
+#include "linear_algebra/exchange_around.h"
 #include "multigrid/mg_transfer_kernels.h"
 #include "linear_algebra/vector_kernels.h"
 
@@ -470,9 +471,9 @@ namespace gpumf
     const unsigned int src_level = restriction ? fine_level : fine_level - 1;
     const unsigned int dst_level = restriction ? fine_level - 1 : fine_level;
     const VectorType & input     = in_layout(src_level, src);
-    input.update_ghost_values();
-    VectorType & output = accumulation_target(dst_level, dst);
-    const Level &level  = levels[fine_level];
+    VectorType &       output    = accumulation_target(dst_level, dst);
+    const Level &      level     = levels[fine_level];
+    internal::exchange_around(&input, &output, [&]() {
     for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
       {
         const internal::TransferLevel<dim, Number> data{level.coarse_indices.data(), level.fine_indices.data(),
@@ -484,10 +485,9 @@ namespace gpumf
         else
           GPUMF_DISPATCH(backend_, prolongate_add(data, output.get_values(), input.get_values()));
       }
-    output.compress(VectorOperation::add);
+    });
     if (&output != &dst)
       dst += output;
-    input.zero_out_ghost_values();
   }
 
   template <int dim, typename Number>

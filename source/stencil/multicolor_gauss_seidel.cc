@@ -15,6 +15,7 @@
 
 #include "core/executor.h"
 #include "local_matrix/element_matrices.h"
+#include "linear_algebra/exchange_around.h"
 #include "stencil/multicolor_gauss_seidel_kernels.h"
 
 namespace gpumf
@@ -440,13 +441,10 @@ namespace gpumf
         grid.vmult(dst, src);
         return;
       }
-    const bool exchange = partitioner->n_mpi_processes() > 1 && !src.has_ghost_elements();
-    if (exchange)
-      src.update_ghost_values();
     const auto stencil = launch_of(rows, columns, values, inverse_diagonal, n_slots);
-    GPUMF_DISPATCH(backend_, stencil_vmult(stencil, src.get_values(), dst.get_values()));
-    if (exchange)
-      src.zero_out_ghost_values();
+    internal::exchange_around<Number>(&src, nullptr, [&]() {
+      GPUMF_DISPATCH(backend_, stencil_vmult(stencil, src.get_values(), dst.get_values()));
+    });
     if (partitioner->n_mpi_processes() > 1)
       dst.zero_out_ghost_values();
   }

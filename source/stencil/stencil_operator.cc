@@ -19,6 +19,7 @@
 
 #include "core/executor.h"
 #include "local_matrix/element_matrices.h"
+#include "linear_algebra/exchange_around.h"
 #include "stencil/stencil_kernels.h"
 
 namespace gpumf
@@ -491,12 +492,9 @@ namespace gpumf
     check_vector(src);
     check_vector(dst);
     AssertThrow(&dst != &src, ExcNotSupported("StencilOperator::vmult: dst and src must be different vectors."));
-    const bool had_ghosts = src.has_ghost_elements();
-    if (!had_ghosts)
-      src.update_ghost_values();
-    GPUMF_DISPATCH(backend_, stencil_apply(launch_of<dim, Number>(grid), src.get_values(), dst.get_values()));
-    if (!had_ghosts)
-      src.zero_out_ghost_values();
+    internal::exchange_around<Number>(&src, nullptr, [&]() {
+      GPUMF_DISPATCH(backend_, stencil_apply(launch_of<dim, Number>(grid), src.get_values(), dst.get_values()));
+    });
   }
 
 
