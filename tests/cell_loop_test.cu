@@ -16,8 +16,8 @@
 
 #include <cctype>
 
-#include "dealii_reference.h"
-#include "test_utils.h"
+#include "common/dealii_reference.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

@@ -22,8 +22,8 @@
 
 #include <set>
 
-#include "dealii_reference.h"
-#include "test_utils.h"
+#include "common/dealii_reference.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

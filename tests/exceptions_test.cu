@@ -13,7 +13,7 @@
 #include <cctype>
 
 #include "helmholtz_operator.h"
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

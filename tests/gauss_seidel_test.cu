@@ -38,7 +38,7 @@
 #include <deal.II/base/mg_level_object.h>
 #include <deal.II/multigrid/mg_smoother.h>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 #include <cmath>
 #include <iomanip>

@@ -27,9 +27,9 @@
 #include <deal.II/multigrid/mg_smoother.h>
 #include <deal.II/multigrid/multigrid.h>
 
-#include "dealii_multigrid.h"
-#include "mg_setup.h"
-#include "test_utils.h"
+#include "common/dealii_multigrid.h"
+#include "common/mg_setup.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

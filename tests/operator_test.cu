@@ -11,9 +11,9 @@
 
 #include <set>
 
-#include "dealii_reference.h"
+#include "common/dealii_reference.h"
 #include "helmholtz_operator.h"
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

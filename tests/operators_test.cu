@@ -14,8 +14,8 @@
 #include <deal.II/fe/fe_system.h>
 
 #include "coefficient.h"
-#include "dealii_reference.h"
-#include "test_utils.h"
+#include "common/dealii_reference.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

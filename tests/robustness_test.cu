@@ -16,7 +16,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

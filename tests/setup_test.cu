@@ -28,8 +28,8 @@
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/multigrid/mg_constrained_dofs.h>
 
-#include "mg_setup.h"
-#include "test_utils.h"
+#include "common/mg_setup.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

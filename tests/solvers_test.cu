@@ -15,7 +15,7 @@
 #include <deal.II/lac/solver_cg.h>
 #include <deal.II/lac/solver_gmres.h>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

@@ -16,7 +16,7 @@
 
 #include <limits>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 namespace
 {

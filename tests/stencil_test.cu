@@ -28,7 +28,7 @@
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
