@@ -38,6 +38,7 @@
 #include <deal.II/base/mg_level_object.h>
 #include <deal.II/multigrid/mg_smoother.h>
 
+#include "common/dealii_reference.h"
 #include "common/test_utils.h"
 
 #include <cmath>
@@ -62,40 +63,6 @@ namespace
     std::ostringstream s;
     s << std::setprecision(digits) << x;
     return s.str();
-  }
-
-  /// Cube: [0,1]^dim refined uniformly. Distorted: 3^dim coarse cells whose interior vertices are
-  /// moved at random (the same on every rank), then refined: logically Cartesian, every cell a
-  /// different non-affine quadrilateral/hexahedron.
-  template <int dim>
-  void
-  make_mesh(parallel::distributed::Triangulation<dim> &tria, const MeshKind kind)
-  {
-    if (kind == MeshKind::cube)
-      {
-        GridGenerator::hyper_cube(tria, 0., 1.);
-        tria.refine_global(dim == 2 ? 5 : 4);
-        return;
-      }
-    GridGenerator::subdivided_hyper_cube(tria, 3, 0., 1.);
-    GridTools::transform(
-      [](const Point<dim> &p) {
-        Point<dim>    q        = p;
-        std::uint64_t key      = 0;
-        bool          interior = true;
-        for (unsigned int d = 0; d < dim; ++d)
-          {
-            const long i = std::lround(p[d] * 3.);
-            interior     = interior && i > 0 && i < 3;
-            key          = key * 4 + i;
-          }
-        if (interior)
-          for (unsigned int d = 0; d < dim; ++d)
-            q[d] += 0.08 * test::random_value(key * dim + d, 7);
-        return q;
-      },
-      tria);
-    tria.refine_global(dim == 2 ? 3 : 2);
   }
 
   template <int dim>
@@ -153,48 +120,6 @@ namespace
       if (relevant.is_element(i))
         constraints.add_line(i);
     constraints.close();
-  }
-
-  /// deal.II's SparseMatrix of the Laplacian (QGauss(2), MappingQ1), constrained rows the identity and
-  /// their columns dropped; one rank only (global = local indices).
-  template <int dim, typename Number>
-  void
-  assemble(const DoFHandler<dim> &dof, const unsigned int level, const AffineConstraints<Number> &constraints,
-           SparsityPattern &pattern, SparseMatrix<double> &matrix)
-  {
-    const auto               cells = cells_of(dof, level);
-    const types::global_dof_index n =
-      level == numbers::invalid_unsigned_int ? dof.n_dofs() : dof.n_dofs(level);
-    DynamicSparsityPattern dsp(n, n);
-    for (const auto &cell : cells)
-      {
-        const auto indices = dof_indices<dim>(cell, level);
-        for (const auto i : indices)
-          for (const auto j : indices)
-            dsp.add(i, j);
-      }
-    pattern.copy_from(dsp);
-    matrix.reinit(pattern);
-    const MappingQ<dim> mapping(1);
-    FEValues<dim>       fe_values(mapping, dof.get_fe(), QGauss<dim>(2), update_gradients | update_JxW_values);
-    const unsigned int  m = dof.get_fe().n_dofs_per_cell();
-    for (const auto &cell : cells)
-      {
-        fe_values.reinit(typename Triangulation<dim>::cell_iterator(cell));
-        const auto indices = dof_indices<dim>(cell, level);
-        for (unsigned int a = 0; a < m; ++a)
-          for (unsigned int b = 0; b < m; ++b)
-            if (!constraints.is_constrained(indices[a]) && !constraints.is_constrained(indices[b]))
-              {
-                double value = 0;
-                for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
-                  value += (fe_values.shape_grad(a, q) * fe_values.shape_grad(b, q)) * fe_values.JxW(q);
-                matrix.add(indices[a], indices[b], value);
-              }
-      }
-    for (types::global_dof_index i = 0; i < n; ++i)
-      if (constraints.is_constrained(i))
-        matrix.set(i, i, 1.);
   }
 
   template <typename Number>
@@ -269,7 +194,11 @@ namespace
 
     parallel::distributed::Triangulation<dim> tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                                                    parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
-    make_mesh(tria, kind);
+    // cube: [0,1]^dim refined uniformly; distorted: 3^dim coarse cells moved at random, refined
+    if (kind == MeshKind::cube)
+      test::make_mesh(tria, test::Domain::unit_cube, dim == 2 ? 5 : 4);
+    else
+      test::make_mesh(tria, test::Domain::distorted_cube, dim == 2 ? 3 : 2);
     const FE_Q<dim> fe(1);
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(fe);
@@ -312,7 +241,7 @@ namespace
     SparseMatrix<double> A;
     if (serial)
       {
-        assemble(dof, level, constraints, pattern, A);
+        test::assemble_laplace_matrix(mapping, dof, level, constraints, 2, pattern, A);
         dealii::Vector<double> Ax(A.m());
         A.vmult(Ax, to_serial(x));
         checker.check_below(relative_difference(to_serial(y), Ax), tol_apply,
@@ -621,8 +550,7 @@ namespace
     };
     {
       parallel::distributed::Triangulation<dim> tria(comm);
-      GridGenerator::hyper_cube(tria);
-      tria.refine_global(3);
+      test::make_mesh(tria, test::Domain::unit_cube, 3);
       const FE_Q<dim> fe(2);
       DoFHandler<dim> dof(tria);
       dof.distribute_dofs(fe);
@@ -635,12 +563,8 @@ namespace
     }
     {
       parallel::distributed::Triangulation<dim> tria(comm);
-      GridGenerator::hyper_cube(tria);
-      tria.refine_global(3);
-      for (const auto &cell : tria.active_cell_iterators())
-        if (cell->is_locally_owned() && cell->center()[0] < 0.2 && cell->center()[1] < 0.2)
-          cell->set_refine_flag();
-      tria.execute_coarsening_and_refinement();
+      test::make_mesh<dim>(tria, test::Domain::unit_cube, 3,
+                           {[](const Point<dim> &p) { return p[0] < 0.2 && p[1] < 0.2; }});
       const FE_Q<dim> fe(1);
       DoFHandler<dim> dof(tria);
       dof.distribute_dofs(fe);
@@ -676,7 +600,7 @@ namespace
       gs.reinit(mf);
       SparsityPattern      pattern;
       SparseMatrix<double> A;
-      assemble(dof, numbers::invalid_unsigned_int, constraints, pattern, A);
+      test::assemble_laplace_matrix(mapping, dof, numbers::invalid_unsigned_int, constraints, 2, pattern, A);
       std::vector<unsigned int> color(A.m());
       for (unsigned int c = 0; c < gs.n_colors(); ++c)
         for (const unsigned int i : gs.colored_rows()[c])

@@ -45,14 +45,11 @@ namespace
                 ExcMessage("float operators are checked against the assembled matrix"));
     const MPI_Comm                            comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
+    // (a side of 0.7: cell sizes not exact in float, which affine detection must survive)
     if (mesh == test::MeshKind::cartesian)
-      {
-        // (a side of 0.7: cell sizes not exact in float, which affine detection must survive)
-        GridGenerator::hyper_cube(tria, 0., 0.7);
-        tria.refine_global(dim == 2 ? 2 : 1);
-      }
+      test::make_mesh(tria, test::Domain::inexact_cube, dim == 2 ? 2 : 1);
     else
-      GridGenerator::hyper_shell(tria, Point<dim>(), 0.5, 1., dim == 2 ? 8 : 6);
+      test::make_mesh(tria, test::Domain::shell, 0);
     const auto mapping = test::make_mapping<dim>(mesh);
     std::unique_ptr<FiniteElement<dim>> fe;
     if (n_components == 1)
