@@ -305,13 +305,18 @@ namespace test
       return check(value <= bound, s.str());
     }
 
-    /// Prints "N passed, N failed" and returns the exit code.
+    /// Prints "N passed, N failed" and returns the exit code: 1 where a check failed or none
+    /// ran (a test that checked nothing must not pass; a skipped one exits 77 before this).
     int
     finish() const
     {
       if (Utilities::MPI::this_mpi_process(comm) == 0)
-        std::cout << passed << " passed, " << failed << " failed" << std::endl;
-      return failed == 0 ? 0 : 1;
+        {
+          std::cout << passed << " passed, " << failed << " failed" << std::endl;
+          if (passed + failed == 0)
+            std::cout << "FAIL no check ran" << std::endl;
+        }
+      return failed == 0 && passed + failed > 0 ? 0 : 1;
     }
 
   private:
