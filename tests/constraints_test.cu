@@ -1,4 +1,4 @@
-// Constraints resolved inside the kernels (issue #5): hanging nodes on adaptively refined,
+// Constraints resolved inside the kernels: hanging nodes on adaptively refined,
 // distributed meshes, periodicity, vector-valued elements, inhomogeneous Dirichlet values by
 // the documented recipe, and the constraints gpumf rejects. Random inputs (constrained entries
 // included), dim 2 and 3, FE_Q degrees 1 to 6, atomics and coloring, with and without

@@ -1,4 +1,4 @@
-// gpumf::MultiColorGaussSeidel (issue #6): the multi-color Gauss-Seidel for FE_Q(1).
+// gpumf::MultiColorGaussSeidel: the multi-color Gauss-Seidel for FE_Q(1).
 //
 // For dim 2 and 3, double and float, a uniform cube and a distorted (logically Cartesian) mesh,
 // active cells and one multigrid level, zero Dirichlet conditions:

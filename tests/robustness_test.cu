@@ -1,4 +1,4 @@
-// Robustness (issue #5), on the backend given as argument:
+// Robustness, on the backend given as argument:
 //   - a NaN in the input reaches the output (not masked by constraints, coloring or atomics);
 //   - 10^4 operator applications and 100 reinit/free cycles leave device and host memory as
 //     they were;

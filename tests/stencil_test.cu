@@ -1,4 +1,4 @@
-// gpumf::StencilOperator (issue #16): the FE_Q(1) operator as a stencil on the grid.
+// gpumf::StencilOperator: the FE_Q(1) operator as a stencil on the grid.
 //
 // For dim 2 and 3, double and float, on 1 or 2 ranks (the mesh is 2 coarse cells along the last
 // direction, so that p4est gives each of 2 ranks a box), DoFs renumbered lexicographically:

@@ -1,13 +1,14 @@
-// The ready-made operators (MassOperator, LaplaceOperator, HelmholtzOperator) against a
-// matrix assembled by deal.II's FEValues, and their diagonals (compute_diagonal) against the
-// assembled diagonal; high degrees in 3D against deal.II's CPU MatrixFree. Random inputs,
-// Dirichlet constraints, Cartesian and curved meshes, Gauss (p+1, p+2) and Gauss-Lobatto
-// (p+1, collocation) quadrature, scalar and vector-valued elements, dim 2 and 3.
+// The ready-made coefficient operators (gpumf::CoefficientOperator: MassOperator,
+// LaplaceOperator, HelmholtzOperator) against a matrix assembled by deal.II's FEValues, and their
+// diagonals (compute_diagonal) against the assembled diagonal; high degrees in 3D against
+// deal.II's CPU MatrixFree. Random inputs, Dirichlet constraints, Cartesian and curved meshes,
+// Gauss (p+1, p+2) and Gauss-Lobatto (p+1, collocation) quadrature, scalar and vector-valued
+// elements, dim 2 and 3.
 //
-//   operators_test host   host backend vs deal.II: relative max difference <= 1e-12 (float
-//                         operators: 1000 float ulps)
-//   operators_test cuda   CUDA (coloring, atomics) vs host, operator and diagonal, 500 ulps of the
-//                         number type; skipped without a GPU
+//   coefficient_operators_test host   host backend vs deal.II: relative max difference <= 1e-12
+//                                     (float operators: 1000 float ulps)
+//   coefficient_operators_test cuda   CUDA (coloring, atomics) vs host, operator and diagonal,
+//                                     500 ulps of the number type; skipped without a GPU
 #include <gpumf/operators.h>
 
 #include <deal.II/fe/fe_q.h>

@@ -16,7 +16,7 @@
 //     both backends: quadrature points, vmult, diagonals; cells colored, so that the GPU result
 //     is reproducible).
 //
-//   setup_test host|cuda     (cuda: skipped without a GPU)
+//   threaded_setup_test host|cuda     (cuda: skipped without a GPU)
 #include <gpumf/mg_transfer.h>
 #include <gpumf/operators.h>
 
