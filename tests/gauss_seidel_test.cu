@@ -65,36 +65,6 @@ namespace
     return s.str();
   }
 
-  template <int dim>
-  std::vector<typename DoFHandler<dim>::cell_iterator>
-  cells_of(const DoFHandler<dim> &dof, const unsigned int level)
-  {
-    std::vector<typename DoFHandler<dim>::cell_iterator> cells;
-    if (level == numbers::invalid_unsigned_int)
-      for (const auto &cell : dof.active_cell_iterators())
-        {
-          if (cell->is_locally_owned())
-            cells.push_back(cell);
-        }
-    else
-      for (const auto &cell : dof.mg_cell_iterators_on_level(level))
-        if (cell->is_locally_owned_on_level())
-          cells.emplace_back(&dof.get_triangulation(), cell->level(), cell->index(), &dof);
-    return cells;
-  }
-
-  template <int dim>
-  std::vector<types::global_dof_index>
-  dof_indices(const typename DoFHandler<dim>::cell_iterator &cell, const unsigned int level)
-  {
-    std::vector<types::global_dof_index> indices(cell->get_fe().n_dofs_per_cell());
-    if (level == numbers::invalid_unsigned_int)
-      cell->get_dof_indices(indices);
-    else
-      cell->get_mg_dof_indices(indices);
-    return indices;
-  }
-
   /// Zero Dirichlet conditions on the whole boundary, for the active DoFs or those of a level.
   template <int dim, typename Number>
   void
@@ -265,10 +235,10 @@ namespace
           color_of.get_values()[i] = c + 1;
       color_of.update_ghost_values();
       unsigned int conflicts = 0, cells = 0;
-      for (const auto &cell : cells_of(dof, level))
+      for (const auto &cell : test::cells_of(dof, level))
         {
           std::vector<unsigned int> cell_colors;
-          for (const auto g : dof_indices<dim>(cell, level))
+          for (const auto g : test::dof_indices<dim>(cell, level))
             if (!constraints.is_constrained(g))
               cell_colors.push_back(unsigned(color_of.get_values()[partitioner.global_to_local(g)]));
           std::sort(cell_colors.begin(), cell_colors.end());
@@ -424,9 +394,9 @@ namespace
         // oscillatory modes of the uniform grid: e = prod_d sin(pi k_d x_d / h), grid index from the vertex
         const unsigned int N = 1u << (on_level ? level : tria.n_global_levels() - 1);
         std::vector<Point<dim>> position(partitioner.locally_owned_size());
-        for (const auto &cell : cells_of(dof, level))
+        for (const auto &cell : test::cells_of(dof, level))
           {
-            const auto indices = dof_indices<dim>(cell, level);
+            const auto indices = test::dof_indices<dim>(cell, level);
             for (unsigned int v = 0; v < indices.size(); ++v)
               if (partitioner.in_local_range(indices[v]))
                 position[partitioner.global_to_local(indices[v])] = cell->vertex(v);

@@ -13,6 +13,7 @@
 #include <gpumf/local_matrix_operator.h>
 
 #include "coefficient.h"
+#include "test_utils.h"
 
 namespace test
 {
@@ -272,44 +273,26 @@ namespace test
                           SparsityPattern &                pattern,
                           SparseMatrix<double> &           matrix)
   {
-    const bool active = level == numbers::invalid_unsigned_int;
-    std::vector<typename DoFHandler<dim>::cell_iterator> cells;
-    if (active)
-      for (const auto &cell : dof_handler.active_cell_iterators())
-        {
-          if (cell->is_locally_owned())
-            cells.push_back(cell);
-        }
-    else
-      for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
-        if (cell->is_locally_owned_on_level())
-          cells.emplace_back(&dof_handler.get_triangulation(), cell->level(), cell->index(), &dof_handler);
-    const unsigned int                   m = dof_handler.get_fe().n_dofs_per_cell();
-    std::vector<types::global_dof_index> indices(m);
-    const auto                           get_indices = [&](const typename DoFHandler<dim>::cell_iterator &cell) {
-      if (active)
-        cell->get_dof_indices(indices);
-      else
-        cell->get_mg_dof_indices(indices);
-    };
-
-    const types::global_dof_index n = active ? dof_handler.n_dofs() : dof_handler.n_dofs(level);
+    const bool                    active = level == numbers::invalid_unsigned_int;
+    const auto                    cells  = cells_of(dof_handler, level);
+    const types::global_dof_index n      = active ? dof_handler.n_dofs() : dof_handler.n_dofs(level);
     DynamicSparsityPattern        dsp(n, n);
     for (const auto &cell : cells)
       {
-        get_indices(cell);
+        const auto indices = dof_indices<dim>(cell, level);
         for (const auto i : indices)
           for (const auto j : indices)
             dsp.add(i, j);
       }
     pattern.copy_from(dsp);
     matrix.reinit(pattern);
-    FEValues<dim> fe_values(mapping, dof_handler.get_fe(), QGauss<dim>(n_q_points_1d),
-                            update_gradients | update_JxW_values);
+    FEValues<dim>      fe_values(mapping, dof_handler.get_fe(), QGauss<dim>(n_q_points_1d),
+                                 update_gradients | update_JxW_values);
+    const unsigned int m = dof_handler.get_fe().n_dofs_per_cell();
     for (const auto &cell : cells)
       {
         fe_values.reinit(typename Triangulation<dim>::cell_iterator(cell));
-        get_indices(cell);
+        const auto indices = dof_indices<dim>(cell, level);
         for (unsigned int a = 0; a < m; ++a)
           for (unsigned int b = 0; b < m; ++b)
             if (!constraints.is_constrained(indices[a]) && !constraints.is_constrained(indices[b]))

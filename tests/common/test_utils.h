@@ -215,6 +215,39 @@ namespace test
     constraints.close();
   }
 
+  /// The locally owned cells: the active ones where @p level is numbers::invalid_unsigned_int,
+  /// else those of multigrid level @p level.
+  template <int dim>
+  std::vector<typename DoFHandler<dim>::cell_iterator>
+  cells_of(const DoFHandler<dim> &dof, const unsigned int level)
+  {
+    std::vector<typename DoFHandler<dim>::cell_iterator> cells;
+    if (level == numbers::invalid_unsigned_int)
+      for (const auto &cell : dof.active_cell_iterators())
+        {
+          if (cell->is_locally_owned())
+            cells.push_back(cell);
+        }
+    else
+      for (const auto &cell : dof.mg_cell_iterators_on_level(level))
+        if (cell->is_locally_owned_on_level())
+          cells.emplace_back(&dof.get_triangulation(), cell->level(), cell->index(), &dof);
+    return cells;
+  }
+
+  /// The DoF indices of @p cell: the active ones, or those of multigrid level @p level.
+  template <int dim>
+  std::vector<types::global_dof_index>
+  dof_indices(const typename DoFHandler<dim>::cell_iterator &cell, const unsigned int level)
+  {
+    std::vector<types::global_dof_index> indices(cell->get_fe().n_dofs_per_cell());
+    if (level == numbers::invalid_unsigned_int)
+      cell->get_dof_indices(indices);
+    else
+      cell->get_mg_dof_indices(indices);
+    return indices;
+  }
+
   /// The owned entries of a gpumf vector, by global index.
   template <typename Number>
   LinearAlgebra::ReadWriteVector<Number>
