@@ -1,4 +1,4 @@
-// Constraints resolved inside the kernels (issue #5): hanging nodes on adaptively refined,
+// Constraints resolved inside the kernels: hanging nodes on adaptively refined,
 // distributed meshes, periodicity, vector-valued elements, inhomogeneous Dirichlet values by
 // the documented recipe, and the constraints gpumf rejects. Random inputs (constrained entries
 // included), dim 2 and 3, FE_Q degrees 1 to 6, atomics and coloring, with and without
@@ -22,8 +22,8 @@
 
 #include <set>
 
-#include "dealii_reference.h"
-#include "test_utils.h"
+#include "common/dealii_reference.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -38,15 +38,9 @@ namespace
   void
   make_adaptive_mesh(parallel::distributed::Triangulation<dim> &tria)
   {
-    GridGenerator::hyper_L(tria, -1., 1.);
-    tria.refine_global(dim == 2 ? 2 : 1);
-    for (const double radius : {0.6, 0.3})
-      {
-        for (const auto &cell : tria.active_cell_iterators())
-          if (cell->is_locally_owned() && cell->center().norm() < radius)
-            cell->set_refine_flag();
-        tria.execute_coarsening_and_refinement();
-      }
+    test::make_mesh<dim>(tria, test::Domain::l_shape, dim == 2 ? 2 : 1,
+                         {[](const Point<dim> &p) { return p.norm() < 0.6; },
+                          [](const Point<dim> &p) { return p.norm() < 0.3; }});
   }
 
   /// Hanging-node constraints, plus zero Dirichlet values on the whole boundary unless @p dirichlet is null.
@@ -437,8 +431,7 @@ namespace
     constexpr int dim = 2;
     const MPI_Comm comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
-    GridGenerator::hyper_cube(tria);
-    tria.refine_global(3);
+    test::make_mesh(tria, test::Domain::unit_cube, 3);
     FE_Q<dim>       fe(2);
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(fe);

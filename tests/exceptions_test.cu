@@ -13,7 +13,7 @@
 #include <cctype>
 
 #include "helmholtz_operator.h"
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -126,8 +126,7 @@ main(int argc, char **argv)
   // functor and vectors that do not match the MatrixFree object
   {
     parallel::distributed::Triangulation<2> tria(MPI_COMM_WORLD);
-    GridGenerator::hyper_cube(tria);
-    tria.refine_global(2);
+    test::make_mesh(tria, test::Domain::unit_cube, 2);
     DoFHandler<2> dof(tria);
     dof.distribute_dofs(FE_Q<2>(2));
     AffineConstraints<double> constraints;
@@ -151,7 +150,7 @@ main(int argc, char **argv)
   // 3D: thread layout mismatch, affine geometry on a curved mesh
   {
     parallel::distributed::Triangulation<3> tria(MPI_COMM_WORLD);
-    GridGenerator::hyper_shell(tria, Point<3>(), 0.5, 1., 6);
+    test::make_mesh(tria, test::Domain::shell, 0);
     DoFHandler<3> dof(tria);
     dof.distribute_dofs(FE_Q<3>(2));
     AffineConstraints<double> constraints;

@@ -1,4 +1,4 @@
-// gpumf::MultiColorGaussSeidel (issue #6): the multi-color Gauss-Seidel for FE_Q(1).
+// gpumf::MultiColorGaussSeidel: the multi-color Gauss-Seidel for FE_Q(1).
 //
 // For dim 2 and 3, double and float, a uniform cube and a distorted (logically Cartesian) mesh,
 // active cells and one multigrid level, zero Dirichlet conditions:
@@ -38,7 +38,8 @@
 #include <deal.II/base/mg_level_object.h>
 #include <deal.II/multigrid/mg_smoother.h>
 
-#include "test_utils.h"
+#include "common/dealii_reference.h"
+#include "common/test_utils.h"
 
 #include <cmath>
 #include <iomanip>
@@ -62,70 +63,6 @@ namespace
     std::ostringstream s;
     s << std::setprecision(digits) << x;
     return s.str();
-  }
-
-  /// Cube: [0,1]^dim refined uniformly. Distorted: 3^dim coarse cells whose interior vertices are
-  /// moved at random (the same on every rank), then refined: logically Cartesian, every cell a
-  /// different non-affine quadrilateral/hexahedron.
-  template <int dim>
-  void
-  make_mesh(parallel::distributed::Triangulation<dim> &tria, const MeshKind kind)
-  {
-    if (kind == MeshKind::cube)
-      {
-        GridGenerator::hyper_cube(tria, 0., 1.);
-        tria.refine_global(dim == 2 ? 5 : 4);
-        return;
-      }
-    GridGenerator::subdivided_hyper_cube(tria, 3, 0., 1.);
-    GridTools::transform(
-      [](const Point<dim> &p) {
-        Point<dim>    q        = p;
-        std::uint64_t key      = 0;
-        bool          interior = true;
-        for (unsigned int d = 0; d < dim; ++d)
-          {
-            const long i = std::lround(p[d] * 3.);
-            interior     = interior && i > 0 && i < 3;
-            key          = key * 4 + i;
-          }
-        if (interior)
-          for (unsigned int d = 0; d < dim; ++d)
-            q[d] += 0.08 * test::random_value(key * dim + d, 7);
-        return q;
-      },
-      tria);
-    tria.refine_global(dim == 2 ? 3 : 2);
-  }
-
-  template <int dim>
-  std::vector<typename DoFHandler<dim>::cell_iterator>
-  cells_of(const DoFHandler<dim> &dof, const unsigned int level)
-  {
-    std::vector<typename DoFHandler<dim>::cell_iterator> cells;
-    if (level == numbers::invalid_unsigned_int)
-      for (const auto &cell : dof.active_cell_iterators())
-        {
-          if (cell->is_locally_owned())
-            cells.push_back(cell);
-        }
-    else
-      for (const auto &cell : dof.mg_cell_iterators_on_level(level))
-        if (cell->is_locally_owned_on_level())
-          cells.emplace_back(&dof.get_triangulation(), cell->level(), cell->index(), &dof);
-    return cells;
-  }
-
-  template <int dim>
-  std::vector<types::global_dof_index>
-  dof_indices(const typename DoFHandler<dim>::cell_iterator &cell, const unsigned int level)
-  {
-    std::vector<types::global_dof_index> indices(cell->get_fe().n_dofs_per_cell());
-    if (level == numbers::invalid_unsigned_int)
-      cell->get_dof_indices(indices);
-    else
-      cell->get_mg_dof_indices(indices);
-    return indices;
   }
 
   /// Zero Dirichlet conditions on the whole boundary, for the active DoFs or those of a level.
@@ -153,48 +90,6 @@ namespace
       if (relevant.is_element(i))
         constraints.add_line(i);
     constraints.close();
-  }
-
-  /// deal.II's SparseMatrix of the Laplacian (QGauss(2), MappingQ1), constrained rows the identity and
-  /// their columns dropped; one rank only (global = local indices).
-  template <int dim, typename Number>
-  void
-  assemble(const DoFHandler<dim> &dof, const unsigned int level, const AffineConstraints<Number> &constraints,
-           SparsityPattern &pattern, SparseMatrix<double> &matrix)
-  {
-    const auto               cells = cells_of(dof, level);
-    const types::global_dof_index n =
-      level == numbers::invalid_unsigned_int ? dof.n_dofs() : dof.n_dofs(level);
-    DynamicSparsityPattern dsp(n, n);
-    for (const auto &cell : cells)
-      {
-        const auto indices = dof_indices<dim>(cell, level);
-        for (const auto i : indices)
-          for (const auto j : indices)
-            dsp.add(i, j);
-      }
-    pattern.copy_from(dsp);
-    matrix.reinit(pattern);
-    const MappingQ<dim> mapping(1);
-    FEValues<dim>       fe_values(mapping, dof.get_fe(), QGauss<dim>(2), update_gradients | update_JxW_values);
-    const unsigned int  m = dof.get_fe().n_dofs_per_cell();
-    for (const auto &cell : cells)
-      {
-        fe_values.reinit(typename Triangulation<dim>::cell_iterator(cell));
-        const auto indices = dof_indices<dim>(cell, level);
-        for (unsigned int a = 0; a < m; ++a)
-          for (unsigned int b = 0; b < m; ++b)
-            if (!constraints.is_constrained(indices[a]) && !constraints.is_constrained(indices[b]))
-              {
-                double value = 0;
-                for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
-                  value += (fe_values.shape_grad(a, q) * fe_values.shape_grad(b, q)) * fe_values.JxW(q);
-                matrix.add(indices[a], indices[b], value);
-              }
-      }
-    for (types::global_dof_index i = 0; i < n; ++i)
-      if (constraints.is_constrained(i))
-        matrix.set(i, i, 1.);
   }
 
   template <typename Number>
@@ -269,7 +164,11 @@ namespace
 
     parallel::distributed::Triangulation<dim> tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                                                    parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
-    make_mesh(tria, kind);
+    // cube: [0,1]^dim refined uniformly; distorted: 3^dim coarse cells moved at random, refined
+    if (kind == MeshKind::cube)
+      test::make_mesh(tria, test::Domain::unit_cube, dim == 2 ? 5 : 4);
+    else
+      test::make_mesh(tria, test::Domain::distorted_cube, dim == 2 ? 3 : 2);
     const FE_Q<dim> fe(1);
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(fe);
@@ -312,7 +211,7 @@ namespace
     SparseMatrix<double> A;
     if (serial)
       {
-        assemble(dof, level, constraints, pattern, A);
+        test::assemble_laplace_matrix(mapping, dof, level, constraints, 2, pattern, A);
         dealii::Vector<double> Ax(A.m());
         A.vmult(Ax, to_serial(x));
         checker.check_below(relative_difference(to_serial(y), Ax), tol_apply,
@@ -336,10 +235,10 @@ namespace
           color_of.get_values()[i] = c + 1;
       color_of.update_ghost_values();
       unsigned int conflicts = 0, cells = 0;
-      for (const auto &cell : cells_of(dof, level))
+      for (const auto &cell : test::cells_of(dof, level))
         {
           std::vector<unsigned int> cell_colors;
-          for (const auto g : dof_indices<dim>(cell, level))
+          for (const auto g : test::dof_indices<dim>(cell, level))
             if (!constraints.is_constrained(g))
               cell_colors.push_back(unsigned(color_of.get_values()[partitioner.global_to_local(g)]));
           std::sort(cell_colors.begin(), cell_colors.end());
@@ -495,9 +394,9 @@ namespace
         // oscillatory modes of the uniform grid: e = prod_d sin(pi k_d x_d / h), grid index from the vertex
         const unsigned int N = 1u << (on_level ? level : tria.n_global_levels() - 1);
         std::vector<Point<dim>> position(partitioner.locally_owned_size());
-        for (const auto &cell : cells_of(dof, level))
+        for (const auto &cell : test::cells_of(dof, level))
           {
-            const auto indices = dof_indices<dim>(cell, level);
+            const auto indices = test::dof_indices<dim>(cell, level);
             for (unsigned int v = 0; v < indices.size(); ++v)
               if (partitioner.in_local_range(indices[v]))
                 position[partitioner.global_to_local(indices[v])] = cell->vertex(v);
@@ -621,8 +520,7 @@ namespace
     };
     {
       parallel::distributed::Triangulation<dim> tria(comm);
-      GridGenerator::hyper_cube(tria);
-      tria.refine_global(3);
+      test::make_mesh(tria, test::Domain::unit_cube, 3);
       const FE_Q<dim> fe(2);
       DoFHandler<dim> dof(tria);
       dof.distribute_dofs(fe);
@@ -635,12 +533,8 @@ namespace
     }
     {
       parallel::distributed::Triangulation<dim> tria(comm);
-      GridGenerator::hyper_cube(tria);
-      tria.refine_global(3);
-      for (const auto &cell : tria.active_cell_iterators())
-        if (cell->is_locally_owned() && cell->center()[0] < 0.2 && cell->center()[1] < 0.2)
-          cell->set_refine_flag();
-      tria.execute_coarsening_and_refinement();
+      test::make_mesh<dim>(tria, test::Domain::unit_cube, 3,
+                           {[](const Point<dim> &p) { return p[0] < 0.2 && p[1] < 0.2; }});
       const FE_Q<dim> fe(1);
       DoFHandler<dim> dof(tria);
       dof.distribute_dofs(fe);
@@ -676,7 +570,7 @@ namespace
       gs.reinit(mf);
       SparsityPattern      pattern;
       SparseMatrix<double> A;
-      assemble(dof, numbers::invalid_unsigned_int, constraints, pattern, A);
+      test::assemble_laplace_matrix(mapping, dof, numbers::invalid_unsigned_int, constraints, 2, pattern, A);
       std::vector<unsigned int> color(A.m());
       for (unsigned int c = 0; c < gs.n_colors(); ++c)
         for (const unsigned int i : gs.colored_rows()[c])

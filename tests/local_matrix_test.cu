@@ -12,7 +12,7 @@
 #include <deal.II/fe/fe_q.h>
 
 #include "coefficient.h"
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

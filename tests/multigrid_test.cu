@@ -27,9 +27,9 @@
 #include <deal.II/multigrid/mg_smoother.h>
 #include <deal.II/multigrid/multigrid.h>
 
-#include "dealii_multigrid.h"
-#include "mg_setup.h"
-#include "test_utils.h"
+#include "common/dealii_multigrid.h"
+#include "common/mg_setup.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -38,21 +38,15 @@ namespace
   template <int dim>
   using Tria = parallel::distributed::Triangulation<dim>;
 
-  /// A cube refined @p refinements times; adaptive: one more refinement of the cells in the
-  /// corner x, y < 0 (hanging nodes, refinement edges on the levels).
+  /// The meshes are [-1, 1]^dim refined globally; adaptive: one more refinement of the cells in
+  /// the corner x, y < 0 (hanging nodes, refinement edges on the levels).
   template <int dim>
-  void
-  make_mesh(Tria<dim> &tria, const unsigned int refinements, const bool adaptive)
+  std::vector<test::RefineWhere<dim>>
+  corner_refinement(const bool adaptive)
   {
-    GridGenerator::hyper_cube(tria, -1., 1.);
-    tria.refine_global(refinements);
-    if (adaptive)
-      {
-        for (const auto &cell : tria.active_cell_iterators())
-          if (cell->is_locally_owned() && cell->center()[0] < 0 && cell->center()[1] < 0)
-            cell->set_refine_flag();
-        tria.execute_coarsening_and_refinement();
-      }
+    if (!adaptive)
+      return {};
+    return {[](const Point<dim> &p) { return p[0] < 0 && p[1] < 0; }};
   }
 
   /// Part 1: level operators and transfer against deal.II.
@@ -63,7 +57,7 @@ namespace
     const MPI_Comm comm = MPI_COMM_WORLD;
     Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
-    make_mesh(tria, dim == 2 ? 3 : 2, adaptive);
+    test::make_mesh(tria, test::Domain::cube, dim == 2 ? 3 : 2, corner_refinement<dim>(adaptive));
     const FE_Q<dim> fe(degree);
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(fe);
@@ -189,7 +183,7 @@ namespace
     const MPI_Comm comm = MPI_COMM_WORLD;
     Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
-    make_mesh(tria, dim == 2 ? 5 : (degree == 1 ? 4 : 3), false);
+    test::make_mesh(tria, test::Domain::cube, dim == 2 ? 5 : (degree == 1 ? 4 : 3));
     const FE_Q<dim> fe(degree);
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(fe);
@@ -280,7 +274,7 @@ namespace
     const MPI_Comm comm = MPI_COMM_WORLD;
     Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
-    make_mesh(tria, refinements, adaptive);
+    test::make_mesh(tria, test::Domain::cube, refinements, corner_refinement<dim>(adaptive));
     const FE_Q<dim>           fe(degree);
     const MappingQ1<dim>      mapping;
     DoFHandler<dim>           dof(tria);

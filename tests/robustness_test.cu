@@ -1,4 +1,4 @@
-// Robustness (issue #5), on the backend given as argument:
+// Robustness, on the backend given as argument:
 //   - a NaN in the input reaches the output (not masked by constraints, coloring or atomics);
 //   - 10^4 operator applications and 100 reinit/free cycles leave device and host memory as
 //     they were;
@@ -16,7 +16,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -24,18 +24,6 @@ namespace
 {
   constexpr int dim = 2, degree = 2;
   using Op          = gpumf::LaplaceOperator<dim, degree>;
-
-  /// A unit square refined three times, then once more in one corner: hanging nodes.
-  void
-  make_mesh(parallel::distributed::Triangulation<dim> &tria)
-  {
-    GridGenerator::hyper_cube(tria);
-    tria.refine_global(3);
-    for (const auto &cell : tria.active_cell_iterators())
-      if (cell->is_locally_owned() && cell->center()[0] < 0.5 && cell->center()[1] < 0.5)
-        cell->set_refine_flag();
-    tria.execute_coarsening_and_refinement();
-  }
 
   /// Hanging nodes and zero Dirichlet values.
   void
@@ -196,8 +184,7 @@ namespace
     if (Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
       {
         Triangulation<dim> tria;
-        GridGenerator::hyper_cube(tria);
-        tria.refine_global(9);
+        test::make_mesh(tria, test::Domain::unit_cube, 9);
         DoFHandler<dim> dof(tria);
         dof.distribute_dofs(FE_Q<dim>(degree));
         AffineConstraints<double> constraints;
@@ -259,7 +246,9 @@ main(int argc, char **argv)
   return test::run(argc, argv, [&](test::Checker &checker, const gpumf::Backend backend) {
     const unsigned int applications = argc > 2 ? std::atoi(argv[2]) : 10000;
     parallel::distributed::Triangulation<dim> tria(MPI_COMM_WORLD);
-    make_mesh(tria);
+    // a unit square refined three times, then once more in one corner: hanging nodes
+    test::make_mesh<dim>(tria, test::Domain::unit_cube, 3,
+                         {[](const Point<dim> &p) { return p[0] < 0.5 && p[1] < 0.5; }});
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(FE_Q<dim>(degree));
     AffineConstraints<double> constraints;

@@ -15,7 +15,7 @@
 #include <deal.II/lac/solver_cg.h>
 #include <deal.II/lac/solver_gmres.h>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -44,8 +44,7 @@ main(int argc, char **argv)
   return test::run(argc, argv, [&](test::Checker &checker, const gpumf::Backend backend) {
     const MPI_Comm                            comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
-    GridGenerator::hyper_shell(tria, Point<dim>(), 0.5, 1., 6);
-    tria.refine_global(1);
+    test::make_mesh(tria, test::Domain::shell, 1);
     const MappingQ<dim> mapping(3);
     const FE_Q<dim>     fe(degree);
     DoFHandler<dim>     dof(tria);

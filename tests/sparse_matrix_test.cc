@@ -12,11 +12,11 @@
 #include <deal.II/lac/solver_cg.h>
 #include <deal.II/lac/sparsity_pattern.h>
 #include <deal.II/lac/vector.h>
-#include <deal.II/numerics/matrix_tools.h>
 
 #include <limits>
 
-#include "test_utils.h"
+#include "common/dealii_reference.h"
+#include "common/test_utils.h"
 
 namespace
 {
@@ -112,9 +112,10 @@ namespace
   check_cg(test::Checker &checker, const gpumf::Backend backend)
   {
     Mesh<dim>            mesh(2);
-    SparseMatrix<double> matrix(mesh.pattern);
-    MatrixCreator::create_laplace_matrix(*mesh.mapping, mesh.dof, QGauss<dim>(3), matrix,
-                                         static_cast<const Function<dim> *>(nullptr), mesh.constraints);
+    SparsityPattern      pattern;
+    SparseMatrix<double> matrix;
+    test::assemble_laplace_matrix(*mesh.mapping, mesh.dof, numbers::invalid_unsigned_int, mesh.constraints, 3, pattern,
+                                  matrix);
     dealii::Vector<double> b(matrix.m()), inverse_diagonal(matrix.m()), x(matrix.m());
     for (unsigned int i = 0; i < b.size(); ++i)
       b(i) = mesh.constraints.is_constrained(i) ? 0. : test::random_value(i, 5);

@@ -1,4 +1,4 @@
-// gpumf::StencilOperator (issue #16): the FE_Q(1) operator as a stencil on the grid.
+// gpumf::StencilOperator: the FE_Q(1) operator as a stencil on the grid.
 //
 // For dim 2 and 3, double and float, on 1 or 2 ranks (the mesh is 2 coarse cells along the last
 // direction, so that p4est gives each of 2 ranks a box), DoFs renumbered lexicographically:
@@ -28,7 +28,7 @@
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -49,19 +49,13 @@ namespace
     return mesh == Mesh::uniform ? "uniform" : mesh == Mesh::graded ? "graded" : "deformed";
   }
 
-  /// 2 coarse cells along the last direction (a box per rank on 2 ranks), refined; graded: the
-  /// last coordinate squared; deformed: every vertex moved smoothly in every direction.
+  /// The meshes are the column (2 coarse cells along the last direction: a box per rank on 2
+  /// ranks) refined (2D 4 times, 3D 3 times); this moves its vertices: graded, the last
+  /// coordinate squared; deformed, every vertex moved smoothly in every direction.
   template <int dim>
   void
-  make_mesh(parallel::distributed::Triangulation<dim> &tria, const Mesh mesh)
+  deform(parallel::distributed::Triangulation<dim> &tria, const Mesh mesh)
   {
-    std::vector<unsigned int> repetitions(dim, 1);
-    repetitions[dim - 1] = 2;
-    Point<dim> top;
-    for (unsigned int d = 0; d < dim; ++d)
-      top[d] = d + 1 == dim ? 2. : 1.;
-    GridGenerator::subdivided_hyper_rectangle(tria, repetitions, Point<dim>(), top, true);
-    tria.refine_global(dim == 2 ? 4 : 3);
     if (mesh == Mesh::graded)
       GridTools::transform(
         [](const Point<dim> &p) {
@@ -106,7 +100,8 @@ namespace
     const std::string name = std::to_string(dim) + "D " + (is_double ? "double " : "float ") + to_string(mesh) + ", " +
                              to_string(dirichlet);
     parallel::distributed::Triangulation<dim> tria(comm);
-    make_mesh(tria, mesh);
+    test::make_mesh(tria, test::Domain::column, dim == 2 ? 4 : 3);
+    deform(tria, mesh);
     const FE_Q<dim> fe(1);
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(fe);
@@ -269,7 +264,7 @@ namespace
     data.backend = backend;
     {
       parallel::distributed::Triangulation<dim> tria(comm);
-      make_mesh(tria, Mesh::uniform);
+      test::make_mesh(tria, test::Domain::column, dim == 2 ? 4 : 3);
       DoFHandler<dim> dof(tria);
       dof.distribute_dofs(FE_Q<dim>(2));
       AffineConstraints<double> constraints;
@@ -281,7 +276,7 @@ namespace
     {
       // deal.II's own numbering (cell by cell) is not lexicographic on a refined mesh
       parallel::distributed::Triangulation<dim> tria(comm);
-      make_mesh(tria, Mesh::uniform);
+      test::make_mesh(tria, test::Domain::column, dim == 2 ? 4 : 3);
       DoFHandler<dim> dof(tria);
       dof.distribute_dofs(FE_Q<dim>(1));
       AffineConstraints<double> constraints;
@@ -306,7 +301,7 @@ namespace
     }
     {
       parallel::distributed::Triangulation<dim> tria(comm);
-      make_mesh(tria, Mesh::uniform);
+      test::make_mesh(tria, test::Domain::column, dim == 2 ? 4 : 3);
       for (const auto &cell : tria.active_cell_iterators())
         if (cell->is_locally_owned() && cell->center()[0] < 0.2 && cell->center()[1] < 0.2)
           cell->set_refine_flag();

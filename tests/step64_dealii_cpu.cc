@@ -16,7 +16,7 @@
 
 #include <iomanip>
 
-#include "dealii_reference.h"
+#include "common/dealii_reference.h"
 
 using namespace dealii;
 

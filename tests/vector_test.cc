@@ -19,7 +19,7 @@
 #include <memory>
 #include <set>
 
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 using HostVector = LinearAlgebra::distributed::Vector<double>;

@@ -1,21 +1,22 @@
-// The ready-made operators (MassOperator, LaplaceOperator, HelmholtzOperator) against a
-// matrix assembled by deal.II's FEValues, and their diagonals (compute_diagonal) against the
-// assembled diagonal; high degrees in 3D against deal.II's CPU MatrixFree. Random inputs,
-// Dirichlet constraints, Cartesian and curved meshes, Gauss (p+1, p+2) and Gauss-Lobatto
-// (p+1, collocation) quadrature, scalar and vector-valued elements, dim 2 and 3.
+// The ready-made coefficient operators (gpumf::CoefficientOperator: MassOperator,
+// LaplaceOperator, HelmholtzOperator) against a matrix assembled by deal.II's FEValues, and their
+// diagonals (compute_diagonal) against the assembled diagonal; high degrees in 3D against
+// deal.II's CPU MatrixFree. Random inputs, Dirichlet constraints, Cartesian and curved meshes,
+// Gauss (p+1, p+2) and Gauss-Lobatto (p+1, collocation) quadrature, scalar and vector-valued
+// elements, dim 2 and 3.
 //
-//   operators_test host   host backend vs deal.II: relative max difference <= 1e-12 (float
-//                         operators: 1000 float ulps)
-//   operators_test cuda   CUDA (coloring, atomics) vs host, operator and diagonal, 500 ulps of the
-//                         number type; skipped without a GPU
+//   coefficient_operators_test host   host backend vs deal.II: relative max difference <= 1e-12
+//                                     (float operators: 1000 float ulps)
+//   coefficient_operators_test cuda   CUDA (coloring, atomics) vs host, operator and diagonal,
+//                                     500 ulps of the number type; skipped without a GPU
 #include <gpumf/operators.h>
 
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
 
 #include "coefficient.h"
-#include "dealii_reference.h"
-#include "test_utils.h"
+#include "common/dealii_reference.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -45,14 +46,11 @@ namespace
                 ExcMessage("float operators are checked against the assembled matrix"));
     const MPI_Comm                            comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
+    // (a side of 0.7: cell sizes not exact in float, which affine detection must survive)
     if (mesh == test::MeshKind::cartesian)
-      {
-        // (a side of 0.7: cell sizes not exact in float, which affine detection must survive)
-        GridGenerator::hyper_cube(tria, 0., 0.7);
-        tria.refine_global(dim == 2 ? 2 : 1);
-      }
+      test::make_mesh(tria, test::Domain::inexact_cube, dim == 2 ? 2 : 1);
     else
-      GridGenerator::hyper_shell(tria, Point<dim>(), 0.5, 1., dim == 2 ? 8 : 6);
+      test::make_mesh(tria, test::Domain::shell, 0);
     const auto mapping = test::make_mapping<dim>(mesh);
     std::unique_ptr<FiniteElement<dim>> fe;
     if (n_components == 1)

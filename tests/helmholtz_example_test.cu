@@ -1,19 +1,21 @@
-// The Helmholtz operator of gpumf against deal.II's CPU MatrixFree (host backend), and
-// the CUDA backend against the host backend (coloring and atomics) in one program.
-// Random input vectors (constrained entries included), Dirichlet constraints, dim 2
+// The Helmholtz operator of the example (examples/helmholtz) against deal.II's CPU MatrixFree
+// (host backend), and the CUDA backend against the host backend (coloring and atomics) in one
+// program. Random input vectors (constrained entries included), Dirichlet constraints, dim 2
 // and 3, FE_Q degree 1 to 9, a Cartesian and a curved (shell, MappingQ(3)) mesh.
 //
-//   operator_test host   host backend vs deal.II CPU MatrixFree: relative max difference <= 1e-12
-//   operator_test cuda   CUDA (coloring, atomics) vs host: <= 500 ulps relative; coloring
-//                        bitwise reproducible; skipped (exit 77) without a GPU
-//   operator_test <backend> <max degree>   only degrees up to <max degree> (for compute-sanitizer)
+//   helmholtz_example_test host   host backend vs deal.II CPU MatrixFree: relative max
+//                                 difference <= 1e-12
+//   helmholtz_example_test cuda   CUDA (coloring, atomics) vs host: <= 500 ulps relative;
+//                                 coloring bitwise reproducible; skipped (exit 77) without a GPU
+//   helmholtz_example_test <backend> <max degree>   only degrees up to <max degree> (for
+//                                                   compute-sanitizer)
 #include <deal.II/fe/fe_q.h>
 
 #include <set>
 
-#include "dealii_reference.h"
+#include "common/dealii_reference.h"
 #include "helmholtz_operator.h"
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 

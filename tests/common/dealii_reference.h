@@ -10,6 +10,8 @@
 #include <deal.II/base/function.h>
 #include <deal.II/base/quadrature.h>
 #include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/sparse_matrix.h>
+#include <deal.II/lac/sparsity_pattern.h>
 #include <deal.II/lac/vector.h>
 
 #include <memory>
@@ -97,6 +99,23 @@ namespace test
     struct Impl;
     std::unique_ptr<Impl> impl;
   };
+
+  /**
+   * deal.II's SparseMatrix of the Laplacian (grad u, grad v), with QGauss<dim>(n_q_points_1d),
+   * on the active cells or (@p level other than numbers::invalid_unsigned_int) on a multigrid
+   * level; one rank only (global = local indices). The pattern couples all DoFs of each cell; the
+   * entries of the rows and columns that @p constraints constrains are left out, and their
+   * diagonal entries set to 1. The assembled reference of the Laplace tests.
+   */
+  template <int dim, typename Number>
+  void
+  assemble_laplace_matrix(const dealii::Mapping<dim> &             mapping,
+                          const dealii::DoFHandler<dim> &          dof_handler,
+                          const unsigned int                       level,
+                          const dealii::AffineConstraints<Number> &constraints,
+                          const unsigned int                       n_q_points_1d,
+                          dealii::SparsityPattern &                pattern,
+                          dealii::SparseMatrix<double> &           matrix);
 } // namespace test
 
 #endif

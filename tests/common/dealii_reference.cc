@@ -13,6 +13,7 @@
 #include <gpumf/local_matrix_operator.h>
 
 #include "coefficient.h"
+#include "test_utils.h"
 
 namespace test
 {
@@ -261,4 +262,62 @@ namespace test
 
   template class AssembledOperator<2>;
   template class AssembledOperator<3>;
+
+  template <int dim, typename Number>
+  void
+  assemble_laplace_matrix(const Mapping<dim> &             mapping,
+                          const DoFHandler<dim> &          dof_handler,
+                          const unsigned int               level,
+                          const AffineConstraints<Number> &constraints,
+                          const unsigned int               n_q_points_1d,
+                          SparsityPattern &                pattern,
+                          SparseMatrix<double> &           matrix)
+  {
+    const bool                    active = level == numbers::invalid_unsigned_int;
+    const auto                    cells  = cells_of(dof_handler, level);
+    const types::global_dof_index n      = active ? dof_handler.n_dofs() : dof_handler.n_dofs(level);
+    DynamicSparsityPattern        dsp(n, n);
+    for (const auto &cell : cells)
+      {
+        const auto indices = dof_indices<dim>(cell, level);
+        for (const auto i : indices)
+          for (const auto j : indices)
+            dsp.add(i, j);
+      }
+    pattern.copy_from(dsp);
+    matrix.reinit(pattern);
+    FEValues<dim>      fe_values(mapping, dof_handler.get_fe(), QGauss<dim>(n_q_points_1d),
+                                 update_gradients | update_JxW_values);
+    const unsigned int m = dof_handler.get_fe().n_dofs_per_cell();
+    for (const auto &cell : cells)
+      {
+        fe_values.reinit(typename Triangulation<dim>::cell_iterator(cell));
+        const auto indices = dof_indices<dim>(cell, level);
+        for (unsigned int a = 0; a < m; ++a)
+          for (unsigned int b = 0; b < m; ++b)
+            if (!constraints.is_constrained(indices[a]) && !constraints.is_constrained(indices[b]))
+              {
+                double value = 0;
+                for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+                  value += (fe_values.shape_grad(a, q) * fe_values.shape_grad(b, q)) * fe_values.JxW(q);
+                matrix.add(indices[a], indices[b], value);
+              }
+      }
+    for (types::global_dof_index i = 0; i < n; ++i)
+      if (constraints.is_constrained(i))
+        matrix.set(i, i, 1.);
+  }
+
+  template void assemble_laplace_matrix<2, double>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int,
+                                                  const AffineConstraints<double> &, const unsigned int,
+                                                  SparsityPattern &, SparseMatrix<double> &);
+  template void assemble_laplace_matrix<2, float>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int,
+                                                  const AffineConstraints<float> &, const unsigned int,
+                                                  SparsityPattern &, SparseMatrix<double> &);
+  template void assemble_laplace_matrix<3, double>(const Mapping<3> &, const DoFHandler<3> &, const unsigned int,
+                                                  const AffineConstraints<double> &, const unsigned int,
+                                                  SparsityPattern &, SparseMatrix<double> &);
+  template void assemble_laplace_matrix<3, float>(const Mapping<3> &, const DoFHandler<3> &, const unsigned int,
+                                                  const AffineConstraints<float> &, const unsigned int,
+                                                  SparsityPattern &, SparseMatrix<double> &);
 } // namespace test

@@ -16,7 +16,7 @@
 //     both backends: quadrature points, vmult, diagonals; cells colored, so that the GPU result
 //     is reproducible).
 //
-//   setup_test host|cuda     (cuda: skipped without a GPU)
+//   threaded_setup_test host|cuda     (cuda: skipped without a GPU)
 #include <gpumf/mg_transfer.h>
 #include <gpumf/operators.h>
 
@@ -28,8 +28,8 @@
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/multigrid/mg_constrained_dofs.h>
 
-#include "mg_setup.h"
-#include "test_utils.h"
+#include "common/mg_setup.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -242,21 +242,12 @@ namespace
     const MPI_Comm comm = MPI_COMM_WORLD;
     Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
+    // a refined half of the shell, a refined corner of the cube: hanging nodes and refinement edges
     if (curved)
-      {
-        GridGenerator::hyper_shell(tria, Point<dim>(), 0.5, 1., dim == 2 ? 8 : 6);
-        tria.refine_global(dim == 2 ? 4 : 2);
-      }
+      test::make_mesh<dim>(tria, test::Domain::shell, dim == 2 ? 4 : 2, {[](const Point<dim> &p) { return p[0] < 0; }});
     else
-      {
-        GridGenerator::hyper_cube(tria, -1., 1.);
-        tria.refine_global(dim == 2 ? 5 : 3);
-      }
-    // hanging nodes and refinement edges
-    for (const auto &cell : tria.active_cell_iterators())
-      if (cell->is_locally_owned() && cell->center()[0] < 0 && (curved || cell->center()[1] < 0))
-        cell->set_refine_flag();
-    tria.execute_coarsening_and_refinement();
+      test::make_mesh<dim>(tria, test::Domain::cube, dim == 2 ? 5 : 3,
+                           {[](const Point<dim> &p) { return p[0] < 0 && p[1] < 0; }});
     const MappingQ<dim>       mapping(curved ? 3 : 1);
     const FE_Q<dim>           fe(degree);
     DoFHandler<dim>           dof(tria);
