@@ -1,8 +1,13 @@
-// Cell colorings: integer coordinates of the cells of a logically Cartesian mesh and their parity colors (core/coloring.h).
+// Cell colorings: integer coordinates of the cells of a logically Cartesian mesh, their parity
+// colors, and the coloring rule of the set-up (core/coloring.h).
 #include "core/coloring.h"
 #include "core/threads.h"
 
+#include <deal.II/base/graph_coloring.h>
+#include <deal.II/dofs/dof_handler.h>
+
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace gpumf
@@ -101,6 +106,50 @@ namespace gpumf
       return colors;
     }
 
+    template <int dim, typename CellIterator>
+    CellColoring
+    color_cells(const Triangulation<dim> &                                          tria,
+                const std::vector<CellIterator> &                                   cells,
+                const std::function<std::vector<types::global_dof_index>(unsigned int)> &touched,
+                const CellColoringRule                                              first_rule)
+    {
+      CellColoring result{{}, first_rule};
+      if (first_rule == CellColoringRule::one_color)
+        {
+          result.colors.emplace_back(cells.size());
+          std::iota(result.colors.back().begin(), result.colors.back().end(), 0u);
+          return result;
+        }
+      if (first_rule == CellColoringRule::parity)
+        {
+          // two cells of equal coordinate parities are two cells apart: no shared vertex
+          const auto coordinates = cartesian_coordinates<dim>(
+            tria, std::vector<typename Triangulation<dim>::cell_iterator>(cells.begin(), cells.end()));
+          if (!coordinates.empty())
+            {
+              result.colors = parity_colors<dim>(coordinates);
+              return result;
+            }
+        }
+      result.rule = CellColoringRule::graph;
+      if (cells.empty())
+        return result;
+      std::vector<unsigned int> positions(cells.size());
+      std::iota(positions.begin(), positions.end(), 0u);
+      using Iterator = std::vector<unsigned int>::const_iterator;
+      const std::vector<std::vector<Iterator>> graph_colors = GraphColoring::make_graph_coloring(
+        Iterator(positions.begin()), Iterator(positions.end()),
+        std::function<std::vector<types::global_dof_index>(const Iterator &)>(
+          [&](const Iterator &it) { return touched(*it); }));
+      for (const auto &color : graph_colors)
+        {
+          result.colors.emplace_back();
+          for (const auto &it : color)
+            result.colors.back().push_back(*it);
+        }
+      return result;
+    }
+
     template std::vector<std::vector<unsigned int>>
     parity_colors<2>(const std::vector<std::array<long, 2>> &);
     template std::vector<std::vector<unsigned int>>
@@ -110,5 +159,18 @@ namespace gpumf
     cartesian_coordinates<2>(const Triangulation<2> &, const std::vector<typename Triangulation<2>::cell_iterator> &);
     template std::vector<std::array<long, 3>>
     cartesian_coordinates<3>(const Triangulation<3> &, const std::vector<typename Triangulation<3>::cell_iterator> &);
+
+    template CellColoring
+    color_cells<2>(const Triangulation<2> &, const std::vector<Triangulation<2>::cell_iterator> &,
+                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &, CellColoringRule);
+    template CellColoring
+    color_cells<3>(const Triangulation<3> &, const std::vector<Triangulation<3>::cell_iterator> &,
+                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &, CellColoringRule);
+    template CellColoring
+    color_cells<2>(const Triangulation<2> &, const std::vector<DoFHandler<2>::cell_iterator> &,
+                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &, CellColoringRule);
+    template CellColoring
+    color_cells<3>(const Triangulation<3> &, const std::vector<DoFHandler<3>::cell_iterator> &,
+                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &, CellColoringRule);
   } // namespace internal
 } // namespace gpumf

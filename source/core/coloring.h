@@ -1,14 +1,18 @@
 /**
  * @file source/core/coloring.h
- * Integer coordinates of the cells of a logically Cartesian mesh, for parity colorings
- * (MatrixFree's Cartesian cell coloring, the multi-color Gauss-Seidel's point colors).
+ * Cell colorings: the one rule of MatrixFree's and MGTransferMatrixFree's set-up (color_cells()),
+ * and the integer coordinates of the cells of a logically Cartesian mesh it and the multi-color
+ * Gauss-Seidel's point colors use.
  */
 #ifndef gpumf_source_core_coloring_h
 #define gpumf_source_core_coloring_h
 
+#include <deal.II/base/types.h>
+
 #include <deal.II/grid/tria.h>
 
 #include <array>
+#include <functional>
 #include <vector>
 
 namespace gpumf
@@ -36,6 +40,44 @@ namespace gpumf
     template <int dim>
     std::vector<std::vector<unsigned int>>
     parity_colors(const std::vector<std::array<long, dim>> &coordinates);
+
+    /// The rule by which color_cells() colored, most specialized first.
+    enum class CellColoringRule
+    {
+      /// parity_colors() of the cartesian_coordinates(): at most 2^dim colors
+      parity,
+      /// deal.II's GraphColoring::make_graph_coloring() on the indices each cell touches
+      graph,
+      /// all cells in one color (no coloring)
+      one_color
+    };
+
+    /// Colors of cell positions (0, 1, ... in the list given to color_cells()) and the rule used.
+    struct CellColoring
+    {
+      std::vector<std::vector<unsigned int>> colors;
+      CellColoringRule                       rule;
+    };
+
+    /**
+     * Colors of the positions of @p cells such that two cells of one color touch disjoint indices,
+     * @p touched(position) giving the indices the cell at that position touches. The rule is
+     * @p first_rule, except that the parity rule falls back to the graph coloring where the cells
+     * are not all on one level of a logically Cartesian mesh:
+     * - parity: cells of one color share no vertex; right only where a cell touches the indices of
+     *   the DoFs of its own vertices, edges, faces and interior (no constraint entries);
+     * - graph: deal.II's graph coloring of the touched indices; no color when there is no cell;
+     * - one_color: one color with every cell (also when there is none).
+     *
+     * The cells of a color are in increasing position for the parity and one-color rules, in the
+     * graph coloring's order otherwise. @p touched is called by the graph coloring only.
+     */
+    template <int dim, typename CellIterator>
+    CellColoring
+    color_cells(const dealii::Triangulation<dim> &                                          tria,
+                const std::vector<CellIterator> &                                           cells,
+                const std::function<std::vector<dealii::types::global_dof_index>(unsigned int)> &touched,
+                CellColoringRule first_rule = CellColoringRule::parity);
   } // namespace internal
 } // namespace gpumf
 

@@ -3,7 +3,6 @@
 // kernels of mg_transfer_kernels.cu.
 #include <gpumf/mg_transfer.h>
 
-#include <deal.II/base/graph_coloring.h>
 #include <deal.II/distributed/tria_base.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
@@ -48,6 +47,358 @@ namespace gpumf
         return v.get_partitioner().get() == partitioner.get() ||
                (v.get_partitioner() != nullptr && v.get_partitioner()->is_compatible(*partitioner));
       }
+
+      /// The FE_Q of @p dof's element, after the checks of what is supported.
+      template <int dim>
+      const FE_Q<dim> &
+      supported_element(const DoFHandler<dim> &dof)
+      {
+        const FiniteElement<dim> &fe       = dof.get_fe();
+        const bool                one_base = fe.n_base_elements() == 1;
+        const auto *              fe_q     = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
+        AssertThrow(one_base && fe_q != nullptr,
+                    ExcNotSupported("gpumf::MGTransferMatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim>, "
+                                    "got " + fe.get_name() + "."));
+        AssertThrow(dof.has_level_dofs(),
+                    ExcNotSupported("gpumf::MGTransferMatrixFree::build(): the DoFHandler has no level DoFs; call "
+                                    "dof_handler.distribute_mg_dofs() first."));
+        return *fe_q;
+      }
+
+      /**
+       * The 1D embedding: the coarse basis (the element's own 1D polynomials, through its
+       * support points) at the support points of the two children, lexicographic.
+       */
+      template <int dim, typename Number>
+      std::vector<Number>
+      embedding_1d(const FE_Q<dim> &fe_q)
+      {
+        const unsigned int               fe_degree     = fe_q.degree;
+        const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
+        const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
+        std::vector<Point<1>>            points_1d(n);
+        for (unsigned int i = 0; i < n; ++i)
+          points_1d[i][0] = fe_q.get_unit_support_points()[lexicographic[i]][0];
+        const FE_Q<1>                    fe_1d(Quadrature<1>(points_1d, std::vector<double>(n, 1. / n)));
+        const std::vector<unsigned int> &renumber = fe_1d.get_poly_space_numbering_inverse();
+        std::vector<Number>              embedding(N * n);
+        for (unsigned int c = 0; c < 2; ++c)
+          {
+            const FullMatrix<double> &P = fe_1d.get_prolongation_matrix(c);
+            for (unsigned int j = 0; j < n; ++j)
+              for (unsigned int i = 0; i < n; ++i)
+                embedding[(c * fe_degree + j) * n + i] = P(renumber[j], renumber[i]);
+          }
+        return embedding;
+      }
+
+      /// The parents of one level l: owned cells of level l-1 with children, and their patches.
+      template <int dim>
+      struct Parents
+      {
+        std::vector<typename Triangulation<dim>::cell_iterator> cells;
+        /// per parent: its DoFs (component k, lexicographic i) and those of its children
+        /// (component k, lexicographic on the patch of (2 degree + 1)^dim points), global indices
+        std::vector<types::global_dof_index> coarse, fine;
+        /// per coarse DoF: a boundary DoF of MGConstrainedDoFs
+        std::vector<unsigned char> dirichlet;
+      };
+
+      /// Per level: the parents whose children are on it, and the level's relevant DoFs plus what the patches need.
+      template <int dim>
+      struct Patches
+      {
+        std::vector<Parents<dim>> parents;
+        std::vector<IndexSet>     ghosts;
+      };
+
+      /// The parents and their patches, global indices, in threads.
+      template <int dim>
+      Patches<dim>
+      patches(const DoFHandler<dim> &dof, const FE_Q<dim> &fe_q, const MGConstrainedDoFs *mg_constrained_dofs)
+      {
+        const FiniteElement<dim> &fe           = dof.get_fe();
+        const unsigned int        fe_degree    = fe_q.degree;
+        const unsigned int        n_components = fe.n_components();
+        const unsigned int        n = fe_degree + 1, N = 2 * fe_degree + 1;
+        const unsigned int        n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
+        const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
+        // cell DoF index of component k, lexicographic i
+        std::vector<unsigned int> numbering(n_components * n_coarse);
+        for (unsigned int k = 0; k < n_components; ++k)
+          for (unsigned int i = 0; i < n_coarse; ++i)
+            numbering[k * n_coarse + i] =
+              n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
+
+        const Triangulation<dim> &tria     = dof.get_triangulation();
+        const unsigned int        n_levels = tria.n_global_levels();
+        const auto is_boundary = [&](const unsigned int level, const types::global_dof_index i) {
+          return mg_constrained_dofs != nullptr && mg_constrained_dofs->is_boundary_index(level, i);
+        };
+        const unsigned int   coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
+        std::vector<Parents<dim>> parents(n_levels);
+        std::vector<IndexSet>     ghosts(n_levels);
+        for (unsigned int l = 0; l < n_levels; ++l)
+          ghosts[l] = DoFTools::extract_locally_relevant_level_dofs(dof, l);
+        // the indices of @p list not in @p owned, added to @p set at once
+        const auto add_not_owned = [](const std::vector<types::global_dof_index> &list, const IndexSet &owned,
+                                      IndexSet &set) {
+          std::vector<types::global_dof_index> others;
+          for (const types::global_dof_index g : list)
+            if (!owned.is_element(g))
+              others.push_back(g);
+          std::sort(others.begin(), others.end());
+          others.erase(std::unique(others.begin(), others.end()), others.end());
+          set.add_indices(others.begin(), others.end());
+        };
+        for (unsigned int l = 1; l < n_levels; ++l)
+          {
+            Parents<dim> &p = parents[l];
+            for (const auto &cell : dof.mg_cell_iterators_on_level(l - 1))
+              if (cell->has_children() && cell->is_locally_owned_on_level())
+                p.cells.emplace_back(cell);
+            p.coarse.resize(p.cells.size() * coarse_per_parent);
+            p.dirichlet.resize(p.coarse.size());
+            p.fine.resize(p.cells.size() * fine_per_parent);
+            internal::parallel_for(p.cells.size(), [&](const unsigned int begin, const unsigned int end) {
+              std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+              for (unsigned int c = begin; c < end; ++c)
+                {
+                  const typename DoFHandler<dim>::level_cell_iterator cell(&tria, l - 1, p.cells[c]->index(), &dof);
+                  cell->get_mg_dof_indices(indices);
+                  for (unsigned int i = 0; i < coarse_per_parent; ++i)
+                    {
+                      const std::size_t k = std::size_t(c) * coarse_per_parent + i;
+                      p.coarse[k]         = indices[numbering[i]];
+                      p.dirichlet[k]      = is_boundary(l - 1, p.coarse[k]);
+                    }
+                  for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
+                    {
+                      cell->child(child)->get_mg_dof_indices(indices);
+                      unsigned int shift = 0;
+                      for (unsigned int d = 0; d < dim; ++d)
+                        shift += ((child >> d) & 1u) * fe_degree * Utilities::pow(N, d);
+                      for (unsigned int k = 0; k < n_components; ++k)
+                        for (unsigned int i = 0; i < n_coarse; ++i)
+                          {
+                            unsigned int position = shift;
+                            for (unsigned int d = 0; d < dim; ++d)
+                              position += internal::coordinate(i, n, d) * Utilities::pow(N, d);
+                            p.fine[std::size_t(c) * fine_per_parent + k * n_fine + position] =
+                              indices[numbering[k * n_coarse + i]];
+                          }
+                    }
+                }
+            });
+            add_not_owned(p.coarse, dof.locally_owned_mg_dofs(l - 1), ghosts[l - 1]);
+            add_not_owned(p.fine, dof.locally_owned_mg_dofs(l), ghosts[l]);
+          }
+        return {std::move(parents), std::move(ghosts)};
+      }
+
+      /**
+       * Level layouts: the relevant level DoFs plus what the patches need (@p ghosts); an external
+       * layout where it holds all of them on every rank. Collective.
+       */
+      template <int dim>
+      std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>>
+      level_layouts(const DoFHandler<dim> &                                                dof,
+                    std::vector<IndexSet>                                                  ghosts,
+                    const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &external_partitioners,
+                    const MPI_Comm                                                         comm)
+      {
+        const unsigned int n_levels = ghosts.size();
+        std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> partitioners(n_levels);
+        for (unsigned int l = 0; l < n_levels; ++l)
+          {
+            ghosts[l].subtract_set(dof.locally_owned_mg_dofs(l));
+            ghosts[l].compress();
+            bool external = l < external_partitioners.size() && external_partitioners[l] != nullptr;
+            if (external)
+              {
+                const auto &e = *external_partitioners[l];
+                external      = e.locally_owned_range() == dof.locally_owned_mg_dofs(l) &&
+                           (ghosts[l] & e.ghost_indices()) == ghosts[l];
+              }
+            if (Utilities::MPI::min(int(external), comm) == 1)
+              partitioners[l] = external_partitioners[l];
+            else
+              partitioners[l] = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_mg_dofs(l), ghosts[l], comm);
+          }
+        return partitioners;
+      }
+
+      /// The parents of one level in color order: their local indices, the weights of their patch points, the colors.
+      template <typename Number>
+      struct LevelPatches
+      {
+        std::vector<unsigned int> coarse_local, fine_local;
+        std::vector<Number>       weights;
+        /// color c: parents [color_start[c], color_start[c+1])
+        std::vector<unsigned int> color_start;
+      };
+
+      /**
+       * The local indices, weights and colors of the parents @p p of a level, between the layouts
+       * @p coarse (level l-1) and @p fine (level l). Collective.
+       */
+      template <int dim, typename Number>
+      LevelPatches<Number>
+      level_patches(const Triangulation<dim> &         tria,
+                    const Parents<dim> &               p,
+                    const unsigned int                 fe_degree,
+                    const unsigned int                 n_components,
+                    const std::shared_ptr<const Utilities::MPI::Partitioner> &coarse,
+                    const std::shared_ptr<const Utilities::MPI::Partitioner> &fine)
+      {
+        const unsigned int n = fe_degree + 1, N = 2 * fe_degree + 1;
+        const unsigned int n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
+        const unsigned int coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
+        const unsigned int n_parents = p.cells.size();
+        // local indices of the patches (parent order), in threads
+        std::vector<unsigned int> coarse_patch(p.coarse.size()), fine_patch(p.fine.size());
+        internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
+          for (std::size_t k = std::size_t(begin) * coarse_per_parent; k < std::size_t(end) * coarse_per_parent; ++k)
+            coarse_patch[k] = p.dirichlet[k] ? internal::no_dof : coarse->global_to_local(p.coarse[k]);
+          for (std::size_t k = std::size_t(begin) * fine_per_parent; k < std::size_t(end) * fine_per_parent; ++k)
+            fine_patch[k] = fine->global_to_local(p.fine[k]);
+        });
+        // how many parents (of all ranks) have each fine DoF in their patch
+        LinearAlgebra::distributed::Vector<double> touch(fine);
+        for (unsigned int c = 0; c < n_parents; ++c)
+          for (unsigned int j = 0; j < n_fine; ++j)
+            touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]) += 1.;
+        touch.compress(VectorOperation::add);
+        touch.update_ghost_values();
+
+        // colors: parents sharing a coarse DoF (all that share a fine DoF do) are apart; by the
+        // parity of their coordinates (2^dim colors) where the mesh is logically Cartesian
+        std::vector<unsigned int> order;
+        std::vector<unsigned int> color_start{0};
+        const auto                touched = [&](const unsigned int c) {
+          return std::vector<types::global_dof_index>(p.coarse.begin() + std::size_t(c) * coarse_per_parent,
+                                                      p.coarse.begin() + std::size_t(c + 1) * coarse_per_parent);
+        };
+        for (const auto &color : internal::color_cells<dim>(tria, p.cells, touched).colors)
+          {
+            order.insert(order.end(), color.begin(), color.end());
+            color_start.push_back(order.size());
+          }
+        // the patches in color order, with the weights 1/touch of the 3^dim classes of patch points
+        const unsigned int  n_classes = Utilities::pow(3u, dim);
+        std::vector<unsigned int> coarse_local(p.coarse.size()), fine_local(p.fine.size());
+        std::vector<Number>       weights(std::size_t(n_parents) * n_classes);
+        internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
+          for (unsigned int position = begin; position < end; ++position)
+            {
+              const unsigned int c = order[position];
+              std::copy_n(coarse_patch.begin() + std::size_t(c) * coarse_per_parent, coarse_per_parent,
+                          coarse_local.begin() + std::size_t(position) * coarse_per_parent);
+              std::copy_n(fine_patch.begin() + std::size_t(c) * fine_per_parent, fine_per_parent,
+                          fine_local.begin() + std::size_t(position) * fine_per_parent);
+              for (unsigned int j = 0; j < n_fine; ++j)
+                {
+                  unsigned int cls = 0;
+                  for (unsigned int d = 0; d < dim; ++d)
+                    cls += Utilities::pow(3u, d) * internal::weight_class(internal::coordinate(j, N, d), N);
+                  weights[std::size_t(position) * n_classes + cls] =
+                    Number(1. / touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]));
+                }
+            }
+        });
+        return {std::move(coarse_local), std::move(fine_local), std::move(weights), std::move(color_start)};
+      }
+
+      /// copy_to_mg / copy_from_mg per level: local indices of the global and the level layout, and weights.
+      struct CopyIndices
+      {
+        std::vector<std::vector<unsigned int>> global_local, level_local;
+        std::vector<std::vector<double>>       weights;
+      };
+
+      /**
+       * The (global, level) index pairs of the DoFs of the locally owned active cells of each
+       * level, refinement edges excluded (the coarser level holds those). On adaptive meshes a pair
+       * can be recorded on several ranks (the owners of the global and of the level index need not
+       * own a cell with it): each rank adds weight / (number of ranks recording the pair) and the
+       * compress(add) of the receiving vector sums to the value. Collective.
+       */
+      template <int dim>
+      CopyIndices
+      copy_indices(const DoFHandler<dim> &                                                 dof,
+                   const std::shared_ptr<const Utilities::MPI::Partitioner> &              global_partitioner,
+                   const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &partitioners,
+                   const MGConstrainedDoFs *                                               mg_constrained_dofs)
+      {
+        const Triangulation<dim> &         tria               = dof.get_triangulation();
+        const FiniteElement<dim> &         fe                 = dof.get_fe();
+        const unsigned int                 n_levels           = partitioners.size();
+        CopyIndices                        result{std::vector<std::vector<unsigned int>>(n_levels),
+                                                  std::vector<std::vector<unsigned int>>(n_levels),
+                                                  std::vector<std::vector<double>>(n_levels)};
+        std::vector<typename Triangulation<dim>::active_cell_iterator> active;
+        for (const auto &cell : tria.active_cell_iterators())
+          if (cell->is_locally_owned())
+            active.push_back(cell);
+        // per DoF of each active cell: its local index in the global layout (invalid at a refinement
+        // edge) and its level index, in threads
+        const unsigned int        dofs_per_cell = fe.n_dofs_per_cell();
+        std::vector<unsigned int> cell_global(active.size() * std::size_t(dofs_per_cell));
+        std::vector<types::global_dof_index> cell_level(cell_global.size());
+        internal::parallel_for(active.size(), [&](const unsigned int begin, const unsigned int end) {
+          std::vector<types::global_dof_index> global_indices(dofs_per_cell), level_indices(dofs_per_cell);
+          for (unsigned int c = begin; c < end; ++c)
+            {
+              const typename DoFHandler<dim>::active_cell_iterator cell(&tria, active[c]->level(), active[c]->index(), &dof);
+              const unsigned int                                   l = cell->level();
+              cell->get_dof_indices(global_indices);
+              cell->get_mg_dof_indices(level_indices);
+              for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                {
+                  const std::size_t k = std::size_t(c) * dofs_per_cell + i;
+                  const bool edge = mg_constrained_dofs != nullptr && mg_constrained_dofs->at_refinement_edge(l, level_indices[i]);
+                  cell_global[k]  = edge ? numbers::invalid_unsigned_int : global_partitioner->global_to_local(global_indices[i]);
+                  cell_level[k]   = level_indices[i];
+                }
+            }
+        });
+        // per level and entry of the global layout: its level index (invalid where the level has none)
+        const unsigned int n_global_local =
+          global_partitioner->locally_owned_size() + global_partitioner->n_ghost_indices();
+        std::vector<std::vector<types::global_dof_index>> level_of(n_levels);
+        for (std::size_t c = 0; c < active.size(); ++c)
+          {
+            auto &map = level_of[active[c]->level()];
+            if (map.empty())
+              map.assign(n_global_local, numbers::invalid_dof_index);
+            for (std::size_t k = c * dofs_per_cell; k < (c + 1) * dofs_per_cell; ++k)
+              if (cell_global[k] != numbers::invalid_unsigned_int)
+                map[cell_global[k]] = cell_level[k];
+          }
+        LinearAlgebra::distributed::Vector<double> recorded(global_partitioner);
+        for (const auto &map : level_of)
+          for (unsigned int i = 0; i < map.size(); ++i)
+            if (map[i] != numbers::invalid_dof_index)
+              recorded.local_element(i) += 1.;
+        recorded.compress(VectorOperation::add);
+        recorded.update_ghost_values();
+        for (unsigned int l = 0; l < n_levels; ++l)
+          {
+            std::vector<unsigned int> global_local, level_local;
+            std::vector<double>       weights;
+            for (unsigned int i = 0; i < level_of[l].size(); ++i)
+              if (level_of[l][i] != numbers::invalid_dof_index)
+                {
+                  global_local.push_back(i);
+                  level_local.push_back(partitioners[l]->global_to_local(level_of[l][i]));
+                  weights.push_back(1. / recorded.local_element(i));
+                }
+            result.global_local[l] = std::move(global_local);
+            result.level_local[l]  = std::move(level_local);
+            result.weights[l]      = std::move(weights);
+          }
+        return result;
+      }
     } // namespace
   }   // namespace internal
 
@@ -86,24 +437,16 @@ namespace gpumf
     clear();
     if (backend == Backend::cuda)
       AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
-    backend_ = backend;
-    const FiniteElement<dim> &fe       = dof.get_fe();
-    const bool                one_base = fe.n_base_elements() == 1;
-    const auto *              fe_q     = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
-    AssertThrow(one_base && fe_q != nullptr,
-                ExcNotSupported("gpumf::MGTransferMatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim>, "
-                                "got " + fe.get_name() + "."));
-    AssertThrow(dof.has_level_dofs(),
-                ExcNotSupported("gpumf::MGTransferMatrixFree::build(): the DoFHandler has no level DoFs; call "
-                                "dof_handler.distribute_mg_dofs() first."));
-    fe_degree    = fe_q->degree;
-    n_components = fe.n_components();
-    const unsigned int n = fe_degree + 1, N = 2 * fe_degree + 1;
-    const unsigned int n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
+    backend_                = backend;
+    const FE_Q<dim> &fe_q   = internal::supported_element(dof);
+    fe_degree               = fe_q.degree;
+    n_components            = dof.get_fe().n_components();
 #if GPUMF_WITH_CUDA
     if (backend_ == Backend::cuda)
       {
-        int device = 0, max_shared = 0;
+        const unsigned int n = fe_degree + 1, N = 2 * fe_degree + 1;
+        const unsigned int n_fine = Utilities::pow(N, dim);
+        int                device = 0, max_shared = 0;
         GPUMF_CHECK_CUDA(cudaGetDevice(&device));
         GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         const std::size_t bytes = (N * n + 2 * n_fine) * sizeof(Number);
@@ -113,276 +456,41 @@ namespace gpumf
                                     "the GPU offers " + std::to_string(max_shared) + "."));
       }
 #endif
-
-    // The 1D embedding: the coarse basis (the element's own 1D polynomials, through its
-    // support points) at the support points of the two children, lexicographic.
-    const std::vector<unsigned int> &lexicographic = fe_q->get_poly_space_numbering_inverse();
-    std::vector<Point<1>>            points_1d(n);
-    for (unsigned int i = 0; i < n; ++i)
-      points_1d[i][0] = fe_q->get_unit_support_points()[lexicographic[i]][0];
-    const FE_Q<1>                    fe_1d(Quadrature<1>(points_1d, std::vector<double>(n, 1. / n)));
-    const std::vector<unsigned int> &renumber = fe_1d.get_poly_space_numbering_inverse();
-    std::vector<Number>              embedding(N * n);
-    for (unsigned int c = 0; c < 2; ++c)
-      {
-        const FullMatrix<double> &P = fe_1d.get_prolongation_matrix(c);
-        for (unsigned int j = 0; j < n; ++j)
-          for (unsigned int i = 0; i < n; ++i)
-            embedding[(c * fe_degree + j) * n + i] = P(renumber[j], renumber[i]);
-      }
-    prolongation_matrix.reinit(backend_, embedding);
-
-    // cell DoF index of component k, lexicographic i
-    std::vector<unsigned int> numbering(n_components * n_coarse);
-    for (unsigned int k = 0; k < n_components; ++k)
-      for (unsigned int i = 0; i < n_coarse; ++i)
-        numbering[k * n_coarse + i] =
-          n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
+    prolongation_matrix.reinit(backend_, internal::embedding_1d<dim, Number>(fe_q));
 
     const Triangulation<dim> &tria     = dof.get_triangulation();
     const MPI_Comm            comm     = internal::communicator_of(tria);
     const unsigned int        n_levels = tria.n_global_levels();
-    const auto is_boundary = [&](const unsigned int level, const types::global_dof_index i) {
-      return mg_constrained_dofs != nullptr && mg_constrained_dofs->is_boundary_index(level, i);
-    };
 
-    // Parents (owned cells of level l-1 with children) and their patches, global indices, in threads.
     internal::SetupSection section("MGTransferMatrixFree::build: patches");
-    struct Parents
-    {
-      std::vector<typename Triangulation<dim>::cell_iterator> cells;
-      std::vector<types::global_dof_index>                     coarse, fine;
-      std::vector<unsigned char>                               dirichlet;
-    };
-    const unsigned int   coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
-    std::vector<Parents>  parents(n_levels);
-    std::vector<IndexSet> ghosts(n_levels);
-    for (unsigned int l = 0; l < n_levels; ++l)
-      ghosts[l] = DoFTools::extract_locally_relevant_level_dofs(dof, l);
-    // the indices of @p list not in @p owned, added to @p set at once
-    const auto add_not_owned = [](const std::vector<types::global_dof_index> &list, const IndexSet &owned,
-                                  IndexSet &set) {
-      std::vector<types::global_dof_index> others;
-      for (const types::global_dof_index g : list)
-        if (!owned.is_element(g))
-          others.push_back(g);
-      std::sort(others.begin(), others.end());
-      others.erase(std::unique(others.begin(), others.end()), others.end());
-      set.add_indices(others.begin(), others.end());
-    };
-    for (unsigned int l = 1; l < n_levels; ++l)
-      {
-        Parents &p = parents[l];
-        for (const auto &cell : dof.mg_cell_iterators_on_level(l - 1))
-          if (cell->has_children() && cell->is_locally_owned_on_level())
-            p.cells.emplace_back(cell);
-        p.coarse.resize(p.cells.size() * coarse_per_parent);
-        p.dirichlet.resize(p.coarse.size());
-        p.fine.resize(p.cells.size() * fine_per_parent);
-        internal::parallel_for(p.cells.size(), [&](const unsigned int begin, const unsigned int end) {
-          std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
-          for (unsigned int c = begin; c < end; ++c)
-            {
-              const typename DoFHandler<dim>::level_cell_iterator cell(&tria, l - 1, p.cells[c]->index(), &dof);
-              cell->get_mg_dof_indices(indices);
-              for (unsigned int i = 0; i < coarse_per_parent; ++i)
-                {
-                  const std::size_t k = std::size_t(c) * coarse_per_parent + i;
-                  p.coarse[k]         = indices[numbering[i]];
-                  p.dirichlet[k]      = is_boundary(l - 1, p.coarse[k]);
-                }
-              for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
-                {
-                  cell->child(child)->get_mg_dof_indices(indices);
-                  unsigned int shift = 0;
-                  for (unsigned int d = 0; d < dim; ++d)
-                    shift += ((child >> d) & 1u) * fe_degree * Utilities::pow(N, d);
-                  for (unsigned int k = 0; k < n_components; ++k)
-                    for (unsigned int i = 0; i < n_coarse; ++i)
-                      {
-                        unsigned int position = shift;
-                        for (unsigned int d = 0; d < dim; ++d)
-                          position += internal::coordinate(i, n, d) * Utilities::pow(N, d);
-                        p.fine[std::size_t(c) * fine_per_parent + k * n_fine + position] =
-                          indices[numbering[k * n_coarse + i]];
-                      }
-                }
-            }
-        });
-        add_not_owned(p.coarse, dof.locally_owned_mg_dofs(l - 1), ghosts[l - 1]);
-        add_not_owned(p.fine, dof.locally_owned_mg_dofs(l), ghosts[l]);
-      }
+    internal::Patches<dim> patches = internal::patches(dof, fe_q, static_cast<const MGConstrainedDoFs *>(mg_constrained_dofs));
 
-    // Level layouts: the relevant level DoFs plus what the patches need; an external layout
-    // where it holds all of them on every rank.
     section.next("MGTransferMatrixFree::build: level layouts");
-    partitioners.resize(n_levels);
-    for (unsigned int l = 0; l < n_levels; ++l)
-      {
-        ghosts[l].subtract_set(dof.locally_owned_mg_dofs(l));
-        ghosts[l].compress();
-        bool external = l < external_partitioners.size() && external_partitioners[l] != nullptr;
-        if (external)
-          {
-            const auto &e = *external_partitioners[l];
-            external      = e.locally_owned_range() == dof.locally_owned_mg_dofs(l) &&
-                       (ghosts[l] & e.ghost_indices()) == ghosts[l];
-          }
-        if (Utilities::MPI::min(int(external), comm) == 1)
-          partitioners[l] = external_partitioners[l];
-        else
-          partitioners[l] = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_mg_dofs(l), ghosts[l], comm);
-      }
-    // Per level: local indices, weights, colors.
+    partitioners = internal::level_layouts(dof, std::move(patches.ghosts), external_partitioners, comm);
+
     section.next("MGTransferMatrixFree::build: weights, colors");
     levels.resize(n_levels);
     for (unsigned int l = 1; l < n_levels; ++l)
       {
-        const Parents &    p         = parents[l];
-        const unsigned int n_parents = p.cells.size();
-        // local indices of the patches (parent order), in threads
-        std::vector<unsigned int> coarse_patch(p.coarse.size()), fine_patch(p.fine.size());
-        internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
-          for (std::size_t k = std::size_t(begin) * coarse_per_parent; k < std::size_t(end) * coarse_per_parent; ++k)
-            coarse_patch[k] = p.dirichlet[k] ? internal::no_dof : partitioners[l - 1]->global_to_local(p.coarse[k]);
-          for (std::size_t k = std::size_t(begin) * fine_per_parent; k < std::size_t(end) * fine_per_parent; ++k)
-            fine_patch[k] = partitioners[l]->global_to_local(p.fine[k]);
-        });
-        // how many parents (of all ranks) have each fine DoF in their patch
-        LinearAlgebra::distributed::Vector<double> touch(partitioners[l]);
-        for (unsigned int c = 0; c < n_parents; ++c)
-          for (unsigned int j = 0; j < n_fine; ++j)
-            touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]) += 1.;
-        touch.compress(VectorOperation::add);
-        touch.update_ghost_values();
-
-        // colors: parents sharing a coarse DoF (all that share a fine DoF do) are apart; by the
-        // parity of their coordinates (2^dim colors) where the mesh is logically Cartesian
-        std::vector<unsigned int> order;
-        Level &                   level       = levels[l];
-        const auto                coordinates = internal::cartesian_coordinates<dim>(tria, p.cells);
-        if (!coordinates.empty())
-          {
-            for (const auto &color : internal::parity_colors<dim>(coordinates))
-              {
-                order.insert(order.end(), color.begin(), color.end());
-                level.color_start.push_back(order.size());
-              }
-          }
-        else if (n_parents > 0)
-          {
-            std::vector<unsigned int> positions(n_parents);
-            std::iota(positions.begin(), positions.end(), 0u);
-            using Iterator    = std::vector<unsigned int>::const_iterator;
-            const auto colors = GraphColoring::make_graph_coloring(
-              Iterator(positions.begin()), Iterator(positions.end()),
-              std::function<std::vector<types::global_dof_index>(const Iterator &)>([&](const Iterator &it) {
-                return std::vector<types::global_dof_index>(p.coarse.begin() + std::size_t(*it) * coarse_per_parent,
-                                                            p.coarse.begin() +
-                                                              std::size_t(*it + 1) * coarse_per_parent);
-              }));
-            for (const auto &color : colors)
-              {
-                for (const auto &it : color)
-                  order.push_back(*it);
-                level.color_start.push_back(order.size());
-              }
-          }
-        // the patches in color order, with the weights 1/touch of the 3^dim classes of patch points
-        const unsigned int  n_classes = Utilities::pow(3u, dim);
-        std::vector<unsigned int> coarse_local(p.coarse.size()), fine_local(p.fine.size());
-        std::vector<Number>       weights(std::size_t(n_parents) * n_classes);
-        internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
-          for (unsigned int position = begin; position < end; ++position)
-            {
-              const unsigned int c = order[position];
-              std::copy_n(coarse_patch.begin() + std::size_t(c) * coarse_per_parent, coarse_per_parent,
-                          coarse_local.begin() + std::size_t(position) * coarse_per_parent);
-              std::copy_n(fine_patch.begin() + std::size_t(c) * fine_per_parent, fine_per_parent,
-                          fine_local.begin() + std::size_t(position) * fine_per_parent);
-              for (unsigned int j = 0; j < n_fine; ++j)
-                {
-                  unsigned int cls = 0;
-                  for (unsigned int d = 0; d < dim; ++d)
-                    cls += Utilities::pow(3u, d) * internal::weight_class(internal::coordinate(j, N, d), N);
-                  weights[std::size_t(position) * n_classes + cls] =
-                    Number(1. / touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]));
-                }
-            }
-        });
-        level.coarse_indices.reinit(backend_, coarse_local);
-        level.fine_indices.reinit(backend_, fine_local);
-        level.weights.reinit(backend_, weights);
+        internal::LevelPatches<Number> level_patches = internal::level_patches<dim, Number>(
+          tria, patches.parents[l], fe_degree, n_components, partitioners[l - 1], partitioners[l]);
+        Level &level      = levels[l];
+        level.color_start = std::move(level_patches.color_start);
+        level.coarse_indices.reinit(backend_, level_patches.coarse_local);
+        level.fine_indices.reinit(backend_, level_patches.fine_local);
+        level.weights.reinit(backend_, level_patches.weights);
       }
 
-    // copy_to_mg / copy_from_mg: the (global, level) index pairs of the DoFs of the locally owned
-    // active cells of each level, refinement edges excluded (the coarser level holds those). On
-    // adaptive meshes a pair can be recorded on several ranks (the owners of the global and of the
-    // level index need not own a cell with it): each rank adds weight / (number of ranks recording
-    // the pair) and the compress(add) of the receiving vector sums to the value.
     section.next("MGTransferMatrixFree::build: copy_to_mg indices");
     global_partitioner = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_dofs(),
                                                                        DoFTools::extract_locally_relevant_dofs(dof), comm);
-    std::vector<typename Triangulation<dim>::active_cell_iterator> active;
-    for (const auto &cell : tria.active_cell_iterators())
-      if (cell->is_locally_owned())
-        active.push_back(cell);
-    // per DoF of each active cell: its local index in the global layout (invalid at a refinement
-    // edge) and its level index, in threads
-    const unsigned int        dofs_per_cell = fe.n_dofs_per_cell();
-    std::vector<unsigned int> cell_global(active.size() * std::size_t(dofs_per_cell));
-    std::vector<types::global_dof_index> cell_level(cell_global.size());
-    internal::parallel_for(active.size(), [&](const unsigned int begin, const unsigned int end) {
-      std::vector<types::global_dof_index> global_indices(dofs_per_cell), level_indices(dofs_per_cell);
-      for (unsigned int c = begin; c < end; ++c)
-        {
-          const typename DoFHandler<dim>::active_cell_iterator cell(&tria, active[c]->level(), active[c]->index(), &dof);
-          const unsigned int                                   l = cell->level();
-          cell->get_dof_indices(global_indices);
-          cell->get_mg_dof_indices(level_indices);
-          for (unsigned int i = 0; i < dofs_per_cell; ++i)
-            {
-              const std::size_t k = std::size_t(c) * dofs_per_cell + i;
-              const bool edge = mg_constrained_dofs != nullptr && mg_constrained_dofs->at_refinement_edge(l, level_indices[i]);
-              cell_global[k]  = edge ? numbers::invalid_unsigned_int : global_partitioner->global_to_local(global_indices[i]);
-              cell_level[k]   = level_indices[i];
-            }
-        }
-    });
-    // per level and entry of the global layout: its level index (invalid where the level has none)
-    const unsigned int n_global_local =
-      global_partitioner->locally_owned_size() + global_partitioner->n_ghost_indices();
-    std::vector<std::vector<types::global_dof_index>> level_of(n_levels);
-    for (std::size_t c = 0; c < active.size(); ++c)
-      {
-        auto &map = level_of[active[c]->level()];
-        if (map.empty())
-          map.assign(n_global_local, numbers::invalid_dof_index);
-        for (std::size_t k = c * dofs_per_cell; k < (c + 1) * dofs_per_cell; ++k)
-          if (cell_global[k] != numbers::invalid_unsigned_int)
-            map[cell_global[k]] = cell_level[k];
-      }
-    LinearAlgebra::distributed::Vector<double> recorded(global_partitioner);
-    for (const auto &map : level_of)
-      for (unsigned int i = 0; i < map.size(); ++i)
-        if (map[i] != numbers::invalid_dof_index)
-          recorded.local_element(i) += 1.;
-    recorded.compress(VectorOperation::add);
-    recorded.update_ghost_values();
+    const internal::CopyIndices copies = internal::copy_indices(dof, global_partitioner, partitioners,
+                                                                static_cast<const MGConstrainedDoFs *>(mg_constrained_dofs));
     for (unsigned int l = 0; l < n_levels; ++l)
       {
-        std::vector<unsigned int> global_local, level_local;
-        std::vector<double>       weights;
-        for (unsigned int i = 0; i < level_of[l].size(); ++i)
-          if (level_of[l][i] != numbers::invalid_dof_index)
-            {
-              global_local.push_back(i);
-              level_local.push_back(partitioners[l]->global_to_local(level_of[l][i]));
-              weights.push_back(1. / recorded.local_element(i));
-            }
-        levels[l].global_indices.reinit(backend_, global_local);
-        levels[l].level_indices.reinit(backend_, level_local);
-        levels[l].copy_weights.reinit(backend_, weights);
+        levels[l].global_indices.reinit(backend_, copies.global_local[l]);
+        levels[l].level_indices.reinit(backend_, copies.level_local[l]);
+        levels[l].copy_weights.reinit(backend_, copies.weights[l]);
       }
     ghosted.resize(n_levels);
     accumulated.resize(n_levels);
