@@ -3,6 +3,7 @@
 // with the given storage (vmult), or one forward sweep of gpumf::MultiColorGaussSeidel on it (sweep;
 // general: its ELL rows). Its own DoFHandler (renumbered lexicographically) on the
 // problem's mesh.
+#include <gpumf/cost_model.h>
 #include <gpumf/multicolor_gauss_seidel.h>
 #include <gpumf/stencil_operator.h>
 
@@ -79,10 +80,9 @@ namespace bench
     const double stored = storage == gpumf::StencilStorage::variable ? n_entries * 8. :
                           general ? gs.get_stencil().n_slots * 12. + 12. : 0.;
     result.data_bytes = sweep || general ? gs.memory_consumption() : op.memory_consumption();
-    // vmult: src read, dst written; a sweep: x read by each of the 2^dim color passes, b read and x
-    // written once
-    result.bytes = n * (sweep ? 8. * ((1u << dim) + 2) : 16.) + n * stored;
-    result.flops = 2. * n_entries * n;
+    const gpumf::RowTraffic traffic{n, double(n_entries), stored};
+    result.bytes = sweep ? traffic.sweep_bytes(1u << dim) : traffic.vmult_bytes();
+    result.flops = traffic.flops();
     gpumf::Vector<double> x(partitioner, options.backend), y(partitioner, options.backend);
     x = 1.;
     y = 0.;

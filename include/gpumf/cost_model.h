@@ -20,12 +20,17 @@
  *                          n^2 / n_c (Q (4 dim^2 + 6 dim + 4) + 2) with geometry per point
  *   time = max(bytes / bandwidth, flops / peak)
  * @endverbatim
- * with bandwidth 3.0e12 B/s and peak 3.4e13 flop/s (H100 SXM, FP64 without tensor cores).
+ * with the bandwidth and FP64 peak of the device (CostModel::of(): queried from the CUDA device;
+ * on the host backend the figures of an H100 SXM, 3.0e12 B/s and 3.4e13 flop/s, so that the host
+ * reference chooses as a GPU run it is compared with). Products that read rows (an assembled CSR
+ * matrix, a stencil, Gauss-Seidel sweeps) have their bytes and flops in RowTraffic.
  * The model counts each cell's vector entries once and ignores caches; the benchmark
  * program (doc/performance.md) measures what it predicts.
  */
 #ifndef gpumf_cost_model_h
 #define gpumf_cost_model_h
+
+#include <gpumf/backend.h>
 
 #include <algorithm>
 #include <cmath>
@@ -146,11 +151,55 @@ namespace gpumf
     }
   };
 
+  /**
+   * Bytes and flops of one product that reads rows: an assembled matrix (SparseMatrix), a stencil
+   * (StencilOperator) or the rows of a Gauss-Seidel sweep (MultiColorGaussSeidel). Source and
+   * destination entries are counted once per row, the stored data (values, indices) as given.
+   */
+  struct RowTraffic
+  {
+    double       rows;                 ///< matrix rows or grid points
+    double       entries_per_row;      ///< nonzeros per row (3^dim for a stencil)
+    double       stored_bytes_per_row; ///< matrix data read per row (0 for a constant stencil)
+    unsigned int number_bytes = 8;
+
+    /// dst = A src: src read, dst written
+    double
+    vmult_bytes() const
+    {
+      return rows * (2. * number_bytes + stored_bytes_per_row);
+    }
+
+    /// One multi-color sweep: x read by each of the @p n_colors passes, b read and x written once.
+    double
+    sweep_bytes(const unsigned int n_colors) const
+    {
+      return rows * (number_bytes * (n_colors + 2.) + stored_bytes_per_row);
+    }
+
+    /// A multiply and an add per entry.
+    double
+    flops() const
+    {
+      return 2. * entries_per_row * rows;
+    }
+  };
+
   /// Modelled time in seconds of one application on one cell (see the file documentation).
   struct CostModel
   {
+    /// Memory bandwidth in bytes per second and FP64 peak in flop/s.
     double bandwidth = 3.0e12;
     double peak      = 3.4e13;
+
+    /**
+     * The model of the device behind @p backend: for Backend::cuda the current device's
+     * bandwidth (memory clock x bus width, double data rate) and FP64 peak (multiprocessors x
+     * clock x FP64 units per multiprocessor of its architecture, an FMA counted as two flops);
+     * for Backend::host the defaults above.
+     */
+    static CostModel
+    of(Backend backend);
 
     double
     tensor_product(const CellTraffic &cell) const

@@ -63,7 +63,8 @@ namespace gpumf
     using VectorType     = Vector<Number>;
     using size_type      = typename VectorType::size_type;
     using cell_iterator  = typename dealii::DoFHandler<dim>::active_cell_iterator;
-    /// Fills the element matrix (deal.II's DoF order of the cell) from FEValues reinit on the cell.
+    /// Fills the element matrix (deal.II's DoF order of the cell) from FEValues reinit on the cell;
+    /// called from deal.II's threads (several cells at once).
     using CellMatrixFunction =
       std::function<void(const cell_iterator &, const dealii::FEValues<dim> &, dealii::FullMatrix<double> &)>;
 

@@ -504,7 +504,7 @@ namespace gpumf
                   ExcNotSupported("local-matrix operators need reinit() with a mapping, not initialize()."));
       if (asked == Implementation::tensor_product)
         return;
-      const CostModel model;
+      const CostModel model = CostModel::of(this->matrix_free().backend());
       CellTraffic     cell{dim,
                        fe_degree,
                        n_q_points_1d,

@@ -1,5 +1,6 @@
 // Backend selection and device queries.
 #include <gpumf/backend.h>
+#include <gpumf/cost_model.h>
 #include <gpumf/internal/cuda_check.h>
 
 #include <cstdlib>
@@ -116,6 +117,36 @@ namespace gpumf
 #else
     (void)backend;
 #endif
+  }
+
+  CostModel
+  CostModel::of(const Backend backend)
+  {
+    CostModel model;
+#if GPUMF_WITH_CUDA
+    if (backend == Backend::cuda)
+      {
+        int device = 0, major = 0, minor = 0, n_sm = 0, clock_khz = 0, memory_khz = 0, bus_bits = 0;
+        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+        // FP64 units per multiprocessor: the data-centre architectures (6.0, 7.0, 8.0, 9.0, 10.0)
+        // have 32 (Pascal to Ampere) or 64 (Hopper, Blackwell), the others 2
+        const bool data_centre = minor == 0 && major >= 6 && major <= 10;
+        const int  fp64_units  = data_centre ? (major >= 9 ? 64 : 32) : 2;
+        if (memory_khz > 0 && bus_bits > 0)
+          model.bandwidth = 2. * memory_khz * 1e3 * bus_bits / 8.;
+        if (n_sm > 0 && clock_khz > 0)
+          model.peak = 2. * n_sm * clock_khz * 1e3 * fp64_units;
+      }
+#else
+    (void)backend;
+#endif
+    return model;
   }
 
   namespace internal

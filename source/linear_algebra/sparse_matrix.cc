@@ -1,5 +1,6 @@
 // gpumf::SparseMatrix: the copy of a deal.II SparseMatrix into CSR arrays of a backend; its product
 // runs sparse_matrix_cusparse.h's kernel (cuSPARSE, or the host reference).
+#include <gpumf/cost_model.h>
 #include <gpumf/sparse_matrix.h>
 
 #include <algorithm>
@@ -160,8 +161,11 @@ namespace gpumf
   double
   SparseMatrix<Number>::bytes_per_vmult() const
   {
-    return double(memory_needed(n_rows, n_nonzeros, wide_indices ? IndexWidth::bits64 : IndexWidth::automatic)) +
-           2. * sizeof(Number) * n_rows;
+    const double stored =
+      double(memory_needed(n_rows, n_nonzeros, wide_indices ? IndexWidth::bits64 : IndexWidth::automatic));
+    if (n_rows == 0)
+      return stored;
+    return RowTraffic{double(n_rows), double(n_nonzeros) / n_rows, stored / n_rows, sizeof(Number)}.vmult_bytes();
   }
 
   template <typename Number>

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "linear_algebra/exchange_around.h"
+#include "local_matrix/element_matrices.h"
 #include "local_matrix/local_matrix_kernels.h"
 
 namespace gpumf
@@ -99,32 +100,27 @@ namespace gpumf
 
     // element matrices, permuted to gpumf's DoF order, cells in the order of the colors (on the
     // fly: the first cell of each color, to check the form)
-    const FiniteElement<dim> &fe = dof_handler.get_fe();
-    FEValues<dim>             fe_values(mapping, fe, Quadrature<dim>(quad),
-                                        update_values | update_gradients | update_JxW_values | update_quadrature_points);
-    FullMatrix<double>        local(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
+    std::vector<cell_iterator> cells;
+    std::vector<bool>          first_of_color;
+    for (const auto &color : mf.get_colored_graph())
+      for (const auto &cell : color)
+        {
+          cells.push_back(cell);
+          first_of_color.push_back(cell == color.front());
+        }
     std::vector<Number>       all(std::size_t(on_the_fly ? mf.n_colors() : mf.n_cells()) * n * n);
     std::vector<unsigned int> checked_cells;
-    std::size_t               c = 0, position = 0;
-    for (const auto &color : mf.get_colored_graph())
-      {
-        for (const auto &cell : color)
-          {
-            if (on_the_fly && cell != color.front())
-              {
-                ++position;
-                continue;
-              }
-            fe_values.reinit(cell);
-            local = 0;
-            cell_matrix(cell, fe_values, local);
-            for (unsigned int i = 0; i < n; ++i)
-              for (unsigned int j = 0; j < n; ++j)
-                all[(c * n + i) * n + j] = local(numbering[i], numbering[j]);
-            checked_cells.push_back(position++);
-            ++c;
-          }
-      }
+    std::size_t               c = 0;
+    internal::for_each_element_matrix<dim>(
+      mapping, dof_handler.get_fe(), Quadrature<dim>(quad), cells,
+      [&](const unsigned int position) { return !on_the_fly || first_of_color[position]; }, cell_matrix,
+      [&](const unsigned int position, const FullMatrix<double> &local) {
+        for (unsigned int i = 0; i < n; ++i)
+          for (unsigned int j = 0; j < n; ++j)
+            all[(c * n + i) * n + j] = local(numbering[i], numbering[j]);
+        checked_cells.push_back(position);
+        ++c;
+      });
     const MPI_Comm comm = mf.get_vector_partitioner()->get_mpi_communicator();
     if (on_the_fly)
       {

@@ -34,14 +34,6 @@ namespace gpumf
   {
     std::atomic<unsigned int> next_id{0};
 
-    template <int dim>
-    MPI_Comm
-    communicator_of(const Triangulation<dim> &tria)
-    {
-      if (const auto *parallel = dynamic_cast<const parallel::TriangulationBase<dim> *>(&tria))
-        return parallel->get_communicator();
-      return MPI_COMM_SELF;
-    }
 
     /// The FE_Q of @p dof's element, after the checks of what is supported (before any work).
     template <int dim, typename Number>
@@ -713,7 +705,7 @@ namespace gpumf
     requested_cells_per_block = additional_data.cells_per_block;
     overlap                   = additional_data.overlap_communication_computation;
 
-    const MPI_Comm comm = communicator_of(dof.get_triangulation());
+    const MPI_Comm comm = dof.get_triangulation().get_communicator();
     // the active cells, or those of one multigrid level with its level DoFs
     mg_level                      = additional_data.mg_level;
     const RelevantDoFs dofs       = relevant_dofs(dof, constraints, mg_level);

@@ -31,14 +31,6 @@ namespace gpumf
   {
     namespace
     {
-      template <int dim>
-      MPI_Comm
-      communicator_of(const Triangulation<dim> &tria)
-      {
-        if (const auto *parallel = dynamic_cast<const parallel::TriangulationBase<dim> *>(&tria))
-          return parallel->get_communicator();
-        return MPI_COMM_SELF;
-      }
 
       template <typename Number>
       bool
@@ -459,7 +451,7 @@ namespace gpumf
     prolongation_matrix.reinit(backend_, internal::embedding_1d<dim, Number>(fe_q));
 
     const Triangulation<dim> &tria     = dof.get_triangulation();
-    const MPI_Comm            comm     = internal::communicator_of(tria);
+    const MPI_Comm            comm     = tria.get_communicator();
     const unsigned int        n_levels = tria.n_global_levels();
 
     internal::SetupSection section("MGTransferMatrixFree::build: patches");

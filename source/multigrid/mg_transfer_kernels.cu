@@ -180,14 +180,7 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
-      GPUMF_MG_TRANSFER_KERNELS(2, float, template)
-      GPUMF_MG_TRANSFER_KERNELS(2, double, template)
-      GPUMF_MG_TRANSFER_KERNELS(3, float, template)
-      GPUMF_MG_TRANSFER_KERNELS(3, double, template)
-      GPUMF_MG_COPY_KERNELS(float, float, template)
-      GPUMF_MG_COPY_KERNELS(float, double, template)
-      GPUMF_MG_COPY_KERNELS(double, float, template)
-      GPUMF_MG_COPY_KERNELS(double, double, template)
+      GPUMF_MG_TRANSFER_INSTANTIATIONS
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

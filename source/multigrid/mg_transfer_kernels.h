@@ -57,6 +57,17 @@ namespace gpumf
   TEMPLATE void copy_indexed(Dst *dst, const unsigned int *dst_indices, const Src *src,            \
                              const unsigned int *src_indices, const double *weights, std::size_t n, bool add);
 
+// what each implementation file instantiates: dim 2, 3; float, double; copies between both
+#define GPUMF_MG_TRANSFER_INSTANTIATIONS                                                            \
+  GPUMF_MG_TRANSFER_KERNELS(2, float, template)                                                     \
+  GPUMF_MG_TRANSFER_KERNELS(2, double, template)                                                    \
+  GPUMF_MG_TRANSFER_KERNELS(3, float, template)                                                     \
+  GPUMF_MG_TRANSFER_KERNELS(3, double, template)                                                    \
+  GPUMF_MG_COPY_KERNELS(float, float, template)                                                     \
+  GPUMF_MG_COPY_KERNELS(float, double, template)                                                    \
+  GPUMF_MG_COPY_KERNELS(double, float, template)                                                    \
+  GPUMF_MG_COPY_KERNELS(double, double, template)
+
 GPUMF_DECLARE_KERNELS(GPUMF_MG_TRANSFER_KERNELS(dim, Number, GPUMF_TEMPLATE_DIM_NUMBER)
                         GPUMF_MG_COPY_KERNELS(Dst, Src, GPUMF_TEMPLATE_DST_SRC))
 

@@ -91,14 +91,7 @@ namespace gpumf
       }
 
 
-    GPUMF_MG_TRANSFER_KERNELS(2, float, template)
-    GPUMF_MG_TRANSFER_KERNELS(2, double, template)
-    GPUMF_MG_TRANSFER_KERNELS(3, float, template)
-    GPUMF_MG_TRANSFER_KERNELS(3, double, template)
-    GPUMF_MG_COPY_KERNELS(float, float, template)
-    GPUMF_MG_COPY_KERNELS(float, double, template)
-    GPUMF_MG_COPY_KERNELS(double, float, template)
-    GPUMF_MG_COPY_KERNELS(double, double, template)
+    GPUMF_MG_TRANSFER_INSTANTIATIONS
     } // namespace host
   }   // namespace internal
 } // namespace gpumf

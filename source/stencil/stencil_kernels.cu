@@ -399,10 +399,7 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
-      GPUMF_STENCIL_KERNELS(2, float, template)
-      GPUMF_STENCIL_KERNELS(2, double, template)
-      GPUMF_STENCIL_KERNELS(3, float, template)
-      GPUMF_STENCIL_KERNELS(3, double, template)
+      GPUMF_STENCIL_INSTANTIATIONS
     } // namespace cuda
   }   // namespace internal
 } // namespace gpumf

@@ -56,6 +56,13 @@ namespace gpumf
   TEMPLATE void stencil_relax_color(const StencilGrid<dim, Number> &grid, unsigned int color, Number omega, \
                                     const Number *b, Number *x);
 
+// what each implementation file instantiates: dim 2, 3; float, double
+#define GPUMF_STENCIL_INSTANTIATIONS             \
+  GPUMF_STENCIL_KERNELS(2, float, template)      \
+  GPUMF_STENCIL_KERNELS(2, double, template)     \
+  GPUMF_STENCIL_KERNELS(3, float, template)      \
+  GPUMF_STENCIL_KERNELS(3, double, template)
+
 GPUMF_DECLARE_KERNELS(GPUMF_STENCIL_KERNELS(dim, Number, GPUMF_TEMPLATE_DIM_NUMBER))
 
 #endif

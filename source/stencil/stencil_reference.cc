@@ -113,10 +113,7 @@ namespace gpumf
           }
       }
 
-      GPUMF_STENCIL_KERNELS(2, float, template)
-      GPUMF_STENCIL_KERNELS(2, double, template)
-      GPUMF_STENCIL_KERNELS(3, float, template)
-      GPUMF_STENCIL_KERNELS(3, double, template)
+      GPUMF_STENCIL_INSTANTIATIONS
     } // namespace host
   }   // namespace internal
 } // namespace gpumf
