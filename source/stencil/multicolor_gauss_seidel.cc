@@ -43,6 +43,270 @@ namespace gpumf
     {
       return {rows.data(), columns.data(), values.data(), inverse_diagonal.data(), unsigned(rows.size()), n_slots};
     }
+
+    /// Per owned and ghost entry of the vector of @p mf: whether its DoF is constrained.
+    template <int dim, typename Number>
+    std::vector<bool>
+    constrained_entries(const MatrixFree<dim, Number> &                           mf,
+                        const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner)
+    {
+      const unsigned int n_owned = partitioner->locally_owned_size();
+      Vector<Number> flags(partitioner, Backend::host);
+      for (const unsigned int i : mf.get_constrained_dofs())
+        flags.get_values()[i] = Number(1);
+      flags.update_ghost_values();
+      const unsigned int n_local = n_owned + partitioner->n_ghost_indices();
+      std::vector<bool>  constrained(n_local);
+      for (unsigned int i = 0; i < n_local; ++i)
+        constrained[i] = flags.get_values()[i] != Number(0);
+      return constrained;
+    }
+
+    /// The cells around the owned DoFs: owned and ghost cells (of the level of @p mf, if any).
+    template <int dim, typename Number>
+    std::vector<typename DoFHandler<dim>::cell_iterator>
+    cells_around(const MatrixFree<dim, Number> &mf)
+    {
+      using cell_iterator             = typename DoFHandler<dim>::cell_iterator;
+      const DoFHandler<dim> &   dof      = mf.get_dof_handler();
+      const Triangulation<dim> &tria     = dof.get_triangulation();
+      const bool                on_level = mf.get_mg_level() != numbers::invalid_unsigned_int;
+      const unsigned int         level    = mf.get_mg_level();
+      std::vector<cell_iterator> cells;
+      if (on_level)
+        {
+          for (const auto &level_cell : dof.mg_cell_iterators_on_level(level))
+            if (!level_cell->is_artificial_on_level())
+              cells.emplace_back(&tria, level_cell->level(), level_cell->index(), &dof);
+        }
+      else
+        for (const auto &cell : dof.active_cell_iterators())
+          if (!cell->is_artificial())
+            cells.push_back(cell);
+      return cells;
+    }
+
+    /// The rows of the owned DoFs, their diagonal, the DoFs of the cells.
+    struct AssembledRows
+    {
+      /// per owned DoF: (local column, value)
+      std::vector<std::vector<std::pair<unsigned int, double>>> entries;
+      /// per cell: the local indices of its DoFs (kept for the coloring)
+      std::vector<unsigned int> cell_dofs;
+      std::vector<double>       diagonal;
+      /// the first problem found on this rank (empty if none)
+      std::string error;
+    };
+
+    /// The rows from the element matrices, cell by cell; constrained rows are identity rows.
+    template <int dim, typename Number>
+    AssembledRows
+    assembled_rows(const MatrixFree<dim, Number> &                                       mf,
+                   const typename MultiColorGaussSeidel<dim, Number>::AdditionalData &   data,
+                   const std::vector<typename DoFHandler<dim>::cell_iterator> &          cells,
+                   const std::vector<bool> &                                             constrained)
+    {
+      using cell_iterator                   = typename DoFHandler<dim>::cell_iterator;
+      const auto &              partitioner = mf.get_vector_partitioner();
+      const FiniteElement<dim> &fe          = mf.get_dof_handler().get_fe();
+      const bool                on_level    = mf.get_mg_level() != numbers::invalid_unsigned_int;
+      const unsigned int        n_owned     = partitioner->locally_owned_size();
+      std::string               error;
+      std::vector<std::vector<std::pair<unsigned int, double>>> entries(n_owned);
+      for (unsigned int i = 0; i < n_owned; ++i)
+        if (constrained[i])
+          entries[i].emplace_back(i, 1.);
+      const MappingQ<dim>        q1(1);
+      const Mapping<dim> &       mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
+      const unsigned int         n = fe.n_dofs_per_cell();
+      // per cell: the global and local indices of its DoFs (the local ones kept for the coloring)
+      std::vector<types::global_dof_index> dof_indices(cells.size() * n);
+      std::vector<unsigned int>            cell_dofs(cells.size() * n);
+      std::vector<bool>                    touches_row(cells.size(), false);
+      std::vector<types::global_dof_index> indices(n);
+      for (unsigned int c = 0; c < cells.size(); ++c)
+        {
+          if (on_level)
+            cells[c]->get_mg_dof_indices(indices);
+          else
+            cells[c]->get_dof_indices(indices);
+          for (unsigned int a = 0; a < n; ++a)
+            {
+              dof_indices[c * n + a] = indices[a];
+              const unsigned int i   = local_index(*partitioner, indices[a]);
+              cell_dofs[c * n + a]   = i;
+              touches_row[c]         = touches_row[c] || (i < n_owned && !constrained[i]);
+            }
+        }
+      // element matrices in deal.II's threads, added into the rows in cell order
+      internal::for_each_element_matrix<dim>(
+        mapping, fe, QGauss<dim>(data.n_q_points_1d), cells, [&](const unsigned int c) { return touches_row[c]; },
+        [&](const cell_iterator &cell, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
+          if (data.cell_matrix)
+            data.cell_matrix(cell, fe_values, matrix);
+          else
+            internal::add_laplace_matrix(fe_values, matrix);
+        },
+        [&](const unsigned int c, const FullMatrix<double> &matrix) {
+          const unsigned int *local = cell_dofs.data() + std::size_t(c) * n;
+          for (unsigned int a = 0; a < n; ++a)
+            {
+              const unsigned int i = local[a];
+              if (i >= n_owned || constrained[i])
+                continue;
+              for (unsigned int b = 0; b < n; ++b)
+                {
+                  const unsigned int j = local[b];
+                  if (j == no_index)
+                    {
+                      if (error.empty())
+                        error = "MultiColorGaussSeidel: DoF " + std::to_string(dof_indices[std::size_t(c) * n + b]) +
+                                " couples with a locally owned DoF but is not among the vector's ghost entries.";
+                      continue;
+                    }
+                  if (constrained[j])
+                    continue;
+                  auto &row = entries[i];
+                  auto  it  = std::find_if(row.begin(), row.end(), [j](const auto &e) { return e.first == j; });
+                  if (it == row.end())
+                    row.emplace_back(j, matrix(a, b));
+                  else
+                    it->second += matrix(a, b);
+                }
+            }
+        });
+
+      // the diagonal
+      std::vector<double> diagonal(n_owned, 0.);
+      for (unsigned int i = 0; i < n_owned; ++i)
+        {
+          for (const auto &[j, value] : entries[i])
+            if (j == i)
+              diagonal[i] = value;
+          if (diagonal[i] == 0. && error.empty())
+            error = "MultiColorGaussSeidel: the diagonal entry of row " +
+                    std::to_string(partitioner->local_to_global(i)) + " is zero.";
+        }
+      return {std::move(entries), std::move(cell_dofs), std::move(diagonal), std::move(error)};
+    }
+
+    /// Colors of the owned rows by vertex parity, and whether the mesh is logically Cartesian on this rank.
+    struct VertexColors
+    {
+      std::vector<unsigned int> color;
+      bool                      cartesian;
+    };
+
+    /// Colors: vertex parities on a logically Cartesian mesh (FE_Q(1): DoF a at vertex a).
+    template <int dim>
+    VertexColors
+    vertex_colors(const Triangulation<dim> &                                  tria,
+                  const std::vector<typename DoFHandler<dim>::cell_iterator> &cells,
+                  const std::vector<unsigned int> &                           cell_dofs,
+                  const unsigned int                                          n_owned)
+    {
+      const unsigned int n = GeometryInfo<dim>::vertices_per_cell;
+      std::vector<unsigned int> color(n_owned, no_index);
+      bool                      cartesian = true;
+      if (!cells.empty())
+        {
+          const auto coordinates = internal::cartesian_coordinates<dim>(
+            tria, std::vector<typename Triangulation<dim>::cell_iterator>(cells.begin(), cells.end()));
+          cartesian = coordinates.size() == cells.size();
+          for (unsigned int c = 0; c < cells.size() && cartesian; ++c)
+            for (unsigned int a = 0; a < n; ++a)
+              {
+                const unsigned int i = cell_dofs[c * n + a];
+                if (i >= n_owned)
+                  continue;
+                // FE_Q(1): DoF a sits at vertex a, lexicographic (x fastest)
+                unsigned int p = 0;
+                for (unsigned int d = 0; d < dim; ++d)
+                  p |= unsigned((coordinates[c][d] + ((a >> d) & 1u)) & 1) << d;
+                if (color[i] == no_index)
+                  color[i] = p;
+                else if (color[i] != p)
+                  cartesian = false; // one vertex, two coordinates
+              }
+          for (unsigned int i = 0; i < n_owned && cartesian; ++i)
+            cartesian = color[i] != no_index;
+        }
+      return {std::move(color), cartesian};
+    }
+
+    /**
+     * Greedy colors of the rows, replacing @p color: each row the smallest color none of its
+     * (earlier) neighbors has. Returns the number of colors.
+     */
+    inline unsigned int
+    greedy_colors(const std::vector<std::vector<std::pair<unsigned int, double>>> &entries,
+                  const unsigned int                                               n_owned,
+                  std::vector<unsigned int> &                                      color)
+    {
+      unsigned int n_colors_ = 1;
+      std::vector<bool> used;
+      for (unsigned int i = 0; i < n_owned; ++i)
+        {
+          used.assign(n_colors_ + 1, false);
+          for (const auto &[j, value] : entries[i])
+            if (j < i)
+              used[color[j]] = true;
+          color[i] = std::find(used.begin(), used.end(), false) - used.begin();
+          n_colors_ = std::max(n_colors_, color[i] + 1);
+        }
+      return n_colors_;
+    }
+
+    /// The ELL arrays of MultiColorGaussSeidel, rows sorted by color.
+    template <typename Number>
+    struct EllArrays
+    {
+      std::vector<std::vector<unsigned int>> colored_rows_host;
+      std::vector<unsigned int>              color_start;
+      std::vector<unsigned int>              row_of_position;
+      unsigned int                           n_slots;
+      std::vector<unsigned int>              column_host;
+      std::vector<Number>                    value_host, inverse_host;
+    };
+
+    template <typename Number>
+    EllArrays<Number>
+    ell_arrays(const std::vector<std::vector<std::pair<unsigned int, double>>> &entries,
+               const std::vector<double> &                                      diagonal,
+               const std::vector<unsigned int> &                                color,
+               const unsigned int                                               n_colors_)
+    {
+      const unsigned int n_owned = entries.size();
+      std::vector<std::vector<unsigned int>> colored_rows_host(n_colors_);
+      for (unsigned int i = 0; i < n_owned; ++i)
+        colored_rows_host[color[i]].push_back(i);
+      std::vector<unsigned int>              color_start{0};
+      std::vector<unsigned int> row_of_position;
+      for (const auto &rows_of_color : colored_rows_host)
+        {
+          row_of_position.insert(row_of_position.end(), rows_of_color.begin(), rows_of_color.end());
+          color_start.push_back(row_of_position.size());
+        }
+      unsigned int n_slots = 0;
+      for (const auto &row : entries)
+        n_slots = std::max<unsigned int>(n_slots, row.size());
+      std::vector<unsigned int> column_host(std::size_t(n_slots) * n_owned);
+      std::vector<Number>       value_host(std::size_t(n_slots) * n_owned, Number(0));
+      std::vector<Number>       inverse_host(n_owned);
+      for (unsigned int r = 0; r < n_owned; ++r)
+        {
+          const unsigned int i = row_of_position[r];
+          for (unsigned int k = 0; k < n_slots; ++k)
+            {
+              const std::size_t s = std::size_t(k) * n_owned + r;
+              column_host[s]      = k < entries[i].size() ? entries[i][k].first : i;
+              value_host[s]       = k < entries[i].size() ? Number(entries[i][k].second) : Number(0);
+            }
+          inverse_host[r] = Number(1. / diagonal[i]);
+        }
+      return {std::move(colored_rows_host), std::move(color_start),  std::move(row_of_position), n_slots,
+              std::move(column_host),       std::move(value_host), std::move(inverse_host)};
+    }
   } // namespace
 
   template <int dim, typename Number>
@@ -104,9 +368,7 @@ namespace gpumf
         return;
       }
 
-    // the first problem found on this rank; thrown on every rank
-    std::string error;
-    bool        has_constraint_rows = false;
+    bool has_constraint_rows = false;
     for (unsigned int c = 0; c < mf.n_colors(); ++c)
       has_constraint_rows = has_constraint_rows || mf.get_data(c).has_constraint_rows;
     if (Utilities::MPI::max(int(has_constraint_rows), comm) > 0)
@@ -117,133 +379,15 @@ namespace gpumf
                                            "(Dirichlet conditions) on conforming meshes."));
       }
 
-    // constrained DoFs among the owned and ghost entries
-    Vector<Number> flags(partitioner, Backend::host);
-    for (const unsigned int i : mf.get_constrained_dofs())
-      flags.get_values()[i] = Number(1);
-    flags.update_ghost_values();
-    const unsigned int n_local = n_owned + partitioner->n_ghost_indices();
-    std::vector<bool>  constrained(n_local);
-    for (unsigned int i = 0; i < n_local; ++i)
-      constrained[i] = flags.get_values()[i] != Number(0);
+    const std::vector<bool>          constrained = constrained_entries(mf, partitioner);
+    const std::vector<cell_iterator> cells       = cells_around(mf);
+    AssembledRows                    assembled   = assembled_rows<dim, Number>(mf, data, cells, constrained);
+    // the first problem found on this rank; thrown on every rank
+    const std::string &error = assembled.error;
 
-    // the cells around the owned DoFs: owned and ghost cells (of the level)
-    const unsigned int         level    = mf.get_mg_level();
-    std::vector<cell_iterator> cells;
-    if (on_level)
-      {
-        for (const auto &level_cell : dof.mg_cell_iterators_on_level(level))
-          if (!level_cell->is_artificial_on_level())
-            cells.emplace_back(&tria, level_cell->level(), level_cell->index(), &dof);
-      }
-    else
-      for (const auto &cell : dof.active_cell_iterators())
-        if (!cell->is_artificial())
-          cells.push_back(cell);
-
-    // rows of the owned DoFs: (local column, value)
-    std::vector<std::vector<std::pair<unsigned int, double>>> entries(n_owned);
-    for (unsigned int i = 0; i < n_owned; ++i)
-      if (constrained[i])
-        entries[i].emplace_back(i, 1.);
-    const MappingQ<dim>        q1(1);
-    const Mapping<dim> &       mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
-    FEValues<dim>              fe_values(mapping, fe, QGauss<dim>(data.n_q_points_1d),
-                                         update_values | update_gradients | update_JxW_values | update_quadrature_points);
-    const unsigned int         n = fe.n_dofs_per_cell();
-    FullMatrix<double>         matrix(n, n);
-    std::vector<types::global_dof_index> dof_indices(n);
-    std::vector<unsigned int>  local(n);
-    // per cell: the local indices of its DoFs (kept for the coloring)
-    std::vector<unsigned int>  cell_dofs(cells.size() * n);
-    for (unsigned int c = 0; c < cells.size(); ++c)
-      {
-        const cell_iterator &cell = cells[c];
-        if (on_level)
-          cell->get_mg_dof_indices(dof_indices);
-        else
-          cell->get_dof_indices(dof_indices);
-        bool touches_row = false;
-        for (unsigned int a = 0; a < n; ++a)
-          {
-            local[a]              = local_index(*partitioner, dof_indices[a]);
-            cell_dofs[c * n + a] = local[a];
-            touches_row = touches_row || (local[a] < n_owned && !constrained[local[a]]);
-          }
-        if (!touches_row)
-          continue;
-        fe_values.reinit(typename Triangulation<dim>::cell_iterator(cell));
-        matrix = 0;
-        if (data.cell_matrix)
-          data.cell_matrix(cell, fe_values, matrix);
-        else
-          internal::add_laplace_matrix(fe_values, matrix);
-        for (unsigned int a = 0; a < n; ++a)
-          {
-            const unsigned int i = local[a];
-            if (i >= n_owned || constrained[i])
-              continue;
-            for (unsigned int b = 0; b < n; ++b)
-              {
-                const unsigned int j = local[b];
-                if (j == no_index)
-                  {
-                    if (error.empty())
-                      error = "MultiColorGaussSeidel: DoF " + std::to_string(dof_indices[b]) +
-                              " couples with a locally owned DoF but is not among the vector's ghost entries.";
-                    continue;
-                  }
-                if (constrained[j])
-                  continue;
-                auto &row = entries[i];
-                auto  it  = std::find_if(row.begin(), row.end(), [j](const auto &e) { return e.first == j; });
-                if (it == row.end())
-                  row.emplace_back(j, matrix(a, b));
-                else
-                  it->second += matrix(a, b);
-              }
-          }
-      }
-
-    // the diagonal
-    std::vector<double> diagonal(n_owned, 0.);
-    for (unsigned int i = 0; i < n_owned; ++i)
-      {
-        for (const auto &[j, value] : entries[i])
-          if (j == i)
-            diagonal[i] = value;
-        if (diagonal[i] == 0. && error.empty())
-          error = "MultiColorGaussSeidel: the diagonal entry of row " +
-                  std::to_string(partitioner->local_to_global(i)) + " is zero.";
-      }
-
-    // colors: vertex parities on a logically Cartesian mesh
-    std::vector<unsigned int> color(n_owned, no_index);
-    bool                      cartesian = true;
-    if (!cells.empty())
-      {
-        const auto coordinates = internal::cartesian_coordinates<dim>(
-          tria, std::vector<typename Triangulation<dim>::cell_iterator>(cells.begin(), cells.end()));
-        cartesian = coordinates.size() == cells.size();
-        for (unsigned int c = 0; c < cells.size() && cartesian; ++c)
-          for (unsigned int a = 0; a < n; ++a)
-            {
-              const unsigned int i = cell_dofs[c * n + a];
-              if (i >= n_owned)
-                continue;
-              // FE_Q(1): DoF a sits at vertex a, lexicographic (x fastest)
-              unsigned int p = 0;
-              for (unsigned int d = 0; d < dim; ++d)
-                p |= unsigned((coordinates[c][d] + ((a >> d) & 1u)) & 1) << d;
-              if (color[i] == no_index)
-                color[i] = p;
-              else if (color[i] != p)
-                cartesian = false; // one vertex, two coordinates
-            }
-        for (unsigned int i = 0; i < n_owned && cartesian; ++i)
-          cartesian = color[i] != no_index;
-      }
-    parity = Utilities::MPI::min(int(cartesian), comm) == 1;
+    VertexColors colors = vertex_colors<dim>(tria, cells, assembled.cell_dofs, n_owned);
+    std::vector<unsigned int> &color = colors.color;
+    parity = Utilities::MPI::min(int(colors.cartesian), comm) == 1;
     unsigned int n_colors_ = 1u << dim;
     if (!parity)
       {
@@ -255,18 +399,7 @@ namespace gpumf
                                                "mesh the rows are colored greedily, which gpumf supports on one MPI "
                                                "rank only."));
           }
-        // greedy: each row the smallest color none of its (earlier) neighbors has
-        n_colors_ = 1;
-        std::vector<bool> used;
-        for (unsigned int i = 0; i < n_owned; ++i)
-          {
-            used.assign(n_colors_ + 1, false);
-            for (const auto &[j, value] : entries[i])
-              if (j < i)
-                used[color[j]] = true;
-            color[i] = std::find(used.begin(), used.end(), false) - used.begin();
-            n_colors_ = std::max(n_colors_, color[i] + 1);
-          }
+        n_colors_ = greedy_colors(assembled.entries, n_owned, color);
       }
 
     for (const std::string &message : Utilities::MPI::all_gather(comm, error))
@@ -276,38 +409,14 @@ namespace gpumf
           AssertThrow(false, ExcNotSupported(message));
         }
 
-    // the ELL arrays, rows sorted by color
-    colored_rows_host.assign(n_colors_, {});
-    for (unsigned int i = 0; i < n_owned; ++i)
-      colored_rows_host[color[i]].push_back(i);
-    color_start.assign(1, 0);
-    std::vector<unsigned int> row_of_position;
-    for (const auto &rows_of_color : colored_rows_host)
-      {
-        row_of_position.insert(row_of_position.end(), rows_of_color.begin(), rows_of_color.end());
-        color_start.push_back(row_of_position.size());
-      }
-    n_slots = 0;
-    for (const auto &row : entries)
-      n_slots = std::max<unsigned int>(n_slots, row.size());
-    std::vector<unsigned int> column_host(std::size_t(n_slots) * n_owned);
-    std::vector<Number>       value_host(std::size_t(n_slots) * n_owned, Number(0));
-    std::vector<Number>       inverse_host(n_owned);
-    for (unsigned int r = 0; r < n_owned; ++r)
-      {
-        const unsigned int i = row_of_position[r];
-        for (unsigned int k = 0; k < n_slots; ++k)
-          {
-            const std::size_t s = std::size_t(k) * n_owned + r;
-            column_host[s]      = k < entries[i].size() ? entries[i][k].first : i;
-            value_host[s]       = k < entries[i].size() ? Number(entries[i][k].second) : Number(0);
-          }
-        inverse_host[r] = Number(1. / diagonal[i]);
-      }
-    rows.reinit(backend_, row_of_position);
-    columns.reinit(backend_, column_host);
-    values.reinit(backend_, value_host);
-    inverse_diagonal.reinit(backend_, inverse_host);
+    EllArrays<Number> ell = ell_arrays<Number>(assembled.entries, assembled.diagonal, color, n_colors_);
+    colored_rows_host     = std::move(ell.colored_rows_host);
+    color_start           = std::move(ell.color_start);
+    n_slots               = ell.n_slots;
+    rows.reinit(backend_, ell.row_of_position);
+    columns.reinit(backend_, ell.column_host);
+    values.reinit(backend_, ell.value_host);
+    inverse_diagonal.reinit(backend_, ell.inverse_host);
     forward_order.resize(n_colors_);
     for (unsigned int c = 0; c < n_colors_; ++c)
       forward_order[c] = c;

@@ -156,6 +156,335 @@ namespace gpumf
                   ExcNotSupported(who + " supports the scalar FE_Q(1) element (a 3^dim-point stencil), got " +
                                   fe.get_name() + "."));
     }
+
+    /// The grid coordinates of the owned and ghost DoFs (dof_coordinates()) and the cells they come from.
+    template <int dim>
+    struct GridPoints
+    {
+      std::vector<typename DoFHandler<dim>::cell_iterator> cells;
+      /// per cell and vertex: the local index of the DoF there (no_index: neither owned nor ghost)
+      std::vector<unsigned int>          cell_dofs;
+      std::vector<std::array<long, dim>> coordinates;
+    };
+
+    template <int dim>
+    GridPoints<dim>
+    grid_points(const DoFHandler<dim> &dof, const Utilities::MPI::Partitioner &partitioner, const std::string &who)
+    {
+      using cell_iterator = typename DoFHandler<dim>::cell_iterator;
+      std::vector<cell_iterator>       cells = owned_and_ghost_cells(dof);
+      std::vector<unsigned int>        cell_dofs;
+      auto                             coordinates = dof_coordinates<dim>(dof, cells, partitioner, cell_dofs);
+      AssertThrow(!coordinates.empty(),
+                  ExcNotSupported(who + ": the mesh is not logically Cartesian (a subdivided box refined uniformly, "
+                                        "deformed in any way)."));
+      return {std::move(cells), std::move(cell_dofs), std::move(coordinates)};
+    }
+
+    /// The owned box of the grid and the size of the whole grid (as in StencilOperator::Grid).
+    struct GridBox
+    {
+      std::array<unsigned int, 3> first{{0, 0, 0}}, size{{1, 1, 1}};
+      std::array<unsigned int, 3> global_size{{1, 1, 1}};
+    };
+
+    /// The owned box; throws unless the owned points of every rank are a box numbered lexicographically.
+    template <int dim>
+    GridBox
+    owned_box(const std::vector<std::array<long, dim>> &coordinates,
+              const unsigned int                        n_owned,
+              const MPI_Comm                            comm,
+              const std::string &                       who)
+    {
+      const unsigned int n_local = coordinates.size();
+      GridBox            grid;
+      std::array<long, 3> lowest{{0, 0, 0}}, highest{{0, 0, 0}};
+      for (unsigned int d = 0; d < dim; ++d)
+        {
+          lowest[d]  = std::numeric_limits<long>::max();
+          highest[d] = std::numeric_limits<long>::min();
+        }
+      long top[3] = {0, 0, 0};
+      for (unsigned int i = 0; i < n_local; ++i)
+        for (unsigned int d = 0; d < dim; ++d)
+          {
+            if (i < n_owned)
+              {
+                lowest[d]  = std::min(lowest[d], coordinates[i][d]);
+                highest[d] = std::max(highest[d], coordinates[i][d]);
+              }
+            top[d] = std::max(top[d], coordinates[i][d]);
+          }
+      std::size_t box_points = n_owned > 0 ? 1 : 0;
+      for (unsigned int d = 0; d < dim; ++d)
+        {
+          grid.global_size[d] = Utilities::MPI::max(top[d], comm) + 1;
+          grid.first[d]       = n_owned > 0 ? lowest[d] : 0;
+          grid.size[d]        = n_owned > 0 ? highest[d] - lowest[d] + 1 : 0;
+          box_points *= grid.size[d];
+        }
+      const auto lex = [&](const std::array<long, dim> &g) {
+        std::size_t index = 0;
+        for (int d = dim - 1; d >= 0; --d)
+          index = index * grid.size[d] + (g[d] - grid.first[d]);
+        return index;
+      };
+      int box = box_points == n_owned;
+      for (unsigned int i = 0; i < n_owned && box; ++i)
+        box = lex(coordinates[i]) == i;
+      AssertThrow(Utilities::MPI::min(box, comm) == 1,
+                  ExcNotSupported(who + ": the locally owned DoFs of a rank do not form a box of the grid numbered "
+                                        "lexicographically. Call gpumf::renumber_lexicographic(dof_handler) before "
+                                        "distributing the MatrixFree object, and partition the mesh into boxes (one "
+                                        "rank; or 2^k coarse cells along one direction on 2^k ranks)."));
+      return grid;
+    }
+
+    /// Constrained points, and the faces of the box that are constrained as a whole.
+    struct FaceConstraints
+    {
+      /// per owned and ghost point
+      std::vector<bool> constrained;
+      /// bit 2d (2d+1): the lower (upper) face normal to direction d is constrained
+      unsigned int dirichlet_faces;
+      /// 1 when the constrained points are exactly those of these faces, on every rank
+      int faces_ok;
+    };
+
+    template <int dim, typename Number>
+    FaceConstraints
+    face_constraints(const MatrixFree<dim, Number> &                           mf,
+                     const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner,
+                     const std::vector<std::array<long, dim>> &                coordinates,
+                     const GridBox &                                           grid)
+    {
+      const MPI_Comm     comm            = partitioner->get_mpi_communicator();
+      const unsigned int n_owned         = partitioner->locally_owned_size();
+      const unsigned int n_local         = coordinates.size();
+      unsigned int       dirichlet_faces = 0;
+      std::vector<bool> constrained(n_local, false);
+      {
+        Vector<Number> flags(partitioner, Backend::host);
+        for (const unsigned int i : mf.get_constrained_dofs())
+          flags.get_values()[i] = Number(1);
+        flags.update_ghost_values();
+        for (unsigned int i = 0; i < n_local; ++i)
+          constrained[i] = flags.get_values()[i] != Number(0);
+      }
+      const auto on_face = [&](const std::array<long, dim> &g, const unsigned int face) {
+        const unsigned int d = face / 2;
+        return face % 2 == 0 ? g[d] == 0 : g[d] + 1 == long(grid.global_size[d]);
+      };
+      std::array<int, 6> free_on_face{}, on_face_count{};
+      for (unsigned int i = 0; i < n_owned; ++i)
+        for (unsigned int f = 0; f < 2 * dim; ++f)
+          if (on_face(coordinates[i], f))
+            {
+              ++on_face_count[f];
+              free_on_face[f] += !constrained[i];
+            }
+      for (unsigned int f = 0; f < 2 * dim; ++f)
+        if (Utilities::MPI::sum(free_on_face[f], comm) == 0 && Utilities::MPI::sum(on_face_count[f], comm) > 0)
+          dirichlet_faces |= 1u << f;
+      const auto on_dirichlet_face = [&](const std::array<long, dim> &g) {
+        for (unsigned int f = 0; f < 2 * dim; ++f)
+          if ((dirichlet_faces >> f & 1u) && on_face(g, f))
+            return true;
+        return false;
+      };
+      int faces_ok = 1;
+      for (unsigned int i = 0; i < n_local; ++i)
+        faces_ok = faces_ok && constrained[i] == on_dirichlet_face(coordinates[i]);
+      faces_ok = Utilities::MPI::min(faces_ok, comm);
+      return {std::move(constrained), dirichlet_faces, faces_ok};
+    }
+
+    /// The rows of the owned points by neighbour offset (n_entries each), from the element matrices.
+    template <int dim, typename Number>
+    std::vector<double>
+    element_rows(const FiniteElement<dim> &                                     fe,
+                 const typename StencilOperator<dim, Number>::AdditionalData &data,
+                 const GridPoints<dim> &                                        points,
+                 const unsigned int                                             n_owned)
+    {
+      using cell_iterator              = typename DoFHandler<dim>::cell_iterator;
+      constexpr unsigned int n_entries = StencilOperator<dim, Number>::n_entries;
+      const auto &           cells     = points.cells;
+      const auto &           cell_dofs = points.cell_dofs;
+      std::vector<double>        rows(std::size_t(n_entries) * n_owned, 0.);
+      const MappingQ<dim>        q1(1);
+      const Mapping<dim> &       mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
+      const unsigned int         n = fe.n_dofs_per_cell();
+      // element matrices in deal.II's threads, summed into the rows in cell order
+      internal::for_each_element_matrix<dim>(
+        mapping, fe, QGauss<dim>(data.n_q_points_1d), cells,
+        [&](const unsigned int c) {
+          bool touches = false;
+          for (unsigned int a = 0; a < n; ++a)
+            touches = touches || cell_dofs[c * n + a] < n_owned;
+          return touches;
+        },
+        [&](const cell_iterator &cell, const FEValues<dim> &values, FullMatrix<double> &matrix) {
+          if (data.cell_matrix)
+            data.cell_matrix(cell, values, matrix);
+          else
+            internal::add_laplace_matrix(values, matrix);
+        },
+        [&](const unsigned int c, const FullMatrix<double> &matrix) {
+          for (unsigned int a = 0; a < n; ++a)
+            {
+              const unsigned int i = cell_dofs[c * n + a];
+              if (i >= n_owned)
+                continue;
+              for (unsigned int b = 0; b < n; ++b)
+                {
+                  unsigned int k = 0;
+                  for (int d = dim - 1; d >= 0; --d)
+                    k = 3 * k + (1 + int((b >> d) & 1u) - int((a >> d) & 1u));
+                  rows[std::size_t(i) * n_entries + k] += matrix(a, b);
+                }
+            }
+        });
+      return rows;
+    }
+
+    /// The stencils in the lightest storage that holds every row, and the direction of a semi_constant one.
+    template <typename Number>
+    struct Stencils
+    {
+      StencilStorage      storage;
+      unsigned int        direction;
+      std::vector<Number> stored;
+    };
+
+    template <int dim, typename Number>
+    Stencils<Number>
+    stencils(const std::vector<double> &                rows,
+             const std::vector<std::array<long, dim>> & coordinates,
+             const FaceConstraints &                    faces,
+             const GridBox &                            grid,
+             const unsigned int                         n_owned,
+             const StencilStorage                       wanted_storage,
+             const MPI_Comm                             comm,
+             const std::string &                        who)
+    {
+      constexpr unsigned int   n_entries   = StencilOperator<dim, Number>::n_entries;
+      const unsigned int       n_local     = coordinates.size();
+      const std::vector<bool> &constrained = faces.constrained;
+      const int                faces_ok    = faces.faces_ok;
+      unsigned int             direction   = dim;
+      // the lightest storage that holds every row: kinds per direction (3^dim classes), planes
+      const auto class_of = [&](const std::array<long, dim> &g, const unsigned int skip) {
+        unsigned int c = 0;
+        for (int d = dim - 1; d >= 0; --d)
+          if (unsigned(d) != skip)
+            c = 3 * c + internal::stencil_boundary_kind(g[d], grid.global_size[d]);
+        return c;
+      };
+      // representative rows per key; false when two rows of one key differ
+      const auto uniform = [&](const auto &key_of, const std::size_t n_keys, std::vector<double> &table) {
+        table.assign(n_keys * n_entries, 0.);
+        std::vector<bool> set(n_keys, false);
+        int               ok = 1;
+        for (unsigned int i = 0; i < n_owned && ok; ++i)
+          {
+            if (constrained[i])
+              continue; // identity rows: from the Dirichlet faces
+            const std::size_t key = key_of(coordinates[i]);
+            const double *    row = rows.data() + std::size_t(i) * n_entries;
+            if (!set[key])
+              std::copy(row, row + n_entries, table.begin() + key * n_entries), set[key] = true;
+            else
+              ok = same_row(row, table.data() + key * n_entries, n_entries);
+          }
+        return Utilities::MPI::min(ok, comm) == 1;
+      };
+      const unsigned int  n_classes = Utilities::pow(3, dim);
+      std::vector<double> table;
+      StencilStorage      chosen = StencilStorage::variable;
+      const StencilStorage wanted = wanted_storage;
+      if (faces_ok && (wanted == StencilStorage::automatic || wanted == StencilStorage::constant) &&
+          uniform([&](const std::array<long, dim> &g) { return class_of(g, dim); }, n_classes, table))
+        chosen = StencilStorage::constant;
+      else if (faces_ok && (wanted == StencilStorage::automatic || wanted == StencilStorage::semi_constant))
+        for (int d = dim - 1; d >= 0 && chosen == StencilStorage::variable; --d)
+          if (uniform([&](const std::array<long, dim> &g) { return std::size_t(g[d]) * (n_classes / 3) + class_of(g, d); },
+                      std::size_t(grid.global_size[d]) * (n_classes / 3), table))
+            {
+              chosen         = StencilStorage::semi_constant;
+              direction      = d;
+            }
+      AssertThrow(wanted == StencilStorage::automatic || wanted == chosen,
+                  ExcNotSupported(who + ": the storage " + to_string(wanted) + " cannot hold this operator (" +
+                                  (faces_ok ? std::string("the rows vary") :
+                                              std::string("the constrained DoFs are not whole faces of the box")) +
+                                  "); it needs " + to_string(chosen) + "."));
+      std::vector<Number> stored;
+      if (chosen == StencilStorage::variable)
+        {
+          // [entry][point], constraints applied: identity rows, no columns of constrained points
+          stored.assign(std::size_t(n_entries) * n_owned, Number(0));
+          std::unordered_map<std::size_t, unsigned int> local_of; // global grid index -> local index
+          const auto global_index = [&](const std::array<long, dim> &g) {
+            std::size_t index = 0;
+            for (int d = dim - 1; d >= 0; --d)
+              index = index * grid.global_size[d] + g[d];
+            return index;
+          };
+          for (unsigned int i = 0; i < n_local; ++i)
+            local_of[global_index(coordinates[i])] = i;
+          for (unsigned int i = 0; i < n_owned; ++i)
+            for (unsigned int k = 0; k < n_entries; ++k)
+              {
+                std::array<long, dim> g = coordinates[i];
+                unsigned int          r = k;
+                bool                  inside = true;
+                for (unsigned int d = 0; d < dim; ++d, r /= 3)
+                  {
+                    g[d] += long(r % 3) - 1;
+                    inside = inside && g[d] >= 0 && g[d] < long(grid.global_size[d]);
+                  }
+                const auto   it        = inside ? local_of.find(global_index(g)) : local_of.end();
+                const bool   neighbour = it != local_of.end();
+                const double value     = rows[std::size_t(i) * n_entries + k];
+                double       entry     = 0;
+                if (constrained[i])
+                  entry = k == n_entries / 2 ? 1. : 0.;
+                else if (neighbour && !constrained[it->second])
+                  entry = value;
+                stored[std::size_t(k) * n_owned + i] = Number(entry);
+              }
+        }
+      else
+        stored.assign(table.begin(), table.end());
+      return {chosen, direction, std::move(stored)};
+    }
+
+    /// The halo's ghost entries (StencilOperator::Grid::halo) of a rank's owned box.
+    template <int dim>
+    std::vector<unsigned int>
+    halo_indices(const std::vector<std::array<long, dim>> &coordinates, const unsigned int n_owned, const GridBox &grid)
+    {
+      const unsigned int n_local = coordinates.size();
+      std::size_t ext = 1;
+      for (unsigned int d = 0; d < dim; ++d)
+        ext *= grid.size[d] + 2;
+      std::vector<unsigned int> halo(n_owned > 0 ? ext : 0, no_index);
+      for (unsigned int i = n_owned; i < n_local && n_owned > 0; ++i)
+        {
+          std::size_t index  = 0;
+          bool        inside = true;
+          for (int d = dim - 1; d >= 0; --d)
+            {
+              const long e = coordinates[i][d] - long(grid.first[d]) + 1;
+              inside       = inside && e >= 0 && e < long(grid.size[d]) + 2;
+              index        = index * (grid.size[d] + 2) + e;
+            }
+          if (inside)
+            halo[index] = i;
+        }
+      return halo;
+    }
   } // namespace
 
   template <int dim>
@@ -213,265 +542,29 @@ namespace gpumf
                 ExcNotSupported(who + ": the constraints have lines with entries (hanging nodes, periodicity); the "
                                       "stencil supports Dirichlet conditions on conforming meshes."));
 
-    // grid coordinates of the owned and ghost DoFs
-    const std::vector<cell_iterator> cells = owned_and_ghost_cells(dof);
-    std::vector<unsigned int>        cell_dofs;
-    const auto                coordinates = dof_coordinates<dim>(dof, cells, *partitioner, cell_dofs);
-    AssertThrow(!coordinates.empty(),
-                ExcNotSupported(who + ": the mesh is not logically Cartesian (a subdivided box refined uniformly, "
-                                      "deformed in any way)."));
-    const unsigned int n_owned = partitioner->locally_owned_size();
-    const unsigned int n_local = coordinates.size();
-    grid                       = Grid();
-    grid.n_owned               = n_owned;
-    std::array<long, 3> lowest{{0, 0, 0}}, highest{{0, 0, 0}};
-    for (unsigned int d = 0; d < dim; ++d)
-      {
-        lowest[d]  = std::numeric_limits<long>::max();
-        highest[d] = std::numeric_limits<long>::min();
-      }
-    long top[3] = {0, 0, 0};
-    for (unsigned int i = 0; i < n_local; ++i)
-      for (unsigned int d = 0; d < dim; ++d)
-        {
-          if (i < n_owned)
-            {
-              lowest[d]  = std::min(lowest[d], coordinates[i][d]);
-              highest[d] = std::max(highest[d], coordinates[i][d]);
-            }
-          top[d] = std::max(top[d], coordinates[i][d]);
-        }
-    std::size_t box_points = n_owned > 0 ? 1 : 0;
-    for (unsigned int d = 0; d < dim; ++d)
-      {
-        grid.global_size[d] = Utilities::MPI::max(top[d], comm) + 1;
-        grid.first[d]       = n_owned > 0 ? lowest[d] : 0;
-        grid.size[d]        = n_owned > 0 ? highest[d] - lowest[d] + 1 : 0;
-        box_points *= grid.size[d];
-      }
-    const auto lex = [&](const std::array<long, dim> &g) {
-      std::size_t index = 0;
-      for (int d = dim - 1; d >= 0; --d)
-        index = index * grid.size[d] + (g[d] - grid.first[d]);
-      return index;
-    };
-    int box = box_points == n_owned;
-    for (unsigned int i = 0; i < n_owned && box; ++i)
-      box = lex(coordinates[i]) == i;
-    AssertThrow(Utilities::MPI::min(box, comm) == 1,
-                ExcNotSupported(who + ": the locally owned DoFs of a rank do not form a box of the grid numbered "
-                                      "lexicographically. Call gpumf::renumber_lexicographic(dof_handler) before "
-                                      "distributing the MatrixFree object, and partition the mesh into boxes (one "
-                                      "rank; or 2^k coarse cells along one direction on 2^k ranks)."));
+    // grid coordinates of the owned and ghost DoFs, the owned box
+    const GridPoints<dim> points  = grid_points(dof, *partitioner, who);
+    const unsigned int    n_owned = partitioner->locally_owned_size();
+    grid                          = Grid();
+    grid.n_owned                  = n_owned;
+    const GridBox box             = owned_box<dim>(points.coordinates, n_owned, comm, who);
+    grid.first                    = box.first;
+    grid.size                     = box.size;
+    grid.global_size              = box.global_size;
 
-    // constrained points, and the faces of the box that are constrained as a whole
-    std::vector<bool> constrained(n_local, false);
-    {
-      Vector<Number> flags(partitioner, Backend::host);
-      for (const unsigned int i : mf.get_constrained_dofs())
-        flags.get_values()[i] = Number(1);
-      flags.update_ghost_values();
-      for (unsigned int i = 0; i < n_local; ++i)
-        constrained[i] = flags.get_values()[i] != Number(0);
-    }
-    const auto on_face = [&](const std::array<long, dim> &g, const unsigned int face) {
-      const unsigned int d = face / 2;
-      return face % 2 == 0 ? g[d] == 0 : g[d] + 1 == long(grid.global_size[d]);
-    };
-    std::array<int, 6> free_on_face{}, on_face_count{};
-    for (unsigned int i = 0; i < n_owned; ++i)
-      for (unsigned int f = 0; f < 2 * dim; ++f)
-        if (on_face(coordinates[i], f))
-          {
-            ++on_face_count[f];
-            free_on_face[f] += !constrained[i];
-          }
-    for (unsigned int f = 0; f < 2 * dim; ++f)
-      if (Utilities::MPI::sum(free_on_face[f], comm) == 0 && Utilities::MPI::sum(on_face_count[f], comm) > 0)
-        grid.dirichlet_faces |= 1u << f;
-    const auto on_dirichlet_face = [&](const std::array<long, dim> &g) {
-      for (unsigned int f = 0; f < 2 * dim; ++f)
-        if ((grid.dirichlet_faces >> f & 1u) && on_face(g, f))
-          return true;
-      return false;
-    };
-    int faces_ok = 1;
-    for (unsigned int i = 0; i < n_local; ++i)
-      faces_ok = faces_ok && constrained[i] == on_dirichlet_face(coordinates[i]);
-    faces_ok = Utilities::MPI::min(faces_ok, comm);
+    const FaceConstraints faces = face_constraints<dim, Number>(mf, partitioner, points.coordinates, box);
+    grid.dirichlet_faces        = faces.dirichlet_faces;
 
-    // the rows of the owned points by neighbour offset, from the element matrices
-    std::vector<double>        rows(std::size_t(n_entries) * n_owned, 0.);
-    const MappingQ<dim>        q1(1);
-    const Mapping<dim> &       mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
-    const unsigned int         n = fe.n_dofs_per_cell();
-    // element matrices in the threads of deal.II's WorkStream, summed into the rows by its copier
-    struct Scratch
-    {
-      FEValues<dim>      values;
-      FullMatrix<double> matrix;
-      Scratch(const Mapping<dim> &m, const FiniteElement<dim> &element, const Quadrature<dim> &q)
-        : values(m, element, q, update_values | update_gradients | update_JxW_values | update_quadrature_points)
-        , matrix(element.n_dofs_per_cell(), element.n_dofs_per_cell())
-      {}
-      Scratch(const Scratch &other)
-        : values(other.values.get_mapping(), other.values.get_fe(), other.values.get_quadrature(),
-                 other.values.get_update_flags())
-        , matrix(other.matrix)
-      {}
-    };
-    struct Copy
-    {
-      unsigned int       cell = no_index;
-      FullMatrix<double> matrix;
-    };
-    using Iterator    = typename std::vector<cell_iterator>::const_iterator;
-    const auto worker = [&](const Iterator &it, Scratch &scratch, Copy &copy) {
-      const unsigned int c = it - cells.begin();
-      copy.cell            = no_index;
-      bool touches         = false;
-      for (unsigned int a = 0; a < n; ++a)
-        touches = touches || cell_dofs[c * n + a] < n_owned;
-      if (!touches)
-        return;
-      scratch.values.reinit(typename Triangulation<dim>::cell_iterator(*it));
-      scratch.matrix = 0;
-      if (data.cell_matrix)
-        data.cell_matrix(*it, scratch.values, scratch.matrix);
-      else
-        internal::add_laplace_matrix(scratch.values, scratch.matrix);
-      copy.cell   = c;
-      copy.matrix = scratch.matrix;
-    };
-    const auto copier = [&](const Copy &copy) {
-      if (copy.cell == no_index)
-        return;
-      for (unsigned int a = 0; a < n; ++a)
-        {
-          const unsigned int i = cell_dofs[copy.cell * n + a];
-          if (i >= n_owned)
-            continue;
-          for (unsigned int b = 0; b < n; ++b)
-            {
-              unsigned int k = 0;
-              for (int d = dim - 1; d >= 0; --d)
-                k = 3 * k + (1 + int((b >> d) & 1u) - int((a >> d) & 1u));
-              rows[std::size_t(i) * n_entries + k] += copy.matrix(a, b);
-            }
-        }
-    };
-    WorkStream::run(Iterator(cells.begin()), Iterator(cells.end()), worker, copier,
-                    Scratch(mapping, fe, QGauss<dim>(data.n_q_points_1d)), Copy{no_index, FullMatrix<double>(n, n)});
+    const std::vector<double> rows = element_rows<dim, Number>(fe, data, points, n_owned);
 
-    // the lightest storage that holds every row: kinds per direction (3^dim classes), planes
-    const auto class_of = [&](const std::array<long, dim> &g, const unsigned int skip) {
-      unsigned int c = 0;
-      for (int d = dim - 1; d >= 0; --d)
-        if (unsigned(d) != skip)
-          c = 3 * c + internal::stencil_boundary_kind(g[d], grid.global_size[d]);
-      return c;
-    };
-    // representative rows per key; false when two rows of one key differ
-    const auto uniform = [&](const auto &key_of, const std::size_t n_keys, std::vector<double> &table) {
-      table.assign(n_keys * n_entries, 0.);
-      std::vector<bool> set(n_keys, false);
-      int               ok = 1;
-      for (unsigned int i = 0; i < n_owned && ok; ++i)
-        {
-          if (constrained[i])
-            continue; // identity rows: from the Dirichlet faces
-          const std::size_t key = key_of(coordinates[i]);
-          const double *    row = rows.data() + std::size_t(i) * n_entries;
-          if (!set[key])
-            std::copy(row, row + n_entries, table.begin() + key * n_entries), set[key] = true;
-          else
-            ok = same_row(row, table.data() + key * n_entries, n_entries);
-        }
-      return Utilities::MPI::min(ok, comm) == 1;
-    };
-    const unsigned int  n_classes = Utilities::pow(3, dim);
-    std::vector<double> table;
-    StencilStorage      chosen = StencilStorage::variable;
-    const StencilStorage wanted = data.storage;
-    if (faces_ok && (wanted == StencilStorage::automatic || wanted == StencilStorage::constant) &&
-        uniform([&](const std::array<long, dim> &g) { return class_of(g, dim); }, n_classes, table))
-      chosen = StencilStorage::constant;
-    else if (faces_ok && (wanted == StencilStorage::automatic || wanted == StencilStorage::semi_constant))
-      for (int d = dim - 1; d >= 0 && chosen == StencilStorage::variable; --d)
-        if (uniform([&](const std::array<long, dim> &g) { return std::size_t(g[d]) * (n_classes / 3) + class_of(g, d); },
-                    std::size_t(grid.global_size[d]) * (n_classes / 3), table))
-          {
-            chosen         = StencilStorage::semi_constant;
-            grid.direction = d;
-          }
-    AssertThrow(wanted == StencilStorage::automatic || wanted == chosen,
-                ExcNotSupported(who + ": the storage " + to_string(wanted) + " cannot hold this operator (" +
-                                (faces_ok ? std::string("the rows vary") :
-                                            std::string("the constrained DoFs are not whole faces of the box")) +
-                                "); it needs " + to_string(chosen) + "."));
-    grid.storage = chosen;
-    std::vector<Number> stored;
-    if (chosen == StencilStorage::variable)
-      {
-        // [entry][point], constraints applied: identity rows, no columns of constrained points
-        stored.assign(std::size_t(n_entries) * n_owned, Number(0));
-        std::unordered_map<std::size_t, unsigned int> local_of; // global grid index -> local index
-        const auto global_index = [&](const std::array<long, dim> &g) {
-          std::size_t index = 0;
-          for (int d = dim - 1; d >= 0; --d)
-            index = index * grid.global_size[d] + g[d];
-          return index;
-        };
-        for (unsigned int i = 0; i < n_local; ++i)
-          local_of[global_index(coordinates[i])] = i;
-        for (unsigned int i = 0; i < n_owned; ++i)
-          for (unsigned int k = 0; k < n_entries; ++k)
-            {
-              std::array<long, dim> g = coordinates[i];
-              unsigned int          r = k;
-              bool                  inside = true;
-              for (unsigned int d = 0; d < dim; ++d, r /= 3)
-                {
-                  g[d] += long(r % 3) - 1;
-                  inside = inside && g[d] >= 0 && g[d] < long(grid.global_size[d]);
-                }
-              const auto   it        = inside ? local_of.find(global_index(g)) : local_of.end();
-              const bool   neighbour = it != local_of.end();
-              const double value     = rows[std::size_t(i) * n_entries + k];
-              double       entry     = 0;
-              if (constrained[i])
-                entry = k == n_entries / 2 ? 1. : 0.;
-              else if (neighbour && !constrained[it->second])
-                entry = value;
-              stored[std::size_t(k) * n_owned + i] = Number(entry);
-            }
-      }
-    else
-      stored.assign(table.begin(), table.end());
-    grid.stencils.reinit(backend_, stored);
+    const Stencils<Number> chosen =
+      stencils<dim, Number>(rows, points.coordinates, faces, box, n_owned, data.storage, comm, who);
+    grid.storage   = chosen.storage;
+    grid.direction = chosen.direction;
+    grid.stencils.reinit(backend_, chosen.stored);
 
-    // the halo's ghost entries
     if (partitioner->n_mpi_processes() > 1)
-      {
-        std::size_t ext = 1;
-        for (unsigned int d = 0; d < dim; ++d)
-          ext *= grid.size[d] + 2;
-        std::vector<unsigned int> halo(n_owned > 0 ? ext : 0, no_index);
-        for (unsigned int i = n_owned; i < n_local && n_owned > 0; ++i)
-          {
-            std::size_t index  = 0;
-            bool        inside = true;
-            for (int d = dim - 1; d >= 0; --d)
-              {
-                const long e = coordinates[i][d] - long(grid.first[d]) + 1;
-                inside       = inside && e >= 0 && e < long(grid.size[d]) + 2;
-                index        = index * (grid.size[d] + 2) + e;
-              }
-            if (inside)
-              halo[index] = i;
-          }
-        grid.halo.reinit(backend_, halo);
-      }
+      grid.halo.reinit(backend_, halo_indices<dim>(points.coordinates, n_owned, box));
   }
 
   template <int dim, typename Number>
