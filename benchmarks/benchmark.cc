@@ -95,13 +95,46 @@ Every combination of the list options is run (cases that do not apply are report
     }
 
     /// The columns of the output, in order.
-    const std::vector<std::string> columns{
-      "device", "backend", "dim", "form", "degree", "n_q_1d", "mesh", "implementation", "conflict", "geometry",
-      "cells_per_block", "layout", "what", "number", "dofs", "cells", "colors", "seconds", "gdofs_per_s", "model_bytes", "gb_per_s",
-      "copy_gb_per_s", "roofline_fraction", "gflop_per_s", "cg_iterations", "cpu_ranks", "cpu_simd_width",
-      "cpu_seconds", "cpu_gdofs_per_s", "speedup_vs_cpu", "cpu_setup_seconds", "cpu_threads", "cpu_threads_seconds",
-      "speedup_vs_cpu_threads", "mesh_seconds", "hanging_share", "setup_seconds", "bytes_per_dof", "max_dofs",
-      "note"};
+    const std::vector<std::string> columns{"device",
+                                           "backend",
+                                           "dim",
+                                           "form",
+                                           "degree",
+                                           "n_q_1d",
+                                           "mesh",
+                                           "implementation",
+                                           "conflict",
+                                           "geometry",
+                                           "cells_per_block",
+                                           "layout",
+                                           "what",
+                                           "number",
+                                           "dofs",
+                                           "cells",
+                                           "colors",
+                                           "seconds",
+                                           "gdofs_per_s",
+                                           "model_bytes",
+                                           "gb_per_s",
+                                           "copy_gb_per_s",
+                                           "roofline_fraction",
+                                           "gflop_per_s",
+                                           "cg_iterations",
+                                           "cpu_ranks",
+                                           "cpu_simd_width",
+                                           "cpu_seconds",
+                                           "cpu_gdofs_per_s",
+                                           "speedup_vs_cpu",
+                                           "cpu_setup_seconds",
+                                           "cpu_threads",
+                                           "cpu_threads_seconds",
+                                           "speedup_vs_cpu_threads",
+                                           "mesh_seconds",
+                                           "hanging_share",
+                                           "setup_seconds",
+                                           "bytes_per_dof",
+                                           "max_dofs",
+                                           "note"};
 
     struct Output
     {
@@ -143,7 +176,7 @@ Every combination of the list options is run (cases that do not apply are report
             for (const auto &c : columns)
               {
                 const std::string &v      = rows[r].at(c);
-                char *             end    = nullptr;
+                char              *end    = nullptr;
                 const bool         number = !v.empty() && (std::strtod(v.c_str(), &end), *end == '\0');
                 json << (first ? "" : ", ") << '"' << c << "\": " << (number ? v : '"' + v + '"');
                 first = false;
@@ -201,17 +234,18 @@ Every combination of the list options is run (cases that do not apply are report
         throw std::runtime_error("cannot find gpumf_benchmark's directory (/proc/self/exe)");
       std::string program = self;
       program             = program.substr(0, program.rfind('/') + 1) + "dealii_benchmark";
-      char csv[]          = "/tmp/gpumf_benchmark_cpu_XXXXXX";
+      char      csv[]     = "/tmp/gpumf_benchmark_cpu_XXXXXX";
       const int fd        = mkstemp(csv);
       if (fd < 0)
         throw std::runtime_error("cannot create a temporary file for the CPU comparison");
       close(fd);
-      const char *launcher = std::getenv("GPUMF_MPIRUN");
-      const std::string command =
-        std::string(launcher ? launcher : "mpirun") + " -np " + std::to_string(ranks) + " '" + program + "'" +
-        " --dim " + get("dim", "3") + " --forms " + get("forms", "bp5") + " --degrees " + degrees + " --dofs " +
-        get("dofs", "1e6") + " --mesh " + get("mesh", "cartesian") + " --what " + what_list + " --matrices " + matrices + " --repeat " +
-        get("repeat", "20") + " --cg-iterations " + get("cg-iterations", "50") + " --csv " + csv;
+      const char       *launcher = std::getenv("GPUMF_MPIRUN");
+      const std::string command = std::string(launcher ? launcher : "mpirun") + " -np " + std::to_string(ranks) + " '" +
+                                  program + "'" + " --dim " + get("dim", "3") + " --forms " + get("forms", "bp5") +
+                                  " --degrees " + degrees + " --dofs " + get("dofs", "1e6") + " --mesh " +
+                                  get("mesh", "cartesian") + " --what " + what_list + " --matrices " + matrices +
+                                  " --repeat " + get("repeat", "20") + " --cg-iterations " +
+                                  get("cg-iterations", "50") + " --csv " + csv;
       std::cout << "CPU comparison: " << command << std::endl;
       // the child must not see this process as part of an MPI job (an outer mpirun), but keeps
       // the user's settings of the launcher (OMPI_MCA_plm_rsh_agent, OMPI_ALLOW_RUN_AS_ROOT, ...)
@@ -234,7 +268,7 @@ Every combination of the list options is run (cases that do not apply are report
       envp.push_back(nullptr);
       std::string         shell = "/bin/sh", flag = "-c", line = command;
       std::vector<char *> argv{shell.data(), flag.data(), line.data(), nullptr};
-      pid_t               pid = 0;
+      pid_t               pid    = 0;
       int                 status = 0;
       if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv.data(), envp.data()) != 0 ||
           waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -283,10 +317,23 @@ Every combination of the list options is run (cases that do not apply are report
       for (const auto &m : l.meshes)
         check_choice("--mesh", m, Problem<3>::meshes);
       for (const auto &i : l.impls)
-        check_choice("--implementations", i,
-                     {"tp", "lm", "csr", "stencil-constant", "stencil-semi", "stencil-variable", "stencil-general",
-                      "lm-cell", "lm-otf", "lm-cell-thread", "lm-cell-warp", "lm-cell-block", "lm-otf-thread",
-                      "lm-otf-warp", "lm-otf-block"});
+        check_choice("--implementations",
+                     i,
+                     {"tp",
+                      "lm",
+                      "csr",
+                      "stencil-constant",
+                      "stencil-semi",
+                      "stencil-variable",
+                      "stencil-general",
+                      "lm-cell",
+                      "lm-otf",
+                      "lm-cell-thread",
+                      "lm-cell-warp",
+                      "lm-cell-block",
+                      "lm-otf-thread",
+                      "lm-otf-warp",
+                      "lm-otf-block"});
       for (const auto &c : l.conflicts)
         check_choice("--conflicts", c, {"atomics", "coloring", "none"});
       for (const auto &g : l.geometries)
@@ -305,22 +352,23 @@ Every combination of the list options is run (cases that do not apply are report
     void
     run_all(const Lists &l, const Options &options, const CpuTable &cpu_table, Output &output)
     {
-      const auto &forms = l.forms;
+      const auto &forms   = l.forms;
       const auto &degrees = l.degrees;
-      const auto &sizes = l.sizes;
-      const auto &meshes = l.meshes;
+      const auto &sizes   = l.sizes;
+      const auto &meshes  = l.meshes;
       const auto &impls = l.impls, &conflicts = l.conflicts, &geometries = l.geometries, &whats = l.whats,
                  &layouts = l.layouts, &numbers = l.numbers;
       const auto &cells_per_block = l.cells_per_block;
 
-      const std::string device = options.backend == gpumf::Backend::cuda ? gpumf::device_name() :
-                                                                           "host backend (1 thread): " + cpu_name();
+      const std::string device =
+        options.backend == gpumf::Backend::cuda ? gpumf::device_name() : "host backend (1 thread): " + cpu_name();
       std::map<std::string, CpuResult> cpu_cache;
       std::cout << std::left << std::setw(10) << "form" << std::setw(4) << "p" << std::setw(10) << "mesh"
                 << std::setw(18) << "impl" << std::setw(9) << "conflict" << std::setw(7) << "geom" << std::setw(4)
-                << "cpb" << std::setw(8) << "layout" << std::setw(9) << "what" << std::setw(11) << "DoFs" << std::setw(11) << "time[s]"
-                << std::setw(9) << "GDoF/s" << std::setw(9) << "GB/s" << std::setw(8) << "roof" << std::setw(10)
-                << "GFlop/s" << std::setw(9) << "CPU" << "note" << std::endl;
+                << "cpb" << std::setw(8) << "layout" << std::setw(9) << "what" << std::setw(11) << "DoFs"
+                << std::setw(11) << "time[s]" << std::setw(9) << "GDoF/s" << std::setw(9) << "GB/s" << std::setw(8)
+                << "roof" << std::setw(10) << "GFlop/s" << std::setw(9) << "CPU"
+                << "note" << std::endl;
       for (const double size : sizes)
         for (const unsigned int degree : degrees)
           for (const auto &mesh : meshes)
@@ -334,134 +382,154 @@ Every combination of the list options is run (cases that do not apply are report
                     for (const auto &geometry : geometries)
                       for (const unsigned int k : cells_per_block)
                         for (const auto &layout : layouts)
-                        for (const auto &what : whats)
-                        for (const auto &number : numbers)
-                          {
-                            Case c;
-                            c.form = form, c.degree = degree, c.implementation = impl, c.conflict = conflict;
-                            c.geometry = geometry, c.cells_per_block = k, c.what = what, c.layout = layout;
-                            c.number = number;
-                            Result     r;
-                            const bool assembled = impl == "csr";
-                            const bool stencil   = impl.rfind("stencil", 0) == 0;
-                            try
+                          for (const auto &what : whats)
+                            for (const auto &number : numbers)
                               {
-                                if ((assembled || stencil) && (conflict != conflicts[0] || geometry != geometries[0] ||
-                                                               k != cells_per_block[0] || layout != layouts[0]))
+                                Case c;
+                                c.form = form, c.degree = degree, c.implementation = impl, c.conflict = conflict;
+                                c.geometry = geometry, c.cells_per_block = k, c.what = what, c.layout = layout;
+                                c.number = number;
+                                Result     r;
+                                const bool assembled = impl == "csr";
+                                const bool stencil   = impl.rfind("stencil", 0) == 0;
+                                try
                                   {
-                                    r.skipped = true;
-                                    r.note    = "the assembled matrix and the stencil have no conflict  geometry  "
-                                                "cells-per-block or layout choice: measured with the first of each";
-                                  }
-                                else if (what == "sweep" && !stencil)
-                                  {
-                                    r.skipped = true;
-                                    r.note    = "the Gauss-Seidel sweep is measured for the stencil implementations "
-                                                "(MultiColorGaussSeidel)";
-                                  }
-                                else if (assembled)
-                                  r = run_sparse<dim>(problem, c, options);
-                                else if (stencil)
-                                  r = run_stencil<dim>(problem, c, options);
-                                else if (impl.rfind("lm-", 0) == 0)
-                                  r = run_local_matrix<dim>(problem, c, options);
-                                else
-                                  r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(degree, "the benchmark", [&](auto p) {
-                                    return run_gpumf<dim, decltype(p)::value>(problem, c, options);
-                                  });
-                              }
-                            catch (const std::exception &e)
-                              {
-                                r.skipped = true;
-                                r.note    = e.what();
-                              }
-                            // a deal.II exception text has several lines: keep the one that says what
-                            std::string note = r.note;
-                            for (auto &ch : note)
-                              if (ch == '\n' || ch == ',' || ch == '"')
-                                ch = ' ';
-                            std::map<std::string, std::string> row;
-                            row["device"] = device, row["backend"] = gpumf::to_string(options.backend);
-                            row["dim"] = std::to_string(dim), row["form"] = to_string(form);
-                            row["degree"] = std::to_string(degree);
-                            row["n_q_1d"] = std::to_string(n_q_points_1d(form, degree));
-                            row["mesh"] = mesh, row["implementation"] = r.skipped ? impl : r.implementation;
-                            row["conflict"] = conflict, row["geometry"] = r.skipped ? geometry : r.geometry;
-                            row["cells_per_block"] = std::to_string(r.skipped ? k : r.cells_per_block);
-                            row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
-                            row["layout"] = layout, row["number"] = number;
-                            row["mesh_seconds"] = fmt(problem.mesh_seconds);
-                            row["hanging_share"] = fmt(problem.hanging_share, 3);
-                            for (const auto &key : {"cells", "colors", "seconds", "gdofs_per_s", "model_bytes",
-                                                    "gb_per_s", "copy_gb_per_s", "roofline_fraction", "gflop_per_s",
-                                                    "cg_iterations", "cpu_ranks", "cpu_simd_width", "cpu_seconds",
-                                                    "cpu_gdofs_per_s", "speedup_vs_cpu", "cpu_setup_seconds",
-                                                    "cpu_threads", "cpu_threads_seconds", "speedup_vs_cpu_threads",
-                                                    "setup_seconds", "bytes_per_dof", "max_dofs"})
-                              row[key] = "";
-                            if (!r.skipped)
-                              {
-                                const double copy = copy_bandwidth(options.backend, r.bytes, options.repeat);
-                                row["cells"] = std::to_string(r.n_cells), row["colors"] = std::to_string(r.n_colors);
-                                row["seconds"]      = fmt(r.seconds, 6);
-                                row["setup_seconds"] = fmt(r.setup_seconds, 4);
-                                row["bytes_per_dof"] = fmt(r.data_bytes / n_dofs, 4);
-                                // the largest problem that fits the GPU at this bytes per DoF, the
-                                // vectors of the run included (vmult: 2, CG: 6)
-                                std::size_t free_bytes = 0, total_bytes = 0;
-                                if (device_memory(options.backend, free_bytes, total_bytes))
-                                  row["max_dofs"] = fmt(total_bytes / (r.data_bytes / n_dofs + (what == "vmult" ? 2 : 6) *
-                                                                       (number == "double" ? 8. : 4.)), 4);
-                                row["gdofs_per_s"]  = fmt(n_dofs / r.seconds * 1e-9);
-                                row["model_bytes"]  = fmt(r.bytes, 8);
-                                row["gb_per_s"]     = fmt(r.bytes / r.seconds * 1e-9);
-                                row["copy_gb_per_s"] = fmt(copy * 1e-9);
-                                row["roofline_fraction"] = fmt(r.bytes / r.seconds / copy, 3);
-                                row["gflop_per_s"]  = fmt(r.flops / r.seconds * 1e-9);
-                                row["cg_iterations"] = r.iterations ? std::to_string(r.iterations) : "";
-                                if (what == "cg" || what == "cg-fused")
-                                  row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
-                                const std::string key =
-                                  cpu_key(dim, form, degree, mesh, size, what, assembled || what == "sweep");
-                                const auto        mpi = cpu_table.find(key);
-                                if (number == "double" && mpi != cpu_table.end())
-                                  {
-                                    const double cpu         = std::stod(mpi->second.at("seconds"));
-                                    row["cpu_ranks"]         = mpi->second.at("ranks");
-                                    row["cpu_simd_width"]    = mpi->second.at("simd_width");
-                                    row["cpu_seconds"]       = fmt(cpu, 6);
-                                    row["cpu_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
-                                    row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
-                                    row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
-                                  }
-                                if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE && number == "double" &&
-                                    !assembled && what != "sweep")
-                                  {
-                                    if (cpu_cache.count(key) == 0)
+                                    if ((assembled || stencil) &&
+                                        (conflict != conflicts[0] || geometry != geometries[0] ||
+                                         k != cells_per_block[0] || layout != layouts[0]))
                                       {
-                                        cpu_cache[key] = dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
-                                          degree, "the CPU comparison", [&](auto p) {
-                                            return run_dealii<dim, decltype(p)::value>(problem, c, options);
-                                          });
-                                        dealii::MultithreadInfo::set_thread_limit(); // all cores again
+                                        r.skipped = true;
+                                        r.note    = "the assembled matrix and the stencil have no conflict  geometry  "
+                                                    "cells-per-block or layout choice: measured with the first of each";
                                       }
-                                    const double cpu              = cpu_cache[key].seconds;
-                                    row["cpu_simd_width"]         = std::to_string(dealii::VectorizedArray<double>::size());
-                                    row["cpu_threads"]            = std::to_string(options.cpu_threads);
-                                    row["cpu_threads_seconds"]    = fmt(cpu, 6);
-                                    row["speedup_vs_cpu_threads"] = fmt(cpu / r.seconds, 3);
+                                    else if (what == "sweep" && !stencil)
+                                      {
+                                        r.skipped = true;
+                                        r.note = "the Gauss-Seidel sweep is measured for the stencil implementations "
+                                                 "(MultiColorGaussSeidel)";
+                                      }
+                                    else if (assembled)
+                                      r = run_sparse<dim>(problem, c, options);
+                                    else if (stencil)
+                                      r = run_stencil<dim>(problem, c, options);
+                                    else if (impl.rfind("lm-", 0) == 0)
+                                      r = run_local_matrix<dim>(problem, c, options);
+                                    else
+                                      r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(degree, "the benchmark", [&](auto p) {
+                                        return run_gpumf<dim, decltype(p)::value>(problem, c, options);
+                                      });
                                   }
+                                catch (const std::exception &e)
+                                  {
+                                    r.skipped = true;
+                                    r.note    = e.what();
+                                  }
+                                // a deal.II exception text has several lines: keep the one that says what
+                                std::string note = r.note;
+                                for (auto &ch : note)
+                                  if (ch == '\n' || ch == ',' || ch == '"')
+                                    ch = ' ';
+                                std::map<std::string, std::string> row;
+                                row["device"] = device, row["backend"] = gpumf::to_string(options.backend);
+                                row["dim"] = std::to_string(dim), row["form"] = to_string(form);
+                                row["degree"] = std::to_string(degree);
+                                row["n_q_1d"] = std::to_string(n_q_points_1d(form, degree));
+                                row["mesh"] = mesh, row["implementation"] = r.skipped ? impl : r.implementation;
+                                row["conflict"] = conflict, row["geometry"] = r.skipped ? geometry : r.geometry;
+                                row["cells_per_block"] = std::to_string(r.skipped ? k : r.cells_per_block);
+                                row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
+                                row["layout"] = layout, row["number"] = number;
+                                row["mesh_seconds"]  = fmt(problem.mesh_seconds);
+                                row["hanging_share"] = fmt(problem.hanging_share, 3);
+                                for (const auto &key : {"cells",
+                                                        "colors",
+                                                        "seconds",
+                                                        "gdofs_per_s",
+                                                        "model_bytes",
+                                                        "gb_per_s",
+                                                        "copy_gb_per_s",
+                                                        "roofline_fraction",
+                                                        "gflop_per_s",
+                                                        "cg_iterations",
+                                                        "cpu_ranks",
+                                                        "cpu_simd_width",
+                                                        "cpu_seconds",
+                                                        "cpu_gdofs_per_s",
+                                                        "speedup_vs_cpu",
+                                                        "cpu_setup_seconds",
+                                                        "cpu_threads",
+                                                        "cpu_threads_seconds",
+                                                        "speedup_vs_cpu_threads",
+                                                        "setup_seconds",
+                                                        "bytes_per_dof",
+                                                        "max_dofs"})
+                                  row[key] = "";
+                                if (!r.skipped)
+                                  {
+                                    const double copy    = copy_bandwidth(options.backend, r.bytes, options.repeat);
+                                    row["cells"]         = std::to_string(r.n_cells),
+                                    row["colors"]        = std::to_string(r.n_colors);
+                                    row["seconds"]       = fmt(r.seconds, 6);
+                                    row["setup_seconds"] = fmt(r.setup_seconds, 4);
+                                    row["bytes_per_dof"] = fmt(r.data_bytes / n_dofs, 4);
+                                    // the largest problem that fits the GPU at this bytes per DoF, the
+                                    // vectors of the run included (vmult: 2, CG: 6)
+                                    std::size_t free_bytes = 0, total_bytes = 0;
+                                    if (device_memory(options.backend, free_bytes, total_bytes))
+                                      row["max_dofs"] =
+                                        fmt(total_bytes / (r.data_bytes / n_dofs +
+                                                           (what == "vmult" ? 2 : 6) * (number == "double" ? 8. : 4.)),
+                                            4);
+                                    row["gdofs_per_s"]       = fmt(n_dofs / r.seconds * 1e-9);
+                                    row["model_bytes"]       = fmt(r.bytes, 8);
+                                    row["gb_per_s"]          = fmt(r.bytes / r.seconds * 1e-9);
+                                    row["copy_gb_per_s"]     = fmt(copy * 1e-9);
+                                    row["roofline_fraction"] = fmt(r.bytes / r.seconds / copy, 3);
+                                    row["gflop_per_s"]       = fmt(r.flops / r.seconds * 1e-9);
+                                    row["cg_iterations"]     = r.iterations ? std::to_string(r.iterations) : "";
+                                    if (what == "cg" || what == "cg-fused")
+                                      row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
+                                    const std::string key =
+                                      cpu_key(dim, form, degree, mesh, size, what, assembled || what == "sweep");
+                                    const auto mpi = cpu_table.find(key);
+                                    if (number == "double" && mpi != cpu_table.end())
+                                      {
+                                        const double cpu         = std::stod(mpi->second.at("seconds"));
+                                        row["cpu_ranks"]         = mpi->second.at("ranks");
+                                        row["cpu_simd_width"]    = mpi->second.at("simd_width");
+                                        row["cpu_seconds"]       = fmt(cpu, 6);
+                                        row["cpu_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
+                                        row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
+                                        row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
+                                      }
+                                    if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE &&
+                                        number == "double" && !assembled && what != "sweep")
+                                      {
+                                        if (cpu_cache.count(key) == 0)
+                                          {
+                                            cpu_cache[key] = dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
+                                              degree, "the CPU comparison", [&](auto p) {
+                                                return run_dealii<dim, decltype(p)::value>(problem, c, options);
+                                              });
+                                            dealii::MultithreadInfo::set_thread_limit(); // all cores again
+                                          }
+                                        const double cpu      = cpu_cache[key].seconds;
+                                        row["cpu_simd_width"] = std::to_string(dealii::VectorizedArray<double>::size());
+                                        row["cpu_threads"]    = std::to_string(options.cpu_threads);
+                                        row["cpu_threads_seconds"]    = fmt(cpu, 6);
+                                        row["speedup_vs_cpu_threads"] = fmt(cpu / r.seconds, 3);
+                                      }
+                                  }
+                                std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
+                                          << mesh << std::setw(18) << row["implementation"] << std::setw(9) << conflict
+                                          << std::setw(7) << row["geometry"] << std::setw(4) << row["cells_per_block"]
+                                          << std::setw(8) << layout << std::setw(9) << what << std::setw(11)
+                                          << row["dofs"] << std::setw(11) << row["seconds"] << std::setw(9)
+                                          << row["gdofs_per_s"] << std::setw(9) << row["gb_per_s"] << std::setw(8)
+                                          << row["roofline_fraction"] << std::setw(10) << row["gflop_per_s"]
+                                          << std::setw(9) << row["speedup_vs_cpu"] << note.substr(0, 160) << std::endl;
+                                output.add(std::move(row));
                               }
-                            std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
-                                      << mesh << std::setw(18) << row["implementation"] << std::setw(9) << conflict
-                                      << std::setw(7) << row["geometry"] << std::setw(4) << row["cells_per_block"]
-                                      << std::setw(8) << layout << std::setw(9) << what << std::setw(11) << row["dofs"] << std::setw(11)
-                                      << row["seconds"] << std::setw(9) << row["gdofs_per_s"] << std::setw(9)
-                                      << row["gb_per_s"] << std::setw(8) << row["roofline_fraction"] << std::setw(10)
-                                      << row["gflop_per_s"] << std::setw(9) << row["speedup_vs_cpu"]
-                                      << note.substr(0, 160) << std::endl;
-                            output.add(std::move(row));
-                          }
             }
     }
   } // namespace
@@ -470,9 +538,25 @@ Every combination of the list options is run (cases that do not apply are report
 int
 main(int argc, char **argv)
 {
-  const std::vector<std::string> known{"backend", "dim", "forms", "degrees", "dofs", "mesh", "implementations",
-                                       "conflicts", "geometry", "cells-per-block", "layouts", "what", "numbers", "repeat",
-                                       "cg-iterations", "cpu-ranks", "cpu-threads", "csv", "json"};
+  const std::vector<std::string>     known{"backend",
+                                       "dim",
+                                       "forms",
+                                       "degrees",
+                                       "dofs",
+                                       "mesh",
+                                       "implementations",
+                                       "conflicts",
+                                       "geometry",
+                                       "cells-per-block",
+                                       "layouts",
+                                       "what",
+                                       "numbers",
+                                       "repeat",
+                                       "cg-iterations",
+                                       "cpu-ranks",
+                                       "cpu-threads",
+                                       "csv",
+                                       "json"};
   std::map<std::string, std::string> args;
   bench::Lists                       lists;
   bench::CpuTable                    cpu_table;
@@ -486,8 +570,8 @@ main(int argc, char **argv)
           return 0;
         }
       lists = bench::parse_lists(args);
-      const unsigned int cpu_ranks = args.count("cpu-ranks") ? std::stoul(args["cpu-ranks"]) :
-                                                               std::max(1u, std::thread::hardware_concurrency());
+      const unsigned int cpu_ranks =
+        args.count("cpu-ranks") ? std::stoul(args["cpu-ranks"]) : std::max(1u, std::thread::hardware_concurrency());
       if (cpu_ranks > 0)
         cpu_table = bench::run_cpu_comparison(args, cpu_ranks);
     }
@@ -501,7 +585,7 @@ main(int argc, char **argv)
   dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, dealii::numbers::invalid_unsigned_int);
   try
     {
-      bench::Options options;
+      bench::Options    options;
       const std::string backend = args.count("backend") ? args["backend"] : gpumf::to_string(gpumf::default_backend());
       bench::check_choice("--backend", backend, {"host", "cuda"});
       options.backend = backend == "cuda" ? gpumf::Backend::cuda : gpumf::Backend::host;
@@ -518,9 +602,11 @@ main(int argc, char **argv)
       const std::string simd = "VectorizedArray<double> width " +
                                std::to_string(dealii::VectorizedArray<double>::size()) +
                                (dealii::VectorizedArray<double>::size() == 1 ? ", no SIMD" : "");
-      std::cout << "gpumf benchmark on " << (options.backend == gpumf::Backend::cuda ? gpumf::device_name() : "the host backend")
+      std::cout << "gpumf benchmark on "
+                << (options.backend == gpumf::Backend::cuda ? gpumf::device_name() : "the host backend")
                 << "; deal.II CPU MatrixFree (" << simd << ") on " << bench::cpu_name() << ": "
-                << (cpu_table.empty() ? std::string("no MPI comparison") : cpu_table.begin()->second.at("ranks") + " MPI ranks")
+                << (cpu_table.empty() ? std::string("no MPI comparison") :
+                                        cpu_table.begin()->second.at("ranks") + " MPI ranks")
                 << (options.cpu_threads ? ", and " + std::to_string(options.cpu_threads) + " threads in this process" :
                                           std::string())
                 << std::endl;

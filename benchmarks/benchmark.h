@@ -76,8 +76,13 @@ namespace bench
 
   /// The CPU comparison's key of a case: deal.II runs one CG for both CG variants.
   std::string
-  cpu_key(int dim, Form form, unsigned int degree, const std::string &mesh, double size, const std::string &what,
-          bool assembled = false);
+  cpu_key(int                dim,
+          Form               form,
+          unsigned int       degree,
+          const std::string &mesh,
+          double             size,
+          const std::string &what,
+          bool               assembled = false);
 
   /**
    * Calls f(n_q, with_values, with_gradients), each a std::integral_constant, with the
@@ -137,16 +142,16 @@ namespace bench
     /// on about 30 % of the cells) and "shell-adaptive" (the shell 0.5 < |x| < 1, likewise, with
     /// MappingQ of the element's degree: curved cells).
     static inline const std::vector<std::string> meshes{"cartesian", "deformed", "cube-adaptive", "shell-adaptive"};
-    std::string                               mesh;
+    std::string                                  mesh;
     /// serial on one rank (gpumf on one GPU, deal.II with threads), else distributed by p4est
     std::unique_ptr<dealii::Triangulation<dim>> tria;
-    std::unique_ptr<dealii::Mapping<dim>>     mapping;
-    dealii::DoFHandler<dim>                   dof_handler;
-    dealii::AffineConstraints<double>         constraints;
+    std::unique_ptr<dealii::Mapping<dim>>       mapping;
+    dealii::DoFHandler<dim>                     dof_handler;
+    dealii::AffineConstraints<double>           constraints;
     /// wall seconds of the mesh, DoFs and constraints (deal.II's work in a user's program)
-    double                                    mesh_seconds = 0;
+    double mesh_seconds = 0;
     /// the share of cells with a hanging node (a DoF constrained to others; adaptive meshes)
-    double                                    hanging_share = 0;
+    double hanging_share = 0;
 
     /// True where every cell is a parallelepiped (affine geometry can be stored per cell).
     bool
@@ -169,11 +174,11 @@ namespace bench
 
   struct Options
   {
-    gpumf::Backend backend     = gpumf::Backend::cuda;
-    unsigned int   repeat      = 20;
+    gpumf::Backend backend       = gpumf::Backend::cuda;
+    unsigned int   repeat        = 20;
     unsigned int   cg_iterations = 50;
     /// threads of deal.II's CPU MatrixFree; 0: no CPU comparison
-    unsigned int   cpu_threads = 0;
+    unsigned int cpu_threads = 0;
   };
 
   /// What one case measured (times in seconds, medians over Options::repeat runs after a warm-up).
@@ -182,9 +187,9 @@ namespace bench
     bool         skipped = false;
     std::string  note;
     unsigned int n_cells = 0, n_colors = 0, cells_per_block = 0;
-    double       seconds = 0;       // per operator application (vmult) or per CG iteration
-    double       bytes   = 0;       // model: what the operator must move per application
-    double       flops   = 0;       // model, per application
+    double       seconds    = 0;    // per operator application (vmult) or per CG iteration
+    double       bytes      = 0;    // model: what the operator must move per application
+    double       flops      = 0;    // model, per application
     unsigned int iterations = 0;    // CG iterations timed
     std::string  implementation;    // what ran ("tp", "lm shared", "lm per-cell")
     std::string  geometry;          // what ran ("stored", "affine")

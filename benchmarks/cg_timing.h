@@ -17,9 +17,13 @@ namespace bench
   /// right-hand side, @p x the solution; into result.seconds and result.iterations.
   template <typename MatrixType>
   void
-  time_cg(const MatrixType &A, const dealii::DiagonalMatrix<gpumf::Vector<double>> &inverse_diagonal,
-          const gpumf::Vector<double> &b, gpumf::Vector<double> &x, const Case &c, const Options &options,
-          Result &result)
+  time_cg(const MatrixType                                    &A,
+          const dealii::DiagonalMatrix<gpumf::Vector<double>> &inverse_diagonal,
+          const gpumf::Vector<double>                         &b,
+          gpumf::Vector<double>                               &x,
+          const Case                                          &c,
+          const Options                                       &options,
+          Result                                              &result)
   {
     const auto solve = [&]() {
       dealii::SolverControl control(options.cg_iterations, 1e-300);
@@ -35,8 +39,7 @@ namespace bench
         {}
     };
     result.iterations = options.cg_iterations;
-    result.seconds =
-      median_seconds(options.backend, std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
+    result.seconds = median_seconds(options.backend, std::max(1u, options.repeat / 10), solve) / options.cg_iterations;
   }
 } // namespace bench
 

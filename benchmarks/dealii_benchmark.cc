@@ -1,8 +1,7 @@
-// dealii_benchmark: deal.II's CPU MatrixFree (and the assembled Trilinos matrix) on gpumf_benchmark's problems, on MPI ranks
-// (mpirun -np N dealii_benchmark ...; the mesh distributed by p4est): the CPU comparison at
-// full strength that gpumf_benchmark --cpu-ranks N launches. One rank per core and one thread
-// per rank by default, as deal.II users run it. Debian's deal.II has no SIMD
-// (VectorizedArray<double> width 1): the CSV says so in simd_width.
+// dealii_benchmark: deal.II's CPU MatrixFree (and the assembled Trilinos matrix) on gpumf_benchmark's problems, on MPI
+// ranks (mpirun -np N dealii_benchmark ...; the mesh distributed by p4est): the CPU comparison at full strength that
+// gpumf_benchmark --cpu-ranks N launches. One rank per core and one thread per rank by default, as deal.II users run
+// it. Debian's deal.II has no SIMD (VectorizedArray<double> width 1): the CSV says so in simd_width.
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/vectorization.h>
 
@@ -40,10 +39,10 @@ namespace
       return it == args.end() ? fallback : it->second;
     };
     Options options;
-    options.backend       = gpumf::Backend::host;
-    options.repeat        = std::stoul(get("repeat", "20"));
-    options.cg_iterations = std::stoul(get("cg-iterations", "50"));
-    options.cpu_threads   = std::stoul(get("threads", "1"));
+    options.backend          = gpumf::Backend::host;
+    options.repeat           = std::stoul(get("repeat", "20"));
+    options.cg_iterations    = std::stoul(get("cg-iterations", "50"));
+    options.cpu_threads      = std::stoul(get("threads", "1"));
     const MPI_Comm     comm  = MPI_COMM_WORLD;
     const unsigned int ranks = dealii::Utilities::MPI::n_mpi_processes(comm);
     const bool         root  = dealii::Utilities::MPI::this_mpi_process(comm) == 0;
@@ -68,34 +67,34 @@ namespace
             for (const Form form : forms)
               for (const auto &what : whats)
                 for (const auto &matrix : matrices)
-                {
-                  const bool assembled = matrix == "csr";
-                  if (!assembled && (degree > GPUMF_BENCH_MAX_CPU_DEGREE || what == "sweep"))
-                    continue;
-                  Case c;
-                  c.form = form, c.degree = degree, c.what = what;
-                  const CpuResult   r =
-                    assembled ? run_sparse_cpu<dim>(problem, c, options) :
-                                dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(degree, "the CPU comparison", [&](auto p) {
-                                  return run_dealii<dim, decltype(p)::value>(problem, c, options);
-                                });
-                  const double      n = problem.dof_handler.n_dofs();
-                  const std::string row =
-                    std::to_string(dim) + "," + to_string(form) + "," + std::to_string(degree) + "," + mesh + "," +
-                    fmt(size) + "," + what + "," + std::to_string(ranks) + "," +
-                    std::to_string(options.cpu_threads) + "," +
-                    std::to_string(dealii::VectorizedArray<double>::size()) + "," + fmt(n, 12) + "," +
-                    fmt(r.seconds, 6) + "," + fmt(n / r.seconds * 1e-9) + "," + fmt(r.setup_seconds, 4) + "," +
-                    fmt(problem.mesh_seconds, 4) + "," + matrix + "," +
-                    cpu_key(dim, form, degree, mesh, size, what, assembled);
-                  if (root)
-                    {
-                      std::cout << "deal.II CPU " << (assembled ? "Trilinos matrix" : "MatrixFree") << ", " << ranks
-                                << " ranks: " << row << std::endl;
-                      if (csv.is_open())
-                        csv << row << std::endl;
-                    }
-                }
+                  {
+                    const bool assembled = matrix == "csr";
+                    if (!assembled && (degree > GPUMF_BENCH_MAX_CPU_DEGREE || what == "sweep"))
+                      continue;
+                    Case c;
+                    c.form = form, c.degree = degree, c.what = what;
+                    const CpuResult r =
+                      assembled ?
+                        run_sparse_cpu<dim>(problem, c, options) :
+                        dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(degree, "the CPU comparison", [&](auto p) {
+                          return run_dealii<dim, decltype(p)::value>(problem, c, options);
+                        });
+                    const double      n   = problem.dof_handler.n_dofs();
+                    const std::string row = std::to_string(dim) + "," + to_string(form) + "," + std::to_string(degree) +
+                                            "," + mesh + "," + fmt(size) + "," + what + "," + std::to_string(ranks) +
+                                            "," + std::to_string(options.cpu_threads) + "," +
+                                            std::to_string(dealii::VectorizedArray<double>::size()) + "," + fmt(n, 12) +
+                                            "," + fmt(r.seconds, 6) + "," + fmt(n / r.seconds * 1e-9) + "," +
+                                            fmt(r.setup_seconds, 4) + "," + fmt(problem.mesh_seconds, 4) + "," +
+                                            matrix + "," + cpu_key(dim, form, degree, mesh, size, what, assembled);
+                    if (root)
+                      {
+                        std::cout << "deal.II CPU " << (assembled ? "Trilinos matrix" : "MatrixFree") << ", " << ranks
+                                  << " ranks: " << row << std::endl;
+                        if (csv.is_open())
+                          csv << row << std::endl;
+                      }
+                  }
           }
   }
 } // namespace
@@ -107,7 +106,9 @@ main(int argc, char **argv)
   try
     {
       const auto args = bench::parse_arguments(
-        argc, argv, {"dim", "forms", "degrees", "dofs", "mesh", "what", "matrices", "repeat", "cg-iterations", "threads", "csv"});
+        argc,
+        argv,
+        {"dim", "forms", "degrees", "dofs", "mesh", "what", "matrices", "repeat", "cg-iterations", "threads", "csv"});
       if (args.count("help"))
         {
           std::cout << usage;

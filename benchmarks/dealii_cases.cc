@@ -58,8 +58,9 @@ namespace bench
       {
         VectorType &d = inverse.get_vector();
         mf.initialize_dof_vector(d);
-        MatrixFreeTools::compute_diagonal<dim, degree, n_q, 1, double, VectorizedArray<double>>(
-          mf, d, [](FEEval &phi) { quadrature_work(phi); });
+        MatrixFreeTools::compute_diagonal<dim, degree, n_q, 1, double, VectorizedArray<double>>(mf, d, [](FEEval &phi) {
+          quadrature_work(phi);
+        });
         for (const auto i : constrained)
           d(i) = 1.;
         for (auto &x : d)
@@ -80,15 +81,14 @@ namespace bench
       }
 
     private:
-      MatrixFree<dim, double>       mf;
+      MatrixFree<dim, double>              mf;
       std::vector<types::global_dof_index> constrained;
 
       static void
       quadrature_work(FEEval &phi)
       {
-        EvaluationFlags::EvaluationFlags flags =
-          (values ? EvaluationFlags::values : EvaluationFlags::nothing) |
-          (gradients ? EvaluationFlags::gradients : EvaluationFlags::nothing);
+        EvaluationFlags::EvaluationFlags flags = (values ? EvaluationFlags::values : EvaluationFlags::nothing) |
+                                                 (gradients ? EvaluationFlags::gradients : EvaluationFlags::nothing);
         phi.evaluate(flags);
         for (unsigned int q = 0; q < phi.n_q_points; ++q)
           {
@@ -101,7 +101,9 @@ namespace bench
       }
 
       void
-      local_apply(const MatrixFree<dim, double> &mf, VectorType &dst, const VectorType &src,
+      local_apply(const MatrixFree<dim, double>               &mf,
+                  VectorType                                  &dst,
+                  const VectorType                            &src,
                   const std::pair<unsigned int, unsigned int> &range) const
       {
         FEEval phi(mf);
@@ -121,9 +123,9 @@ namespace bench
     {
       MultithreadInfo::set_thread_limit(options.cpu_threads);
       const MPI_Comm comm = problem.dof_handler.get_communicator();
-      CpuResult result;
+      CpuResult      result;
       MPI_Barrier(comm);
-      Timer setup_timer;
+      Timer                                         setup_timer;
       Operator<dim, degree, n_q, values, gradients> op;
       op.reinit(problem, quadrature(c.form, degree));
       VectorType x, y;
@@ -166,8 +168,9 @@ namespace bench
   run_dealii(const Problem<dim> &problem, const Case &c, const Options &options)
   {
     return with_form<degree>(c.form, [&](auto n_q, auto values, auto gradients) {
-      return run<dim, degree, decltype(n_q)::value, decltype(values)::value, decltype(gradients)::value>(problem, c,
-                                                                                                          options);
+      return run<dim, degree, decltype(n_q)::value, decltype(values)::value, decltype(gradients)::value>(problem,
+                                                                                                         c,
+                                                                                                         options);
     });
   }
 

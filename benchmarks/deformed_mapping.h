@@ -18,12 +18,12 @@ namespace bench
   {
     auto mapping = std::make_unique<dealii::MappingQCache<dim>>(3);
     mapping->initialize(
-      dealii::MappingQ1<dim>(), tria,
+      dealii::MappingQ1<dim>(),
+      tria,
       [](const typename dealii::Triangulation<dim>::cell_iterator &, const dealii::Point<dim> &x) {
         dealii::Point<dim> shift;
         for (unsigned int d = 0; d < dim; ++d)
-          shift[d] = 0.03 * std::sin(dealii::numbers::PI * x[(d + 1) % dim]) *
-                     std::sin(2 * dealii::numbers::PI * x[d]);
+          shift[d] = 0.03 * std::sin(dealii::numbers::PI * x[(d + 1) % dim]) * std::sin(2 * dealii::numbers::PI * x[d]);
         return shift;
       },
       true);

@@ -23,11 +23,14 @@ namespace bench
     struct Unprotected : CellOperator
     {
       __host__ __device__ void
-      operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-                 gpumf::SharedData<dim, double> *shared, const double *src, double *dst) const
+      operator()(const unsigned int                                   cell,
+                 const typename gpumf::MatrixFree<dim, double>::Data *data,
+                 gpumf::SharedData<dim, double>                      *shared,
+                 const double                                        *src,
+                 double                                              *dst) const
       {
         typename gpumf::MatrixFree<dim, double>::Data unprotected = *data;
-        unprotected.use_coloring                                   = true;
+        unprotected.use_coloring                                  = true;
         CellOperator::operator()(cell, &unprotected, shared, src, dst);
       }
     };
@@ -48,8 +51,12 @@ namespace bench
     /// the right-hand side; the FEEvaluation layout is not measured in CG.
     template <typename Operator>
     void
-    run_cg(const Operator &op, gpumf::Vector<double> &x, gpumf::Vector<double> &y, const Case &c,
-           const Options &options, Result &result)
+    run_cg(const Operator        &op,
+           gpumf::Vector<double> &x,
+           gpumf::Vector<double> &y,
+           const Case            &c,
+           const Options         &options,
+           Result                &result)
     {
       if (c.layout == "points")
         {
@@ -66,15 +73,15 @@ namespace bench
     run(const Problem<dim> &problem, const Case &c, const Options &options)
     {
       constexpr bool is_double = std::is_same_v<Number, double>;
-      using Operator = gpumf::CoefficientOperator<dim, degree, n_q, 1, Number, values, gradients>;
-      using Geometry = typename gpumf::MatrixFree<dim, Number>::GeometryStorage;
+      using Operator           = gpumf::CoefficientOperator<dim, degree, n_q, 1, Number, values, gradients>;
+      using Geometry           = typename gpumf::MatrixFree<dim, Number>::GeometryStorage;
       typename Operator::AdditionalData data;
       data.backend         = options.backend;
       data.use_coloring    = c.conflict == "coloring";
       data.geometry        = c.geometry == "affine" ? Geometry::affine : Geometry::per_point;
       data.cells_per_block = c.cells_per_block;
-      data.implementation  = c.implementation == "lm" ? gpumf::Implementation::local_matrix :
-                                                        gpumf::Implementation::tensor_product;
+      data.implementation =
+        c.implementation == "lm" ? gpumf::Implementation::local_matrix : gpumf::Implementation::tensor_product;
       Result result;
       if (c.geometry == "affine" && !problem.affine_mesh())
         {
@@ -108,11 +115,11 @@ namespace bench
         }
       op.compute_diagonal();
       gpumf::synchronize(options.backend);
-      result.setup_seconds   = setup_timer.wall_time();
-      const auto &mf         = op.matrix_free();
-      result.data_bytes      = mf.memory_consumption();
-      result.n_cells         = mf.n_cells();
-      result.n_colors        = mf.n_colors();
+      result.setup_seconds = setup_timer.wall_time();
+      const auto &mf       = op.matrix_free();
+      result.data_bytes    = mf.memory_consumption();
+      result.n_cells       = mf.n_cells();
+      result.n_colors      = mf.n_colors();
       // the ready operator's cell functor (register-tiled in 3D) and FEEvaluation with a thread
       // per point (the path of user functors; the ready operators' kernel before the register-tiled one)
       using Ready  = typename Operator::CellOperator;
@@ -121,15 +128,23 @@ namespace bench
                                                       mf.cells_per_block(gpumf::internal::layout_of<dim, Ready>());
       result.geometry        = mf.has_affine_geometry() ? "affine" : "stored";
 
-      gpumf::CellTraffic traffic{dim,       degree, n_q, 1, values, gradients, 0, mf.has_affine_geometry(),
-                                 c.layout == "ready" && Ready::thread_per_column, sizeof(Number)};
+      gpumf::CellTraffic traffic{dim,
+                                 degree,
+                                 n_q,
+                                 1,
+                                 values,
+                                 gradients,
+                                 0,
+                                 mf.has_affine_geometry(),
+                                 c.layout == "ready" && Ready::thread_per_column,
+                                 sizeof(Number)};
       const double       n_dofs = problem.dof_handler.n_dofs();
       if (const auto *lm = op.local_matrix_operator())
         {
           const bool shared     = lm->storage() == gpumf::LocalMatrixOperator<dim, Number>::Storage::shared;
           result.implementation = shared ? "lm shared" : "lm per-cell";
-          result.bytes          = 2 * sizeof(Number) * n_dofs + result.n_cells * traffic.local_matrix_cell_bytes(shared);
-          result.flops          = result.n_cells * traffic.local_matrix_flops();
+          result.bytes = 2 * sizeof(Number) * n_dofs + result.n_cells * traffic.local_matrix_cell_bytes(shared);
+          result.flops = result.n_cells * traffic.local_matrix_flops();
         }
       else
         {

@@ -38,23 +38,23 @@ namespace bench
     const std::string name       = c.implementation.substr(3);
     const bool        on_the_fly = name.rfind("otf", 0) == 0;
     const std::string kernel     = name.find('-') == std::string::npos ? "" : name.substr(name.find('-') + 1);
-    const bool values = c.form == Form::bp1 || c.form == Form::helmholtz, gradients = c.form != Form::bp1;
+    const bool        values = c.form == Form::bp1 || c.form == Form::helmholtz, gradients = c.form != Form::bp1;
     typename LM::AdditionalData data;
     data.matrix_free.backend      = options.backend;
     data.matrix_free.use_coloring = c.conflict == "coloring";
     data.matrix_free.geometry     = c.geometry == "affine" ? gpumf::MatrixFree<dim, double>::GeometryStorage::affine :
                                                              gpumf::MatrixFree<dim, double>::GeometryStorage::per_point;
-    data.storage             = on_the_fly ? LM::Storage::on_the_fly : LM::Storage::per_cell;
-    data.laplace_coefficient = gradients ? 1. : 0.;
-    data.mass_coefficient    = values ? 1. : 0.;
-    data.kernel              = kernel == "thread" ? LM::Kernel::thread_per_element :
-                               kernel == "warp"   ? LM::Kernel::warp_per_element :
-                               kernel == "block"  ? LM::Kernel::block_per_element :
-                                                    LM::Kernel::automatic;
+    data.storage                  = on_the_fly ? LM::Storage::on_the_fly : LM::Storage::per_cell;
+    data.laplace_coefficient      = gradients ? 1. : 0.;
+    data.mass_coefficient         = values ? 1. : 0.;
+    data.kernel                   = kernel == "thread" ? LM::Kernel::thread_per_element :
+                                    kernel == "warp"   ? LM::Kernel::warp_per_element :
+                                    kernel == "block"  ? LM::Kernel::block_per_element :
+                                                         LM::Kernel::automatic;
     const Functions::ConstantFunction<dim> one(1.);
     const auto form = values && gradients ? LM::helmholtz(&one, &one) : values ? LM::mass(&one) : LM::laplace(&one);
     // refuse what the GPU cannot hold: the per-cell matrices
-    const double n_cells   = problem.tria->n_active_cells();
+    const double n_cells    = problem.tria->n_active_cells();
     const double n_per_cell = problem.dof_handler.get_fe().n_dofs_per_cell();
     std::size_t  free_bytes = 0, total_bytes = 0;
     if (!on_the_fly && device_memory(options.backend, free_bytes, total_bytes))
@@ -67,22 +67,22 @@ namespace bench
     op.reinit(*problem.mapping, problem.dof_handler, problem.constraints, quadrature(c.form, c.degree), form, data);
     op.compute_diagonal();
     gpumf::synchronize(options.backend);
-    result.setup_seconds = setup_timer.wall_time();
-    const auto &mf       = op.matrix_free();
-    result.data_bytes    = op.memory_consumption();
-    result.n_cells       = mf.n_cells();
-    result.n_colors      = mf.n_colors();
+    result.setup_seconds   = setup_timer.wall_time();
+    const auto &mf         = op.matrix_free();
+    result.data_bytes      = op.memory_consumption();
+    result.n_cells         = mf.n_cells();
+    result.n_colors        = mf.n_colors();
     const auto kernel_name = op.kernel() == LM::Kernel::thread_per_element ? "thread" :
                              op.kernel() == LM::Kernel::warp_per_element   ? "warp" :
                                                                              "block";
-    result.implementation = std::string(on_the_fly ? "lm-otf-" : "lm-cell-") + kernel_name;
-    result.geometry       = mf.has_affine_geometry() ? "affine" : "stored";
-    const gpumf::CellTraffic traffic{dim,    c.degree, n_q_points_1d(c.form, c.degree), 1, values, gradients, 0,
-                                     mf.has_affine_geometry()};
+    result.implementation  = std::string(on_the_fly ? "lm-otf-" : "lm-cell-") + kernel_name;
+    result.geometry        = mf.has_affine_geometry() ? "affine" : "stored";
+    const gpumf::CellTraffic traffic{
+      dim, c.degree, n_q_points_1d(c.form, c.degree), 1, values, gradients, 0, mf.has_affine_geometry()};
     const double n_dofs = problem.dof_handler.n_dofs();
     result.bytes        = 16. * n_dofs + result.n_cells * (on_the_fly ? traffic.on_the_fly_cell_bytes() :
-                                                                      traffic.local_matrix_cell_bytes(false));
-    result.flops = result.n_cells * (on_the_fly ? traffic.on_the_fly_flops() : traffic.local_matrix_flops());
+                                                                        traffic.local_matrix_cell_bytes(false));
+    result.flops        = result.n_cells * (on_the_fly ? traffic.on_the_fly_flops() : traffic.local_matrix_flops());
 
     gpumf::Vector<double> x, y;
     op.initialize_dof_vector(x);

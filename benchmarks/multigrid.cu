@@ -50,9 +50,9 @@ namespace
   /// Seconds per V-cycle part, from Multigrid's signals (start/stop with the device synchronized).
   struct PartTimer
   {
-    gpumf::Backend                 backend;
-    std::map<std::string, double>  seconds;
-    std::map<std::string, Timer>   running;
+    gpumf::Backend                backend;
+    std::map<std::string, double> seconds;
+    std::map<std::string, Timer>  running;
 
     std::function<void(const bool, const unsigned int)>
     slot(const std::string &part)
@@ -69,17 +69,22 @@ namespace
 
   template <int degree>
   void
-  run(const unsigned int subdivisions, const unsigned int refinements, const unsigned int repeat,
-      const bool chebyshev_coarse, const gpumf::Backend backend)
+  run(const unsigned int   subdivisions,
+      const unsigned int   refinements,
+      const unsigned int   repeat,
+      const bool           chebyshev_coarse,
+      const gpumf::Backend backend)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
     gpumf::reset_setup_profile();
-    Timer          setup_timer;
-    parallel::distributed::Triangulation<dim> tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
-                                                   parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
+    Timer                                     setup_timer;
+    parallel::distributed::Triangulation<dim> tria(
+      comm,
+      Triangulation<dim>::limit_level_difference_at_vertices,
+      parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
     GridGenerator::subdivided_hyper_cube(tria, subdivisions, 0., 1.);
     tria.refine_global(refinements);
-    const double mesh_seconds = setup_timer.wall_time();
+    const double         mesh_seconds = setup_timer.wall_time();
     const FE_Q<dim>      fe(degree);
     const MappingQ1<dim> mapping;
     DoFHandler<dim>      dof(tria);
@@ -104,8 +109,8 @@ namespace
     SystemOperator system;
     system.reinit(mapping, dof, constraints, QGauss<1>(degree + 1), system_data);
 
-    const unsigned int           n_levels = tria.n_global_levels();
-    MGLevelObject<LevelOperator> operators(0, n_levels - 1);
+    const unsigned int                                              n_levels = tria.n_global_levels();
+    MGLevelObject<LevelOperator>                                    operators(0, n_levels - 1);
     std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> partitioners;
     for (unsigned int level = 0; level < n_levels; ++level)
       {
@@ -155,8 +160,8 @@ namespace
     coarse_by_chebyshev.initialize(smoother);
     const MGCoarseGridBase<LevelVector> &coarse =
       chebyshev_coarse ? static_cast<const MGCoarseGridBase<LevelVector> &>(coarse_by_chebyshev) : coarse_by_cg;
-    mg::Matrix<LevelVector>                                   mg_matrix(operators);
-    Multigrid<LevelVector>                                    mg(mg_matrix, coarse, transfer, smoother, smoother);
+    mg::Matrix<LevelVector> mg_matrix(operators);
+    Multigrid<LevelVector>  mg(mg_matrix, coarse, transfer, smoother, smoother);
     PreconditionMG<dim, LevelVector, gpumf::MGTransferMatrixFree<dim, float>> preconditioner(dof, mg, transfer);
 
     VectorType x, b;
@@ -175,7 +180,7 @@ namespace
     mg.connect_prolongation(parts.slot("prolongation"));
     mg.connect_coarse_solve(parts.slot("coarse solve"));
 
-    double       best = 1e300;
+    double       best       = 1e300;
     unsigned int iterations = 0;
     for (unsigned int r = 0; r < repeat; ++r)
       {
@@ -198,13 +203,13 @@ namespace
         for (const auto &[part, s] : parts.seconds)
           parts_total += s;
         std::cout << "device " << gpumf::device_name() << ", " << Utilities::MPI::n_mpi_processes(comm)
-                  << " MPI ranks (exchange " << gpumf::to_string(method)
-                  << "); coarse solver " << (chebyshev_coarse ? "Chebyshev" : "CG") << "; 3D FE_Q(" << degree << "), " << dof.n_dofs() << " DoFs, " << n_levels
-                  << " levels, " << MultithreadInfo::n_threads() << " threads per rank\n"
+                  << " MPI ranks (exchange " << gpumf::to_string(method) << "); coarse solver "
+                  << (chebyshev_coarse ? "Chebyshev" : "CG") << "; 3D FE_Q(" << degree << "), " << dof.n_dofs()
+                  << " DoFs, " << n_levels << " levels, " << MultithreadInfo::n_threads() << " threads per rank\n"
                   << "setup " << setup << " s (mesh " << mesh_seconds << " s, deal.II DoFs and constraints "
-                  << dealii_seconds << " s, gpumf " << setup - mesh_seconds - dealii_seconds << " s), solve " << best << " s (best of " << repeat << "), " << iterations
-                  << " CG iterations, " << dof.n_dofs() * double(iterations) / best / 1e9
-                  << " GDoF x iterations / s\n"
+                  << dealii_seconds << " s, gpumf " << setup - mesh_seconds - dealii_seconds << " s), solve " << best
+                  << " s (best of " << repeat << "), " << iterations << " CG iterations, "
+                  << dof.n_dofs() * double(iterations) / best / 1e9 << " GDoF x iterations / s\n"
                   << "gpumf set-up parts (rank 0):\n";
         gpumf::print_setup_profile(std::cout, "  ");
         std::cout << "gpumf data " << double(gpumf_device_bytes) / dof.n_dofs() << " bytes per DoF (MatrixFree "
@@ -226,8 +231,8 @@ main(int argc, char **argv)
 {
   // gpumf's set-up uses deal.II's threads: all cores of the node, shared by its ranks
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
-  unsigned int degree = 2, refinements = 5, subdivisions = 1, repeat = 3;
-  bool         chebyshev_coarse = true; // faster than CG on 1 and on 4 ranks (doc/performance.md)
+  unsigned int                     degree = 2, refinements = 5, subdivisions = 1, repeat = 3;
+  bool                             chebyshev_coarse = true; // faster than CG on 1 and on 4 ranks (doc/performance.md)
   for (int i = 1; i + 1 < argc; i += 2)
     {
       if (std::strcmp(argv[i], "--degree") == 0)

@@ -145,11 +145,16 @@ namespace bench
   }
 
   std::string
-  cpu_key(const int dim, const Form form, const unsigned int degree, const std::string &mesh, const double size,
-          const std::string &what, const bool assembled)
+  cpu_key(const int          dim,
+          const Form         form,
+          const unsigned int degree,
+          const std::string &mesh,
+          const double       size,
+          const std::string &what,
+          const bool         assembled)
   {
-    return std::to_string(dim) + " " + to_string(form) + " " + std::to_string(degree) + " " + mesh + " " +
-           fmt(size) + " " + (what == "vmult" || what == "sweep" ? what : "cg") + (assembled ? " csr" : "");
+    return std::to_string(dim) + " " + to_string(form) + " " + std::to_string(degree) + " " + mesh + " " + fmt(size) +
+           " " + (what == "vmult" || what == "sweep" ? what : "cg") + (assembled ? " csr" : "");
   }
 
   Quadrature<1>
@@ -162,8 +167,10 @@ namespace bench
 
   template <int dim>
   void
-  Problem<dim>::reinit(const std::string &mesh_kind, const unsigned int degree, const double target_dofs,
-                       const MPI_Comm comm)
+  Problem<dim>::reinit(const std::string &mesh_kind,
+                       const unsigned int degree,
+                       const double       target_dofs,
+                       const MPI_Comm     comm)
   {
     AssertThrow(std::find(meshes.begin(), meshes.end(), mesh_kind) != meshes.end(),
                 ExcMessage("--mesh takes cartesian, deformed, cube-adaptive or shell-adaptive, got " + mesh_kind));
@@ -183,8 +190,8 @@ namespace bench
       }
     // n^(dim-1) m cubes with (n p + 1)^(dim-1) (m p + 1) ~ target DoFs: a coarse box of at
     // most 16 cells per direction, refined globally (large coarse meshes set up slowly)
-    const double n = std::max(1., std::round((std::pow(target_dofs, 1. / dim) - 1) / degree));
-    const double m = std::max(1., std::round((target_dofs / std::pow(n * degree + 1., dim - 1) - 1) / degree));
+    const double       n = std::max(1., std::round((std::pow(target_dofs, 1. / dim) - 1) / degree));
+    const double       m = std::max(1., std::round((target_dofs / std::pow(n * degree + 1., dim - 1) - 1) / degree));
     const unsigned int levels = n >= 16 ? unsigned(std::floor(std::log2(n / 8))) : 0;
     std::vector<unsigned int> repetitions(dim, std::max(1., std::round(n / (1u << levels))));
     repetitions[dim - 1] = std::max(1., std::round(m / (1u << levels)));

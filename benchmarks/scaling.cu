@@ -51,7 +51,7 @@ using namespace dealii;
 namespace
 {
   constexpr int dim = 3, degree = 4;
-  using Operator    = gpumf::LaplaceOperator<dim, degree, degree + 1>;
+  using Operator = gpumf::LaplaceOperator<dim, degree, degree + 1>;
 
   /// Median over @p repeat rounds of the slowest rank's wall time of @p body (barriers and
   /// device synchronization around each round).
@@ -145,12 +145,14 @@ main(int argc, char **argv)
   const double bandwidth_max = Utilities::MPI::max(bandwidth, comm);
 
   // a box of n1 x n2 x n3 coarse cells refined twice, about target DoFs (degree^3 per cell)
-  const double       cells = target / std::pow(degree, dim) / 64.;
-  const unsigned int n     = std::max(1u, static_cast<unsigned int>(std::cbrt(cells)));
+  const double              cells = target / std::pow(degree, dim) / 64.;
+  const unsigned int        n     = std::max(1u, static_cast<unsigned int>(std::cbrt(cells)));
   std::vector<unsigned int> subdivisions{n, n, std::max(1u, static_cast<unsigned int>(std::round(cells / n / n)))};
   Timer                     setup_timer;
   parallel::distributed::Triangulation<dim> tria(comm);
-  GridGenerator::subdivided_hyper_rectangle(tria, subdivisions, Point<dim>(),
+  GridGenerator::subdivided_hyper_rectangle(tria,
+                                            subdivisions,
+                                            Point<dim>(),
                                             Point<dim>(subdivisions[0], subdivisions[1], subdivisions[2]));
   tria.refine_global(2);
   DoFHandler<dim> dof(tria);
@@ -170,9 +172,9 @@ main(int argc, char **argv)
     }
   if (root)
     std::cout << "device " << gpumf::device_name() << ", " << n_ranks << " ranks (" << (per_rank ? "weak" : "strong")
-              << " scaling), " << dof.n_dofs() << " DoFs, " << tria.n_global_active_cells()
-              << " cells; copy roofline " << bandwidth_min * 1e-9 << "-" << bandwidth_max * 1e-9
-              << " GB/s per GPU; CUDA-aware MPI " << (gpumf::cuda_aware_mpi() ? "yes" : "no") << std::endl;
+              << " scaling), " << dof.n_dofs() << " DoFs, " << tria.n_global_active_cells() << " cells; copy roofline "
+              << bandwidth_min * 1e-9 << "-" << bandwidth_max * 1e-9 << " GB/s per GPU; CUDA-aware MPI "
+              << (gpumf::cuda_aware_mpi() ? "yes" : "no") << std::endl;
 
   Operator                          op;
   typename Operator::AdditionalData data;
@@ -208,22 +210,23 @@ main(int argc, char **argv)
           gpumf::CellLoopProfile split = gpumf::cell_loop_profile();
           // the rank with the most boundary work, and its own rest
           const double boundary_max = Utilities::MPI::max(split.boundary, comm);
-          const int    busiest      = Utilities::MPI::min(split.boundary == boundary_max ?
-                                                            int(Utilities::MPI::this_mpi_process(comm)) :
-                                                            int(n_ranks),
-                                                          comm);
+          const int    busiest      = Utilities::MPI::min(
+            split.boundary == boundary_max ? int(Utilities::MPI::this_mpi_process(comm)) : int(n_ranks), comm);
           double parts[3] = {split.interior, split.boundary, split.not_hidden};
           AssertThrowMPI(MPI_Bcast(parts, 3, MPI_DOUBLE, busiest, comm));
           split.interior   = parts[0];
           split.boundary   = parts[1];
           split.not_hidden = parts[2];
           gpumf::enable_cell_loop_profile(false);
-          const double cg = median_time(comm, backend, 3, [&] {
-                              x = 0.;
-                              IterationNumberControl  control(cg_iterations, 1e-300, false, false);
-                              gpumf::SolverCG<double> solver(control);
-                              solver.solve(op, x, b, *op.get_matrix_diagonal_inverse());
-                            }) /
+          const double cg = median_time(comm,
+                                        backend,
+                                        3,
+                                        [&] {
+                                          x = 0.;
+                                          IterationNumberControl  control(cg_iterations, 1e-300, false, false);
+                                          gpumf::SolverCG<double> solver(control);
+                                          solver.solve(op, x, b, *op.get_matrix_diagonal_inverse());
+                                        }) /
                             cg_iterations;
           const double gdofs = dof.n_dofs() / vmult * 1e-9;
           const double per   = 1e3 / std::max(1u, split.loops);
@@ -232,14 +235,14 @@ main(int argc, char **argv)
               std::cout << "  " << std::setw(10) << used << " overlap " << (overlap ? "on " : "off") << ": vmult "
                         << std::setprecision(4) << vmult * 1e3 << " ms (" << gdofs << " GDoF/s; interior "
                         << split.interior * per << ", boundary " << split.boundary * per << ", not hidden "
-                        << split.not_hidden * per << " ms), exchange alone " << exchange * 1e3
-                        << " ms, CG iteration " << cg * 1e3 << " ms" << std::endl;
+                        << split.not_hidden * per << " ms), exchange alone " << exchange * 1e3 << " ms, CG iteration "
+                        << cg * 1e3 << " ms" << std::endl;
               if (out)
                 out << '"' << gpumf::device_name() << "\"," << n_ranks << ',' << (per_rank ? "weak" : "strong") << ','
                     << used << ',' << dof.n_dofs() << ',' << overlap << ',' << vmult * 1e3 << ',' << exchange * 1e3
                     << ',' << split.interior * per << ',' << split.boundary * per << ',' << split.not_hidden * per
-                    << ',' << cg * 1e3 << ',' << gdofs << ',' << bandwidth_min * 1e-9 << ','
-                    << bandwidth_max * 1e-9 << '\n';
+                    << ',' << cg * 1e3 << ',' << gdofs << ',' << bandwidth_min * 1e-9 << ',' << bandwidth_max * 1e-9
+                    << '\n';
             }
         }
       unsetenv("GPUMF_EXCHANGE");

@@ -61,9 +61,9 @@ namespace
   void
   run(const std::string &side, const double target_dofs, const std::string &mesh)
   {
-    const MPI_Comm comm = MPI_COMM_WORLD;
-    const bool     root = Utilities::MPI::this_mpi_process(comm) == 0;
-    Timer          timer;
+    const MPI_Comm                            comm = MPI_COMM_WORLD;
+    const bool                                root = Utilities::MPI::this_mpi_process(comm) == 0;
+    Timer                                     timer;
     parallel::distributed::Triangulation<dim> tria(comm);
     // n x n x n cubes of FE_Q(degree): (n degree + 1)^3 ~ target DoFs, a coarse box refined
     const unsigned int n      = std::max(1., std::round((std::cbrt(target_dofs) - 1) / degree));
@@ -84,7 +84,7 @@ namespace
     constraints.close();
     const double mesh_seconds = Utilities::MPI::max(timer.wall_time(), comm);
 
-    double reinit = 0, diagonal = 0, data_bytes = 0;
+    double         reinit = 0, diagonal = 0, data_bytes = 0;
     gpumf::Backend backend = gpumf::Backend::host;
     // keeps the objects alive until the memory is measured
     std::shared_ptr<void> keep;
@@ -92,7 +92,7 @@ namespace
       std::tie(reinit, diagonal) = setup_bench::dealii_setup<degree>(*mapping, dof, constraints);
     else
       {
-        backend = gpumf::default_backend();
+        backend        = gpumf::default_backend();
         using Operator = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, double>;
         typename Operator::AdditionalData data;
         data.backend        = backend;
@@ -117,15 +117,14 @@ namespace
     const double rss_sum = Utilities::MPI::sum(rss, comm), peak_sum = Utilities::MPI::sum(peak, comm);
     if (root)
       {
-        std::cout << (side == "dealii" ? "deal.II CPU MatrixFree (no SIMD)" :
-                                         "gpumf, backend " + gpumf::to_string(backend) + ", device " +
-                                           gpumf::device_name())
-                  << "; " << Utilities::MPI::n_mpi_processes(comm) << " MPI ranks x "
-                  << MultithreadInfo::n_threads() << " threads\n"
+        std::cout << (side == "dealii" ?
+                        "deal.II CPU MatrixFree (no SIMD)" :
+                        "gpumf, backend " + gpumf::to_string(backend) + ", device " + gpumf::device_name())
+                  << "; " << Utilities::MPI::n_mpi_processes(comm) << " MPI ranks x " << MultithreadInfo::n_threads()
+                  << " threads\n"
                   << "3D FE_Q(" << degree << "), " << mesh << " mesh, " << dof.n_dofs() << " DoFs, "
                   << tria.n_global_active_cells() << " cells; mesh, DoFs and constraints " << mesh_seconds << " s\n"
-                  << "reinit " << reinit << " s, diagonal " << diagonal << " s, set-up " << reinit + diagonal
-                  << " s\n"
+                  << "reinit " << reinit << " s, diagonal " << diagonal << " s, set-up " << reinit + diagonal << " s\n"
                   << "host memory after set-up " << rss_sum / 1e9 << " GB resident (peak " << peak_sum / 1e9
                   << " GB), all ranks\n";
         if (side != "dealii")
@@ -148,9 +147,9 @@ main(int argc, char **argv)
 {
   // deal.II's threads: all cores of the node, shared by its ranks
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
-  std::string  side = "gpumf", mesh = "cartesian";
-  unsigned int degree = 2;
-  double       dofs   = 2e6;
+  std::string                      side = "gpumf", mesh = "cartesian";
+  unsigned int                     degree = 2;
+  double                           dofs   = 2e6;
   for (int i = 1; i + 1 < argc; i += 2)
     {
       if (std::strcmp(argv[i], "--side") == 0)

@@ -15,7 +15,8 @@ namespace setup_bench
   /// points: wall seconds {reinit, diagonal}, the slowest rank's, after a barrier.
   template <int degree>
   std::pair<double, double>
-  dealii_setup(const dealii::Mapping<3> &mapping, const dealii::DoFHandler<3> &dof,
+  dealii_setup(const dealii::Mapping<3>                &mapping,
+               const dealii::DoFHandler<3>             &dof,
                const dealii::AffineConstraints<double> &constraints);
 } // namespace setup_bench
 

@@ -19,8 +19,8 @@ namespace setup_bench
   {
     const MPI_Comm comm = dof.get_communicator();
     MPI_Barrier(comm);
-    Timer                                timer;
-    MatrixFree<3, double>                mf;
+    Timer                                          timer;
+    MatrixFree<3, double>                          mf;
     typename MatrixFree<3, double>::AdditionalData data;
     data.mapping_update_flags = update_gradients | update_JxW_values;
     mf.reinit(mapping, dof, constraints, QGauss<1>(degree + 1), data);

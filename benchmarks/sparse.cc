@@ -46,23 +46,28 @@ namespace bench
     void
     assemble(const Problem<dim> &problem, const Form form, const unsigned int degree, MatrixType &matrix)
     {
-      const auto &          dof = problem.dof_handler;
+      const auto           &dof = problem.dof_handler;
       const Quadrature<dim> quad(quadrature(form, degree));
       const bool            mass = form == Form::bp1 || form == Form::helmholtz, laplace = form != Form::bp1;
       const unsigned int    n = dof.get_fe().n_dofs_per_cell(), stride = (mass ? 1 : 0) + (laplace ? dim : 0);
-      const UpdateFlags     flags = (mass ? update_values : update_default) |
-                                (laplace ? update_gradients : update_default) | update_JxW_values;
+      const UpdateFlags     flags =
+        (mass ? update_values : update_default) | (laplace ? update_gradients : update_default) | update_JxW_values;
       struct Scratch
       {
         FEValues<dim>      values;
         FullMatrix<double> B;
-        Scratch(const Mapping<dim> &mapping, const FiniteElement<dim> &fe, const Quadrature<dim> &q,
-                const UpdateFlags flags, const unsigned int rows)
+        Scratch(const Mapping<dim>       &mapping,
+                const FiniteElement<dim> &fe,
+                const Quadrature<dim>    &q,
+                const UpdateFlags         flags,
+                const unsigned int        rows)
           : values(mapping, fe, q, flags)
           , B(rows, fe.n_dofs_per_cell())
         {}
         Scratch(const Scratch &other)
-          : values(other.values.get_mapping(), other.values.get_fe(), other.values.get_quadrature(),
+          : values(other.values.get_mapping(),
+                   other.values.get_fe(),
+                   other.values.get_quadrature(),
                    other.values.get_update_flags())
           , B(other.B)
         {}
@@ -98,7 +103,10 @@ namespace bench
         if (!c.indices.empty())
           problem.constraints.distribute_local_to_global(c.cell, c.indices, matrix);
       };
-      WorkStream::run(dof.begin_active(), typename DoFHandler<dim>::active_cell_iterator(dof.end()), worker, copier,
+      WorkStream::run(dof.begin_active(),
+                      typename DoFHandler<dim>::active_cell_iterator(dof.end()),
+                      worker,
+                      copier,
                       Scratch(*problem.mapping, dof.get_fe(), quad, flags, quad.size() * stride),
                       Copy{FullMatrix<double>(n, n), {}});
       matrix.compress(VectorOperation::add);
@@ -128,16 +136,16 @@ namespace bench
         result.note    = "the assembled matrix is measured in double";
         return result;
       }
-    const auto &                dof = problem.dof_handler;
-    const types::global_dof_index n = dof.n_dofs();
+    const auto                   &dof = problem.dof_handler;
+    const types::global_dof_index n   = dof.n_dofs();
     gpumf::synchronize(options.backend);
     Timer setup_timer;
     // the host holds the sparsity pattern, deal.II's matrix and its copy while assembling: about
     // 24 bytes per nonzero; refuse what cannot fit before allocating (at most dofs_per_cell^2
     // nonzeros per cell)
     const double dofs_per_cell = dof.get_fe().n_dofs_per_cell();
-    const double host_bound = 24. * problem.tria->n_active_cells() * dofs_per_cell * dofs_per_cell;
-    const double available  = host_memory_available();
+    const double host_bound    = 24. * problem.tria->n_active_cells() * dofs_per_cell * dofs_per_cell;
+    const double available     = host_memory_available();
     AssertThrow(available == 0 || host_bound < available,
                 ExcMessage("the assembled matrix would need up to " + fmt(host_bound, 3) +
                            " bytes of host memory to assemble (24 bytes per nonzero  at most " +
@@ -148,7 +156,7 @@ namespace bench
       DynamicSparsityPattern dsp(n);
       DoFTools::make_sparsity_pattern(dof, dsp, problem.constraints, false);
       // refuse before assembling what the GPU cannot hold (the vectors of the solve included)
-      const unsigned int n_vectors = c.what == "vmult" ? 2 : 6;
+      const unsigned int n_vectors  = c.what == "vmult" ? 2 : 6;
       std::size_t        free_bytes = 0, total_bytes = 0;
       if (device_memory(options.backend, free_bytes, total_bytes))
         {
@@ -164,9 +172,9 @@ namespace bench
     assemble(problem, c.form, c.degree, host_matrix);
     gpumf::SparseMatrix<double> A;
     A.reinit(host_matrix, options.backend);
-    const auto partitioner = std::make_shared<Utilities::MPI::Partitioner>(n);
-    gpumf::Vector<double> x(partitioner, options.backend), y(partitioner, options.backend);
-    DiagonalMatrix<gpumf::Vector<double>> inverse_diagonal;
+    const auto                             partitioner = std::make_shared<Utilities::MPI::Partitioner>(n);
+    gpumf::Vector<double>                  x(partitioner, options.backend), y(partitioner, options.backend);
+    DiagonalMatrix<gpumf::Vector<double>>  inverse_diagonal;
     LinearAlgebra::ReadWriteVector<double> rw(x.locally_owned_elements());
     if (c.what != "vmult")
       {
@@ -204,8 +212,8 @@ namespace bench
   {
     MultithreadInfo::set_thread_limit(options.cpu_threads);
     const MPI_Comm comm = problem.dof_handler.get_communicator();
-    const auto &dof = problem.dof_handler;
-    CpuResult   result;
+    const auto    &dof  = problem.dof_handler;
+    CpuResult      result;
     MPI_Barrier(comm);
     Timer          setup_timer;
     const IndexSet owned = dof.locally_owned_dofs();
@@ -217,7 +225,7 @@ namespace bench
     TrilinosWrappers::SparseMatrix A;
     A.reinit(pattern);
     assemble(problem, c.form, c.degree, A);
-    TrilinosWrappers::MPI::Vector      x(owned, comm), y(owned, comm);
+    TrilinosWrappers::MPI::Vector        x(owned, comm), y(owned, comm);
     TrilinosWrappers::PreconditionJacobi jacobi;
     TrilinosWrappers::PreconditionSOR    sor;
     if (c.what == "sweep")

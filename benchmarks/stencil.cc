@@ -34,7 +34,7 @@ namespace bench
                                           name == "stencil-semi"     ? gpumf::StencilStorage::semi_constant :
                                           name == "stencil-variable" ? gpumf::StencilStorage::variable :
                                                                        gpumf::StencilStorage::general;
-    const bool general = storage == gpumf::StencilStorage::general;
+    const bool                  general = storage == gpumf::StencilStorage::general;
     gpumf::synchronize(options.backend);
     Timer           setup_timer;
     DoFHandler<dim> dof(*problem.tria);
@@ -44,9 +44,9 @@ namespace bench
     constraints.reinit(DoFTools::extract_locally_relevant_dofs(dof));
     VectorTools::interpolate_boundary_values(MappingQ1<dim>(), dof, 0, Functions::ZeroFunction<dim>(), constraints);
     constraints.close();
-    gpumf::StencilOperator<dim, double>       op;
-    gpumf::MultiColorGaussSeidel<dim, double> gs;
-    const bool sweep = c.what == "sweep";
+    gpumf::StencilOperator<dim, double>                op;
+    gpumf::MultiColorGaussSeidel<dim, double>          gs;
+    const bool                                         sweep = c.what == "sweep";
     std::shared_ptr<const Utilities::MPI::Partitioner> partitioner;
     {
       // the MatrixFree object gives the layout and constraints; the operators keep none of its data
@@ -69,17 +69,18 @@ namespace bench
         }
     }
     gpumf::synchronize(options.backend);
-    result.setup_seconds  = setup_timer.wall_time();
-    result.implementation = c.implementation; // the storage forced: op.storage(), gs.storage()
-    result.geometry       = "grid";
-    result.n_cells        = problem.tria->n_active_cells();
-    const double n        = dof.n_locally_owned_dofs();
+    result.setup_seconds             = setup_timer.wall_time();
+    result.implementation            = c.implementation; // the storage forced: op.storage(), gs.storage()
+    result.geometry                  = "grid";
+    result.n_cells                   = problem.tria->n_active_cells();
+    const double           n         = dof.n_locally_owned_dofs();
     constexpr unsigned int n_entries = gpumf::StencilOperator<dim, double>::n_entries;
     // bytes of the stored stencils per point: variable 3^dim numbers; general (ELL): a value and a
     // column index per slot, the row index and the inverse diagonal
     const double stored = storage == gpumf::StencilStorage::variable ? n_entries * 8. :
-                          general ? gs.get_stencil().n_slots * 12. + 12. : 0.;
-    result.data_bytes = sweep || general ? gs.memory_consumption() : op.memory_consumption();
+                          general                                    ? gs.get_stencil().n_slots * 12. + 12. :
+                                                                       0.;
+    result.data_bytes   = sweep || general ? gs.memory_consumption() : op.memory_consumption();
     const gpumf::RowTraffic traffic{n, double(n_entries), stored};
     result.bytes = sweep ? traffic.sweep_bytes(1u << dim) : traffic.vmult_bytes();
     result.flops = traffic.flops();

@@ -74,8 +74,9 @@ namespace bench
         GPUMF_CHECK_CUDA(cudaMalloc(&a, half));
         GPUMF_CHECK_CUDA(cudaMalloc(&b, half));
         GPUMF_CHECK_CUDA(cudaMemset(a, 1, half));
-        const double seconds =
-          median_seconds(backend, repeat, [&]() { GPUMF_CHECK_CUDA(cudaMemcpyAsync(b, a, half, cudaMemcpyDeviceToDevice)); });
+        const double seconds = median_seconds(backend, repeat, [&]() {
+          GPUMF_CHECK_CUDA(cudaMemcpyAsync(b, a, half, cudaMemcpyDeviceToDevice));
+        });
         GPUMF_CHECK_CUDA(cudaFree(a));
         GPUMF_CHECK_CUDA(cudaFree(b));
         return 2. * half / seconds;

@@ -42,8 +42,11 @@ namespace
     static constexpr unsigned int n_fe_evaluations = 2;
 
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const gpumf::VectorPointers<const double> src, double *dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const gpumf::VectorPointers<const double>            src,
+               double                                              *dst) const
     {
       Eval<dim, p> u(cell, data, shared), v(cell, data, shared);
       u.read_dof_values(src[0]);
@@ -65,8 +68,11 @@ namespace
   struct OneObjectTwice : Sizes<dim, p>
   {
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const gpumf::VectorPointers<const double> src, double *dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const gpumf::VectorPointers<const double>            src,
+               double                                              *dst) const
     {
       Eval<dim, p> phi(cell, data, shared);
       phi.read_dof_values(src[1]);
@@ -90,9 +96,11 @@ namespace
     static constexpr unsigned int n_fe_evaluations = 2;
 
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const gpumf::VectorPointers<const double> src,
-               const gpumf::VectorPointers<double> dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const gpumf::VectorPointers<const double>            src,
+               const gpumf::VectorPointers<double>                  dst) const
     {
       Eval<dim, p> u(cell, data, shared), v(cell, data, shared);
       u.read_dof_values(src[0]);
@@ -116,8 +124,11 @@ namespace
   struct MirrorWithBarrier : Sizes<dim, p>
   {
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const double *src, double *dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const double                                        *src,
+               double                                              *dst) const
     {
       Eval<dim, p> phi(cell, data, shared);
       phi.read_dof_values(src);
@@ -137,8 +148,11 @@ namespace
   struct MirrorWithoutBarrier : Sizes<dim, p>
   {
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const double *src, double *dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const double                                        *src,
+               double                                              *dst) const
     {
       Eval<dim, p> phi(cell, data, shared);
       phi.read_dof_values(src);
@@ -158,8 +172,11 @@ namespace
     static constexpr unsigned int n_fe_evaluations = 2;
 
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const double *src, double *dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const double                                        *src,
+               double                                              *dst) const
     {
       Eval<dim, p> phi(cell, data, shared), out(cell, data, shared);
       phi.read_dof_values(src);
@@ -177,8 +194,11 @@ namespace
   struct Undeclared : Sizes<dim, p>
   {
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const gpumf::VectorPointers<const double> src, double *dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const gpumf::VectorPointers<const double>            src,
+               double                                              *dst) const
     {
       Eval<dim, p> u(cell, data, shared), v(cell, data, shared);
       u.read_dof_values(src[0]);
@@ -194,8 +214,11 @@ namespace
   struct ThirdSource : Sizes<dim, p>
   {
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const gpumf::VectorPointers<const double> src, double *dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const gpumf::VectorPointers<const double>            src,
+               double                                              *dst) const
     {
       Eval<dim, p> u(cell, data, shared);
       u.read_dof_values(src[2]);
@@ -208,8 +231,11 @@ namespace
   struct DivergentBarrier : Sizes<dim, p>
   {
     __host__ __device__ void
-    operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, double>::Data *data,
-               gpumf::SharedData<dim, double> *shared, const double *src, double *dst) const
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const double                                        *src,
+               double                                              *dst) const
     {
       Eval<dim, p> u(cell, data, shared);
       u.read_dof_values(src);
@@ -256,8 +282,9 @@ namespace
       : tria(MPI_COMM_WORLD)
       , dof(tria)
     {
-      test::make_mesh<dim>(tria, test::Domain::unit_cube, dim == 2 ? 3 : 2,
-                           {[](const Point<dim> &p) { return p[0] < 0.3 && p[1] < 0.6; }});
+      test::make_mesh<dim>(tria, test::Domain::unit_cube, dim == 2 ? 3 : 2, {[](const Point<dim> &x) {
+                             return x[0] < 0.3 && x[1] < 0.6;
+                           }});
       dof.distribute_dofs(FE_Q<dim>(p));
       IndexSet relevant;
       DoFTools::extract_locally_relevant_dofs(dof, relevant);
@@ -277,8 +304,8 @@ namespace
   void
   check_loops(test::Checker &checker, const gpumf::Backend backend, const bool overlap)
   {
-    Problem<dim, p>   problem(backend, overlap);
-    const std::string name = std::to_string(dim) + "D Q" + std::to_string(p) + (overlap ? " overlap" : "");
+    Problem<dim, p>       problem(backend, overlap);
+    const std::string     name = std::to_string(dim) + "D Q" + std::to_string(p) + (overlap ? " overlap" : "");
     gpumf::Vector<double> u, v, result, again, part0, part1;
     for (gpumf::Vector<double> *x : {&u, &v, &result, &again, &part0, &part1})
       problem.mf.initialize_dof_vector(*x);
@@ -286,8 +313,8 @@ namespace
     test::fill_random(v, 2);
 
     LinearAlgebra::ReadWriteVector<double> reference;
-    test::two_field_form(problem.mapping, problem.dof, problem.constraints, p + 2, test::to_rw(u), test::to_rw(v),
-                         a, reference);
+    test::two_field_form(
+      problem.mapping, problem.dof, problem.constraints, p + 2, test::to_rw(u), test::to_rw(v), a, reference);
 
     const std::vector<const gpumf::Vector<double> *> sources{&u, &v};
     problem.mf.cell_loop(TwoFields<dim, p>{}, sources, result);
@@ -312,7 +339,8 @@ namespace
     // one object used twice, sources given as an array of vectors
     const std::array<const gpumf::Vector<double> *, 2> array{&u, &v};
     problem.mf.cell_loop(OneObjectTwice<dim, p>{}, array, again);
-    checker.check_below(test::relative_difference(test::to_rw(again), test::to_rw(result), MPI_COMM_WORLD), 1e-15,
+    checker.check_below(test::relative_difference(test::to_rw(again), test::to_rw(result), MPI_COMM_WORLD),
+                        1e-15,
                         name + ": one FEEvaluation read twice (values kept per thread) == two objects");
 
     // two destinations; zero_dst
@@ -324,12 +352,14 @@ namespace
     sum += part1;
     sum.add(-2.); // both started at 1
 
-    checker.check_below(test::relative_difference(test::to_rw(sum), test::to_rw(result), MPI_COMM_WORLD), 1e-13,
+    checker.check_below(test::relative_difference(test::to_rw(sum), test::to_rw(result), MPI_COMM_WORLD),
+                        1e-13,
                         name + ": two destinations, added to their values (zero_dst = false)");
     problem.mf.cell_loop(TwoDestinations<dim, p>{}, sources, parts, true);
     sum = part0;
     sum += part1;
-    checker.check_below(test::relative_difference(test::to_rw(sum), test::to_rw(result), MPI_COMM_WORLD), 1e-13,
+    checker.check_below(test::relative_difference(test::to_rw(sum), test::to_rw(result), MPI_COMM_WORLD),
+                        1e-13,
                         name + ": two destinations, zeroed first (zero_dst = true)");
 
     // a barrier in a user functor
@@ -341,25 +371,36 @@ namespace
                   name + ": gpumf::syncthreads() in a functor: mirrored values == through a second FEEvaluation");
 
     // refused
-    expect_throw(checker, name + ": a destination that is also a source is refused", "a destination vector is also a source",
+    expect_throw(checker,
+                 name + ": a destination that is also a source is refused",
+                 "a destination vector is also a source",
                  [&] { problem.mf.cell_loop(TwoFields<dim, p>{}, sources, u); });
     std::vector<gpumf::Vector<double> *> twice{&part0, &part0};
-    expect_throw(checker, name + ": a destination given twice is refused", "the same vector appears twice",
-                 [&] { problem.mf.cell_loop(TwoDestinations<dim, p>{}, sources, twice); });
+    expect_throw(checker, name + ": a destination given twice is refused", "the same vector appears twice", [&] {
+      problem.mf.cell_loop(TwoDestinations<dim, p>{}, sources, twice);
+    });
     if (backend == gpumf::Backend::host)
       {
         const gpumf::Vector<double> before(result); // the refused loops may have written into result
-        expect_throw(checker, name + ": two FEEvaluation objects without n_fe_evaluations throw (host)",
-                     "n_fe_evaluations = k;", [&] { problem.mf.cell_loop(Undeclared<dim, p>{}, sources, result); });
-        expect_throw(checker, name + ": reading a source beyond those passed throws (host)",
-                     "index beyond the vectors passed", [&] { problem.mf.cell_loop(ThirdSource<dim, p>{}, sources, result); });
-        expect_throw(checker, name + ": a barrier reached by some threads only throws (host)", "diverged at a barrier",
+        expect_throw(checker,
+                     name + ": two FEEvaluation objects without n_fe_evaluations throw (host)",
+                     "n_fe_evaluations = k;",
+                     [&] { problem.mf.cell_loop(Undeclared<dim, p>{}, sources, result); });
+        expect_throw(checker,
+                     name + ": reading a source beyond those passed throws (host)",
+                     "index beyond the vectors passed",
+                     [&] { problem.mf.cell_loop(ThirdSource<dim, p>{}, sources, result); });
+        expect_throw(checker,
+                     name + ": a barrier reached by some threads only throws (host)",
+                     "diverged at a barrier",
                      [&] { problem.mf.cell_loop(DivergentBarrier<dim, p>{}, u, result); });
-        expect_throw(checker, name + ": reading a point another thread wrote since the last barrier throws (host)",
+        expect_throw(checker,
+                     name + ": reading a point another thread wrote since the last barrier throws (host)",
                      "a race between the threads of a cell",
                      [&] { problem.mf.cell_loop(MirrorWithoutBarrier<dim, p>{}, u, result); });
-        expect_throw(checker, name + ": gpumf::syncthreads() outside a loop throws", "outside a cell functor",
-                     [&] { gpumf::syncthreads(); });
+        expect_throw(checker, name + ": gpumf::syncthreads() outside a loop throws", "outside a cell functor", [&] {
+          gpumf::syncthreads();
+        });
         // the loops work after a thrown exception
         problem.mf.cell_loop(TwoFields<dim, p>{}, sources, again, true);
         checker.check(test::bitwise_equal(test::to_rw(again), test::to_rw(before), MPI_COMM_WORLD),
@@ -371,7 +412,7 @@ namespace
   void
   check_data_host(test::Checker &checker, const gpumf::Backend backend)
   {
-    Problem<dim, 2>             problem(backend, false);
+    Problem<dim, 2>                       problem(backend, false);
     const gpumf::MatrixFree<dim, double> &mf     = problem.mf;
     const auto                            points = mf.get_quadrature_points();
     const unsigned int                    n_q    = mf.n_q_points();
@@ -380,8 +421,9 @@ namespace
     unsigned int                          cells  = 0;
     for (unsigned int color = 0; color < mf.n_colors(); ++color)
       {
-        const auto host = gpumf::copy_mf_data_to_host<dim, double>(
-          mf.get_data(color), update_quadrature_points | update_JxW_values | update_gradients);
+        const auto host =
+          gpumf::copy_mf_data_to_host<dim, double>(mf.get_data(color),
+                                                   update_quadrature_points | update_JxW_values | update_gradients);
         cells += host.n_cells;
         same = same && host.local_to_global.size() == host.n_cells * Utilities::pow(3, dim) &&
                host.inv_jacobian.size() == host.n_cells * n_q * dim * dim;
@@ -395,7 +437,8 @@ namespace
       }
     volume = Utilities::MPI::sum(volume, MPI_COMM_WORLD);
     checker.check(same && cells == mf.n_cells(),
-                  std::to_string(dim) + "D: copy_mf_data_to_host(): points at local_q_point_id_host() == get_quadrature_points()");
+                  std::to_string(dim) +
+                    "D: copy_mf_data_to_host(): points at local_q_point_id_host() == get_quadrature_points()");
     checker.check_below(std::abs(volume - 1.), 1e-12, std::to_string(dim) + "D: DataHost JxW sums to the volume");
   }
 
@@ -422,7 +465,8 @@ namespace cell_loop_test
     LinearAlgebra::ReadWriteVector<double> expected = test::to_rw(z);
     for (const auto i : expected.get_stored_elements())
       expected(i) = 1. / (2. * expected(i) * expected(i) + 1.);
-    checker.check_below(test::relative_difference(test::to_rw(y), expected, MPI_COMM_WORLD), 1e-15,
+    checker.check_below(test::relative_difference(test::to_rw(y), expected, MPI_COMM_WORLD),
+                        1e-15,
                         "Vector::transform(lambda) and reciprocal() on the backend");
   }
 } // namespace cell_loop_test

@@ -30,15 +30,24 @@ namespace
 
   enum class Reference
   {
-    assembled_matrix, // FEValues + SparseMatrix, kappa(x) and a(x), and the diagonal
+    assembled_matrix,  // FEValues + SparseMatrix, kappa(x) and a(x), and the diagonal
     dealii_matrix_free // deal.II's CPU MatrixFree Helmholtz operator (kappa = 1, a(x)), for high degrees
   };
 
-  template <int dim, int degree, int n_q_1d, int n_components, bool with_values, bool with_gradients,
+  template <int  dim,
+            int  degree,
+            int  n_q_1d,
+            int  n_components,
+            bool with_values,
+            bool with_gradients,
             typename Number = double>
   void
-  check(test::Checker &checker, const gpumf::Backend backend, const test::MeshKind mesh, const QuadKind quad_kind,
-        const Reference reference, const bool check_diagonal)
+  check(test::Checker       &checker,
+        const gpumf::Backend backend,
+        const test::MeshKind mesh,
+        const QuadKind       quad_kind,
+        const Reference      reference,
+        const bool           check_diagonal)
   {
     using Operator = gpumf::CoefficientOperator<dim, degree, n_q_1d, n_components, Number, with_values, with_gradients>;
     constexpr bool is_double = std::is_same_v<Number, double>;
@@ -51,7 +60,7 @@ namespace
       test::make_mesh(tria, test::Domain::inexact_cube, dim == 2 ? 2 : 1);
     else
       test::make_mesh(tria, test::Domain::shell, 0);
-    const auto mapping = test::make_mapping<dim>(mesh);
+    const auto                          mapping = test::make_mapping<dim>(mesh);
     std::unique_ptr<FiniteElement<dim>> fe;
     if (n_components == 1)
       fe = std::make_unique<FE_Q<dim>>(degree);
@@ -64,8 +73,8 @@ namespace
       IndexSet relevant;
       DoFTools::extract_locally_relevant_dofs(dof, relevant);
       constraints.reinit(relevant);
-      VectorTools::interpolate_boundary_values(*mapping, dof, 0, Functions::ZeroFunction<dim>(n_components),
-                                               constraints);
+      VectorTools::interpolate_boundary_values(
+        *mapping, dof, 0, Functions::ZeroFunction<dim>(n_components), constraints);
       constraints.close();
     }
     AffineConstraints<Number> number_constraints; // (the operator's number type)
@@ -75,23 +84,27 @@ namespace
     const test::Kappa<dim>            kappa;
     const test::ValueCoefficient<dim> a;
 
-    const std::string name =
-      std::string(with_values && with_gradients ? "helmholtz" : with_values ? "mass" : "laplace") + " " +
-      std::to_string(dim) + "d degree " + std::to_string(degree) + " " +
-      (quad_kind == QuadKind::gauss ? "gauss " : "gauss-lobatto ") + std::to_string(n_q_1d) +
-      (n_components > 1 ? " components " + std::to_string(n_components) : std::string()) + " " +
-      test::to_string(mesh) + (is_double ? "" : " float") + " (" + std::to_string(dof.n_dofs()) + " DoFs)";
+    const std::string name = std::string(with_values && with_gradients ? "helmholtz" :
+                                         with_values                   ? "mass" :
+                                                                         "laplace") +
+                             " " + std::to_string(dim) + "d degree " + std::to_string(degree) + " " +
+                             (quad_kind == QuadKind::gauss ? "gauss " : "gauss-lobatto ") + std::to_string(n_q_1d) +
+                             (n_components > 1 ? " components " + std::to_string(n_components) : std::string()) + " " +
+                             test::to_string(mesh) + (is_double ? "" : " float") + " (" + std::to_string(dof.n_dofs()) +
+                             " DoFs)";
 
     // y = A x and the diagonal, on a backend
-    using Geometry = typename gpumf::MatrixFree<dim, Number>::GeometryStorage;
-    const auto apply = [&](const gpumf::Backend b, const bool coloring, const Geometry geometry = Geometry::automatic,
-                           const unsigned int cells_per_block = 0) {
+    using Geometry   = typename gpumf::MatrixFree<dim, Number>::GeometryStorage;
+    const auto apply = [&](const gpumf::Backend b,
+                           const bool           coloring,
+                           const Geometry       geometry        = Geometry::automatic,
+                           const unsigned int   cells_per_block = 0) {
       typename Operator::AdditionalData data;
       data.backend         = b;
       data.use_coloring    = coloring;
       data.geometry        = geometry;
       data.cells_per_block = cells_per_block;
-      data.implementation = gpumf::Implementation::tensor_product; // local matrices: local_matrix_test
+      data.implementation  = gpumf::Implementation::tensor_product; // local matrices: local_matrix_test
       Operator op;
       op.reinit(*mapping, dof, number_constraints, quad, data);
       AssertThrow(op.matrix_free().has_affine_geometry() ==
@@ -136,22 +149,24 @@ namespace
         if (reference == Reference::assembled_matrix)
           {
             AssertThrow(Utilities::MPI::n_mpi_processes(comm) == 1, ExcMessage("the assembled reference is serial"));
-            test::AssembledOperator<dim>      matrix;
-            matrix.assemble(*mapping, dof, constraints, quad, with_values ? &a : nullptr,
-                            with_gradients ? &kappa : nullptr);
+            test::AssembledOperator<dim> matrix;
+            matrix.assemble(
+              *mapping, dof, constraints, quad, with_values ? &a : nullptr, with_gradients ? &kappa : nullptr);
             Vector<double> x(dof.n_dofs()), y(dof.n_dofs());
             for (unsigned int i = 0; i < dof.n_dofs(); ++i)
               x(i) = test::random_value(i);
             matrix.vmult(y, x);
             for (const auto i : expected.get_stored_elements())
               expected(i) = y(i);
-            checker.check_below(test::relative_difference(host.first, expected, comm), host_tolerance,
+            checker.check_below(test::relative_difference(host.first, expected, comm),
+                                host_tolerance,
                                 name + ": host vs assembled matrix");
             if (check_diagonal)
               {
                 for (const auto i : expected.get_stored_elements())
                   expected(i) = matrix.diagonal(i);
-                checker.check_below(test::relative_difference(host.second, expected, comm), host_tolerance,
+                checker.check_below(test::relative_difference(host.second, expected, comm),
+                                    host_tolerance,
                                     name + ": host diagonal vs assembled diagonal");
               }
           }
@@ -164,7 +179,8 @@ namespace
             op.initialize_dof_vector(y);
             test::fill_random(x);
             op.vmult(y, x);
-            checker.check_below(test::relative_difference(host.first, test::to_rw(y), comm), 1e-12,
+            checker.check_below(test::relative_difference(host.first, test::to_rw(y), comm),
+                                1e-12,
                                 name + ": host vs deal.II CPU MatrixFree");
           }
         return;
@@ -175,29 +191,40 @@ namespace
       {
         const auto        device  = apply(gpumf::Backend::cuda, coloring);
         const std::string variant = coloring ? " cuda coloring" : " cuda atomics";
-        checker.check_below(test::relative_difference(device.first, host.first, comm), tolerance,
+        checker.check_below(test::relative_difference(device.first, host.first, comm),
+                            tolerance,
                             name + variant + " vs host");
         if (check_diagonal)
-          checker.check_below(test::relative_difference(device.second, host.second, comm), tolerance,
+          checker.check_below(test::relative_difference(device.second, host.second, comm),
+                              tolerance,
                               name + variant + " diagonal vs host");
       }
     // one cell per block and geometry per point (the benchmark's baseline variant)
     const auto device = apply(gpumf::Backend::cuda, false, Geometry::per_point, 1);
-    checker.check_below(test::relative_difference(device.first, host.first, comm), tolerance,
+    checker.check_below(test::relative_difference(device.first, host.first, comm),
+                        tolerance,
                         name + " cuda atomics, one cell per block, geometry per point vs host");
   }
 
   /// Every mesh and the given quadratures for one operator.
-  template <int dim, int degree, int n_q_1d, int n_components, bool with_values, bool with_gradients,
+  template <int  dim,
+            int  degree,
+            int  n_q_1d,
+            int  n_components,
+            bool with_values,
+            bool with_gradients,
             typename Number = double>
   void
-  check_meshes(test::Checker &checker, const gpumf::Backend backend, const std::vector<QuadKind> &quads,
-               const Reference reference = Reference::assembled_matrix, const bool check_diagonal = true)
+  check_meshes(test::Checker               &checker,
+               const gpumf::Backend         backend,
+               const std::vector<QuadKind> &quads,
+               const Reference              reference      = Reference::assembled_matrix,
+               const bool                   check_diagonal = true)
   {
     for (const auto mesh : {test::MeshKind::cartesian, test::MeshKind::curved})
       for (const auto quad : quads)
-        check<dim, degree, n_q_1d, n_components, with_values, with_gradients, Number>(checker, backend, mesh, quad,
-                                                                                       reference, check_diagonal);
+        check<dim, degree, n_q_1d, n_components, with_values, with_gradients, Number>(
+          checker, backend, mesh, quad, reference, check_diagonal);
   }
 
   template <int dim, int degree>

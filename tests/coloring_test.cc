@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/coloring.h"
-#include "test_utils.h"
+#include "common/test_utils.h"
 
 using namespace dealii;
 
@@ -32,11 +32,11 @@ namespace
   /// Whether every position is in exactly one color and the cells of a color share no vertex.
   template <int dim>
   bool
-  is_coloring(const std::vector<std::vector<unsigned int>> &                  colors,
+  is_coloring(const std::vector<std::vector<unsigned int>>                  &colors,
               const std::vector<typename Triangulation<dim>::cell_iterator> &cells)
   {
-    const auto             touched = vertices_of<dim>(cells);
-    std::vector<unsigned>  seen(cells.size(), 0);
+    const auto            touched = vertices_of<dim>(cells);
+    std::vector<unsigned> seen(cells.size(), 0);
     for (const auto &color : colors)
       {
         std::set<types::global_dof_index> vertices;
@@ -66,7 +66,7 @@ namespace
   void
   check_cartesian(test::Checker &checker)
   {
-    const std::string name = std::to_string(dim) + "d Cartesian: ";
+    const std::string  name = std::to_string(dim) + "d Cartesian: ";
     Triangulation<dim> tria;
     GridGenerator::subdivided_hyper_cube(tria, 3);
     tria.refine_global(2);
@@ -87,7 +87,9 @@ namespace
 
     // one color: every position, in order, touched not called
     const auto one = gpumf::internal::color_cells<dim>(
-      tria, cells, [](const unsigned int) -> std::vector<types::global_dof_index> { throw std::logic_error("called"); },
+      tria,
+      cells,
+      [](const unsigned int) -> std::vector<types::global_dof_index> { throw std::logic_error("called"); },
       CellColoringRule::one_color);
     std::vector<unsigned int> all(cells.size());
     std::iota(all.begin(), all.end(), 0u);
@@ -113,7 +115,7 @@ namespace
   void
   check_not_cartesian(test::Checker &checker)
   {
-    const std::string name = std::to_string(dim) + "d ball: ";
+    const std::string  name = std::to_string(dim) + "d ball: ";
     Triangulation<dim> tria;
     GridGenerator::hyper_ball(tria);
     tria.refine_global(2);

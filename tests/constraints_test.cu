@@ -38,7 +38,9 @@ namespace
   void
   make_adaptive_mesh(parallel::distributed::Triangulation<dim> &tria)
   {
-    test::make_mesh<dim>(tria, test::Domain::l_shape, dim == 2 ? 2 : 1,
+    test::make_mesh<dim>(tria,
+                         test::Domain::l_shape,
+                         dim == 2 ? 2 : 1,
                          {[](const Point<dim> &p) { return p.norm() < 0.6; },
                           [](const Point<dim> &p) { return p.norm() < 0.3; }});
   }
@@ -46,8 +48,10 @@ namespace
   /// Hanging-node constraints, plus zero Dirichlet values on the whole boundary unless @p dirichlet is null.
   template <int dim>
   void
-  make_constraints(const Mapping<dim> &mapping, const DoFHandler<dim> &dof, AffineConstraints<double> &constraints,
-                   const Function<dim> *dirichlet)
+  make_constraints(const Mapping<dim>        &mapping,
+                   const DoFHandler<dim>     &dof,
+                   AffineConstraints<double> &constraints,
+                   const Function<dim>       *dirichlet)
   {
     IndexSet relevant;
     DoFTools::extract_locally_relevant_dofs(dof, relevant);
@@ -100,16 +104,20 @@ namespace
   /// An operator of type Op on the given setup, with the Helmholtz coefficient of the tests.
   template <typename Op, int dim>
   std::unique_ptr<Op>
-  make_operator(const Mapping<dim> &mapping, const DoFHandler<dim> &dof, const AffineConstraints<double> &constraints,
-                const gpumf::Backend backend, const bool coloring, const gpumf::Implementation implementation,
-                const bool overlap = false)
+  make_operator(const Mapping<dim>              &mapping,
+                const DoFHandler<dim>           &dof,
+                const AffineConstraints<double> &constraints,
+                const gpumf::Backend             backend,
+                const bool                       coloring,
+                const gpumf::Implementation      implementation,
+                const bool                       overlap = false)
   {
     typename Op::AdditionalData data;
     data.backend                           = backend;
     data.use_coloring                      = coloring;
     data.implementation                    = implementation;
     data.overlap_communication_computation = overlap;
-    auto op = std::make_unique<Op>();
+    auto op                                = std::make_unique<Op>();
     op->reinit(mapping, dof, constraints, QGauss<1>(dof.get_fe().degree + 1), data);
     op->set_value_coefficient(test::ValueCoefficient<dim>());
     return op;
@@ -154,13 +162,12 @@ namespace
     FE_Q<dim>           fe(degree);
     DoFHandler<dim>     dof(tria);
     dof.distribute_dofs(fe);
-    AffineConstraints<double>       constraints;
+    AffineConstraints<double>          constraints;
     const Functions::ZeroFunction<dim> zero;
     make_constraints(mapping, dof, constraints, &zero);
-    const std::string name = std::to_string(dim) + "d degree " + std::to_string(degree) + " adaptive (" +
-                             std::to_string(dof.n_dofs()) + " DoFs, " +
-                             std::to_string(n_constrained_to_others(constraints, dof.locally_owned_dofs(), comm)) +
-                             " hanging)";
+    const std::string name =
+      std::to_string(dim) + "d degree " + std::to_string(degree) + " adaptive (" + std::to_string(dof.n_dofs()) +
+      " DoFs, " + std::to_string(n_constrained_to_others(constraints, dof.locally_owned_dofs(), comm)) + " hanging)";
     // element matrices and diagonals (n applications per cell on the naive host) where cheap
     const bool small = dim == 2 || degree <= 3;
     using Op         = gpumf::HelmholtzOperator<dim, degree, degree + 1>;
@@ -169,8 +176,8 @@ namespace
     if (small)
       implementations.push_back(I::local_matrix);
 
-    const auto host_op     = make_operator<Op>(mapping, dof, constraints, gpumf::Backend::host, false, I::tensor_product);
-    const auto host_result = apply(*host_op);
+    const auto host_op = make_operator<Op>(mapping, dof, constraints, gpumf::Backend::host, false, I::tensor_product);
+    const auto host_result   = apply(*host_op);
     const auto host_diagonal = small ? diagonal(*host_op) : LinearAlgebra::ReadWriteVector<double>();
 
     if (backend == gpumf::Backend::host)
@@ -188,9 +195,10 @@ namespace
         for (const auto implementation : implementations)
           for (const bool coloring : {false, true})
             {
-              const auto op = make_operator<Op>(mapping, dof, constraints, backend, coloring, implementation);
+              const auto        op   = make_operator<Op>(mapping, dof, constraints, backend, coloring, implementation);
               const std::string what = name + ", host " + variant(coloring, implementation);
-              checker.check_below(test::relative_difference(apply(*op), expected, comm), host_tolerance,
+              checker.check_below(test::relative_difference(apply(*op), expected, comm),
+                                  host_tolerance,
                                   what + " vs deal.II CPU MatrixFree");
               if (coloring && implementation == I::tensor_product)
                 checker.check(Utilities::MPI::min(int(colors_disjoint<dim>(op->matrix_free(), constraints)), comm) == 1,
@@ -198,7 +206,8 @@ namespace
                                 " colors, no vector entry touched twice within a color");
               if (small)
                 checker.check_below(test::relative_difference(diagonal(*op), test::to_rw(ref_diagonal), comm),
-                                    host_tolerance, what + ": diagonal vs deal.II compute_diagonal");
+                                    host_tolerance,
+                                    what + ": diagonal vs deal.II compute_diagonal");
             }
         const auto overlapped = make_operator<Op>(mapping, dof, constraints, backend, true, I::tensor_product, true);
         const auto colored    = make_operator<Op>(mapping, dof, constraints, backend, true, I::tensor_product);
@@ -208,9 +217,10 @@ namespace
         for (const auto method : test::exchange_methods(backend, comm))
           checker.check(test::bitwise_equal(test::with_exchange(gpumf::to_string(method),
                                                                 [&] { return apply(*overlapped); }),
-                                            result, comm),
-                        name + ", host tensor product, coloring, overlap, GPUMF_EXCHANGE=" +
-                          gpumf::to_string(method) + ": bitwise equal");
+                                            result,
+                                            comm),
+                        name + ", host tensor product, coloring, overlap, GPUMF_EXCHANGE=" + gpumf::to_string(method) +
+                          ": bitwise equal");
         return;
       }
 
@@ -222,7 +232,8 @@ namespace
           const auto        result = apply(*op);
           checker.check_below(test::relative_difference(result, host_result, comm), cuda_tolerance, what + " vs host");
           if (small)
-            checker.check_below(test::relative_difference(diagonal(*op), host_diagonal, comm), cuda_tolerance,
+            checker.check_below(test::relative_difference(diagonal(*op), host_diagonal, comm),
+                                cuda_tolerance,
                                 what + ": diagonal vs host");
           if (!coloring)
             continue;
@@ -235,7 +246,8 @@ namespace
               for (const auto method : test::exchange_methods(backend, comm))
                 checker.check(test::bitwise_equal(test::with_exchange(gpumf::to_string(method),
                                                                       [&] { return apply(*overlapped); }),
-                                                  result, comm),
+                                                  result,
+                                                  comm),
                               what + ", overlap, GPUMF_EXCHANGE=" + gpumf::to_string(method) + ": bitwise equal");
             }
         }
@@ -257,31 +269,32 @@ namespace
   void
   check_vector_valued(test::Checker &checker, const gpumf::Backend backend)
   {
-    constexpr int                           dim  = 2;
-    const MPI_Comm                          comm = MPI_COMM_WORLD;
+    constexpr int                             dim  = 2;
+    const MPI_Comm                            comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
     make_adaptive_mesh(tria);
     const MappingQ<dim> mapping(2);
     FESystem<dim>       fe(FE_Q<dim>(2), 2);
     DoFHandler<dim>     dof(tria);
     dof.distribute_dofs(fe);
-    AffineConstraints<double>       constraints;
+    AffineConstraints<double>          constraints;
     const Functions::ZeroFunction<dim> zero(2);
     make_constraints(mapping, dof, constraints, &zero);
-    using Op = gpumf::HelmholtzOperator<dim, 2, 3, 2>;
-    using I  = gpumf::Implementation;
+    using Op               = gpumf::HelmholtzOperator<dim, 2, 3, 2>;
+    using I                = gpumf::Implementation;
     const std::string name = "2d FESystem(FE_Q(2), 2) adaptive (" + std::to_string(dof.n_dofs()) + " DoFs)";
-    const auto host_result =
+    const auto        host_result =
       apply(*make_operator<Op>(mapping, dof, constraints, gpumf::Backend::host, false, I::tensor_product));
     if (backend == gpumf::Backend::host)
       {
         const auto lm = apply(*make_operator<Op>(mapping, dof, constraints, backend, true, I::local_matrix));
-        checker.check_below(test::relative_difference(host_result, lm, comm), host_tolerance,
+        checker.check_below(test::relative_difference(host_result, lm, comm),
+                            host_tolerance,
                             name + ", host tensor product vs element matrices (coloring)");
         if (Utilities::MPI::n_mpi_processes(comm) == 1)
           {
-            test::AssembledOperator<dim>    assembled;
-            const test::ValueCoefficient<dim> a;
+            test::AssembledOperator<dim>           assembled;
+            const test::ValueCoefficient<dim>      a;
             const Functions::ConstantFunction<dim> kappa(1.);
             assembled.assemble(mapping, dof, constraints, QGauss<1>(3), &a, &kappa);
             Vector<double> src(dof.n_dofs()), dst(dof.n_dofs());
@@ -291,25 +304,28 @@ namespace
             LinearAlgebra::ReadWriteVector<double> expected(dof.locally_owned_dofs());
             for (unsigned int i = 0; i < dst.size(); ++i)
               expected(i) = dst(i);
-            checker.check_below(test::relative_difference(host_result, expected, comm), host_tolerance,
+            checker.check_below(test::relative_difference(host_result, expected, comm),
+                                host_tolerance,
                                 name + ", host tensor product vs assembled condensed SparseMatrix");
           }
         return;
       }
     for (const bool coloring : {true, false})
       for (const auto implementation : {I::tensor_product, I::local_matrix})
-        checker.check_below(
-          test::relative_difference(apply(*make_operator<Op>(mapping, dof, constraints, backend, coloring, implementation)),
-                                    host_result, comm),
-          cuda_tolerance, name + ", cuda " + variant(coloring, implementation) + " vs host");
+        checker.check_below(test::relative_difference(
+                              apply(*make_operator<Op>(mapping, dof, constraints, backend, coloring, implementation)),
+                              host_result,
+                              comm),
+                            cuda_tolerance,
+                            name + ", cuda " + variant(coloring, implementation) + " vs host");
   }
 
   /// Periodic in x (with hanging nodes across the periodic boundary), Dirichlet in y.
   void
   check_periodic(test::Checker &checker, const gpumf::Backend backend)
   {
-    constexpr int dim = 2, degree = 3;
-    const MPI_Comm comm = MPI_COMM_WORLD;
+    constexpr int                             dim = 2, degree = 3;
+    const MPI_Comm                            comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
     GridGenerator::hyper_cube(tria, 0., 1., true);
     std::vector<GridTools::PeriodicFacePair<typename parallel::distributed::Triangulation<dim>::cell_iterator>> pairs;
@@ -332,8 +348,8 @@ namespace
     for (const types::boundary_id id : {2, 3})
       VectorTools::interpolate_boundary_values(mapping, dof, id, Functions::ZeroFunction<dim>(), constraints);
     constraints.close();
-    using Op = gpumf::HelmholtzOperator<dim, degree, degree + 1>;
-    using I  = gpumf::Implementation;
+    using Op               = gpumf::HelmholtzOperator<dim, degree, degree + 1>;
+    using I                = gpumf::Implementation;
     const std::string name = "2d degree 3 periodic + hanging (" + std::to_string(dof.n_dofs()) + " DoFs, " +
                              std::to_string(n_constrained_to_others(constraints, dof.locally_owned_dofs(), comm)) +
                              " constrained to others)";
@@ -348,16 +364,18 @@ namespace
         reference.initialize_dof_vector(ref_dst);
         test::fill_random(ref_src);
         reference.vmult(ref_dst, ref_src);
-        checker.check_below(test::relative_difference(host_result, test::to_rw(ref_dst), comm), host_tolerance,
+        checker.check_below(test::relative_difference(host_result, test::to_rw(ref_dst), comm),
+                            host_tolerance,
                             name + ", host vs deal.II CPU MatrixFree");
         return;
       }
     for (const bool coloring : {true, false})
-      checker.check_below(
-        test::relative_difference(apply(*make_operator<Op>(mapping, dof, constraints, backend, coloring,
-                                                           I::tensor_product)),
-                                  host_result, comm),
-        cuda_tolerance, name + ", cuda " + variant(coloring, I::tensor_product) + " vs host");
+      checker.check_below(test::relative_difference(
+                            apply(*make_operator<Op>(mapping, dof, constraints, backend, coloring, I::tensor_product)),
+                            host_result,
+                            comm),
+                          cuda_tolerance,
+                          name + ", cuda " + variant(coloring, I::tensor_product) + " vs host");
   }
 
   /// u = 1 + x + 2y lies in the FE space on any mesh: the recipe of doc/operators.md for inhomogeneous
@@ -365,8 +383,8 @@ namespace
   void
   check_inhomogeneous(test::Checker &checker, const gpumf::Backend backend)
   {
-    constexpr int dim = 2, degree = 2;
-    const MPI_Comm comm = MPI_COMM_WORLD;
+    constexpr int                             dim = 2, degree = 2;
+    const MPI_Comm                            comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
     make_adaptive_mesh(tria);
     const MappingQ<dim> mapping(2);
@@ -419,7 +437,8 @@ namespace
     LinearAlgebra::distributed::Vector<double> interpolated(dof.locally_owned_dofs(), relevant, comm);
     VectorTools::interpolate(mapping, dof, exact, interpolated);
     interpolated -= host;
-    checker.check_below(interpolated.linfty_norm(), 1e-9,
+    checker.check_below(interpolated.linfty_norm(),
+                        1e-9,
                         "2d degree 2 adaptive, inhomogeneous Dirichlet recipe, " + gpumf::to_string(backend) + ", " +
                           std::to_string(control.last_step()) + " CG iterations: max error vs exact solution");
   }
@@ -428,8 +447,8 @@ namespace
   void
   check_rejections(test::Checker &checker)
   {
-    constexpr int dim = 2;
-    const MPI_Comm comm = MPI_COMM_WORLD;
+    constexpr int                             dim  = 2;
+    const MPI_Comm                            comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
     test::make_mesh(tria, test::Domain::unit_cube, 3);
     FE_Q<dim>       fe(2);

@@ -113,9 +113,12 @@ namespace
 
   /// x_i += omega (b_i - (A x)_i) / a_ii, row after row: colors in order, then (symmetric) in reverse.
   void
-  sequential_gauss_seidel(const SparseMatrix<double> &A, dealii::Vector<double> &x, const dealii::Vector<double> &b,
-                          const std::vector<std::vector<unsigned int>> &colors, const double omega,
-                          const bool symmetric)
+  sequential_gauss_seidel(const SparseMatrix<double>                   &A,
+                          dealii::Vector<double>                       &x,
+                          const dealii::Vector<double>                 &b,
+                          const std::vector<std::vector<unsigned int>> &colors,
+                          const double                                  omega,
+                          const bool                                    symmetric)
   {
     const auto update = [&](const unsigned int i) {
       double sum = b(i);
@@ -151,19 +154,24 @@ namespace
 
   template <int dim, typename Number>
   void
-  run_case(test::Checker &checker, const gpumf::Backend backend, const MeshKind kind, const bool on_level,
-           Figures &figures)
+  run_case(test::Checker       &checker,
+           const gpumf::Backend backend,
+           const MeshKind       kind,
+           const bool           on_level,
+           Figures             &figures)
   {
-    using VectorType   = gpumf::Vector<Number>;
-    using Operator     = gpumf::LaplaceOperator<dim, 1, 2, 1, Number>;
-    using GaussSeidel  = gpumf::MultiColorGaussSeidel<dim, Number>;
-    const bool   serial = Utilities::MPI::n_mpi_processes(comm) == 1;
-    const double eps    = std::numeric_limits<Number>::epsilon();
-    const std::string name = std::to_string(dim) + "D " + (std::is_same_v<Number, double> ? "double" : "float") +
+    using VectorType         = gpumf::Vector<Number>;
+    using Operator           = gpumf::LaplaceOperator<dim, 1, 2, 1, Number>;
+    using GaussSeidel        = gpumf::MultiColorGaussSeidel<dim, Number>;
+    const bool        serial = Utilities::MPI::n_mpi_processes(comm) == 1;
+    const double      eps    = std::numeric_limits<Number>::epsilon();
+    const std::string name   = std::to_string(dim) + "D " + (std::is_same_v<Number, double> ? "double" : "float") +
                              (kind == MeshKind::cube ? " cube" : " distorted") + (on_level ? " level" : " active");
 
-    parallel::distributed::Triangulation<dim> tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
-                                                   parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
+    parallel::distributed::Triangulation<dim> tria(
+      comm,
+      Triangulation<dim>::limit_level_difference_at_vertices,
+      parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
     // cube: [0,1]^dim refined uniformly; distorted: 3^dim coarse cells moved at random, refined
     if (kind == MeshKind::cube)
       test::make_mesh(tria, test::Domain::unit_cube, dim == 2 ? 5 : 4);
@@ -173,7 +181,7 @@ namespace
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(fe);
     dof.distribute_mg_dofs();
-    const unsigned int level = on_level ? tria.n_global_levels() - 2 : numbers::invalid_unsigned_int;
+    const unsigned int        level = on_level ? tria.n_global_levels() - 2 : numbers::invalid_unsigned_int;
     AffineConstraints<Number> constraints;
     make_constraints(dof, level, constraints);
     const MappingQ<dim> mapping(1);
@@ -205,7 +213,8 @@ namespace
     gs.stencil_vmult(y, x);
     op.vmult(z, x);
     const double tol_apply = std::is_same_v<Number, double> ? 1e-12 : 2e-5;
-    checker.check_below(test::relative_difference(test::to_rw(y), test::to_rw(z), comm), tol_apply,
+    checker.check_below(test::relative_difference(test::to_rw(y), test::to_rw(z), comm),
+                        tol_apply,
                         name + ": stencil A x vs LaplaceOperator<dim, 1, 2> (max-norm relative)");
     SparsityPattern      pattern;
     SparseMatrix<double> A;
@@ -214,20 +223,21 @@ namespace
         test::assemble_laplace_matrix(mapping, dof, level, constraints, 2, pattern, A);
         dealii::Vector<double> Ax(A.m());
         A.vmult(Ax, to_serial(x));
-        checker.check_below(relative_difference(to_serial(y), Ax), tol_apply,
+        checker.check_below(relative_difference(to_serial(y), Ax),
+                            tol_apply,
                             name + ": stencil A x vs deal.II SparseMatrix");
       }
 
     // 2. conflict-free colors
     {
-      const auto &colors = gs.colored_rows();
+      const auto               &colors = gs.colored_rows();
       std::vector<unsigned int> seen(partitioner.locally_owned_size(), 0);
       for (const auto &color : colors)
         for (const unsigned int i : color)
           ++seen[i];
-      checker.check(Utilities::MPI::max(unsigned(std::count_if(seen.begin(), seen.end(),
-                                                               [](const unsigned int s) { return s != 1; })),
-                                        comm) == 0,
+      checker.check(Utilities::MPI::max(
+                      unsigned(std::count_if(seen.begin(), seen.end(), [](const unsigned int s) { return s != 1; })),
+                      comm) == 0,
                     name + ": every owned row in exactly one color");
       gpumf::Vector<double> color_of(mf->get_vector_partitioner(), gpumf::Backend::host);
       for (unsigned int c = 0; c < colors.size(); ++c)
@@ -247,9 +257,9 @@ namespace
           ++cells;
         }
       conflicts = Utilities::MPI::sum(conflicts, comm);
-      checker.check(conflicts == 0, name + ": the unconstrained DoFs of each of " +
-                                      std::to_string(Utilities::MPI::sum(cells, comm)) +
-                                      " cells have distinct colors (ghost colors exchanged)");
+      checker.check(conflicts == 0,
+                    name + ": the unconstrained DoFs of each of " + std::to_string(Utilities::MPI::sum(cells, comm)) +
+                      " cells have distinct colors (ghost colors exchanged)");
       if (serial)
         {
           std::vector<unsigned int> color(A.m());
@@ -264,13 +274,14 @@ namespace
                   ++couplings;
                   same += color[i] == color[it->column()];
                 }
-          checker.check(same == 0, name + ": no two rows of one color couple in the SparseMatrix (" +
-                                     std::to_string(couplings) + " couplings)");
+          checker.check(same == 0,
+                        name + ": no two rows of one color couple in the SparseMatrix (" + std::to_string(couplings) +
+                          " couplings)");
         }
     }
 
     // 3. sweeps = sequential Gauss-Seidel in color order; = color-by-color matrix-free updates
-    const auto inverse_diagonal = op.get_matrix_diagonal_inverse()->get_vector();
+    const auto              inverse_diagonal = op.get_matrix_diagonal_inverse()->get_vector();
     std::vector<VectorType> masks(gs.n_colors());
     for (unsigned int c = 0; c < gs.n_colors(); ++c)
       {
@@ -286,7 +297,7 @@ namespace
           if (omega == 1.3 && symmetric == false)
             continue;
           typename GaussSeidel::AdditionalData data(omega, symmetric);
-          GaussSeidel                           sweep;
+          GaussSeidel                          sweep;
           sweep.reinit(*mf, data);
           VectorType xs;
           mf->initialize_dof_vector(xs);
@@ -300,7 +311,8 @@ namespace
             {
               dealii::Vector<double> reference = to_serial(x0);
               sequential_gauss_seidel(A, reference, to_serial(b), gs.colored_rows(), omega, symmetric);
-              checker.check_below(relative_difference(to_serial(xs), reference), tol_sweep,
+              checker.check_below(relative_difference(to_serial(xs), reference),
+                                  tol_sweep,
                                   what + " vs sequential Gauss-Seidel on the SparseMatrix, color order");
             }
           // the same with the matrix-free operator: residual, then the rows of one color
@@ -320,7 +332,8 @@ namespace
               r.scale(masks[c]);
               xr.add(Number(omega), r);
             }
-          checker.check_below(test::relative_difference(test::to_rw(xs), test::to_rw(xr), comm), tol_sweep,
+          checker.check_below(test::relative_difference(test::to_rw(xs), test::to_rw(xr), comm),
+                              tol_sweep,
                               what + " vs color-by-color updates with LaplaceOperator");
         }
     {
@@ -341,13 +354,15 @@ namespace
       forward.vmult(u, b);
       forward.Tvmult(v, x);
       const double xu = double(x * u), vb = double(v * b);
-      checker.check_below(std::abs(xu - vb) / std::abs(xu), 1e3 * eps,
+      checker.check_below(std::abs(xu - vb) / std::abs(xu),
+                          1e3 * eps,
                           name + ": forward sweep: Tvmult is the transpose of vmult, |(x,Pb)-(P^T x,b)|/|(x,Pb)|");
       // P^{-1} is symmetric: (x, P^{-1} b) = (b, P^{-1} x)
       gs.vmult(u, b);
       gs.vmult(v, x);
       const double xs = double(x * u), bv = double(b * v);
-      checker.check_below(std::abs(xs - bv) / std::abs(xs), 1e3 * eps,
+      checker.check_below(std::abs(xs - bv) / std::abs(xs),
+                          1e3 * eps,
                           name + ": symmetric sweep as a preconditioner is symmetric, |(x,Pb)-(b,Px)|/|(x,Pb)|");
     }
 
@@ -381,18 +396,21 @@ namespace
             decreasing = decreasing && norms[s] < norms[s - 1];
             factors += (s > 1 ? " " : "") + format(norms[s] / norms[s - 1], 2);
           }
-        checker.check(decreasing, name + (symmetric ? ": symmetric" : ": forward") +
-                                    " sweeps, random error: A-norm decreases in each sweep, factors " + factors);
+        checker.check(decreasing,
+                      name + (symmetric ? ": symmetric" : ": forward") +
+                        " sweeps, random error: A-norm decreases in each sweep, factors " + factors);
         // the first sweep takes out most of a random error (mostly oscillatory)
         const double bound = symmetric ? 0.2 : 0.3;
-        checker.check_below(norms[1] / norms[0], bound,
-                            name + (symmetric ? ": symmetric" : ": forward") + " sweep, random error: first-sweep A-norm factor");
+        checker.check_below(norms[1] / norms[0],
+                            bound,
+                            name + (symmetric ? ": symmetric" : ": forward") +
+                              " sweep, random error: first-sweep A-norm factor");
       }
 
     if (kind == MeshKind::cube)
       {
         // oscillatory modes of the uniform grid: e = prod_d sin(pi k_d x_d / h), grid index from the vertex
-        const unsigned int N = 1u << (on_level ? level : tria.n_global_levels() - 1);
+        const unsigned int      N = 1u << (on_level ? level : tria.n_global_levels() - 1);
         std::vector<Point<dim>> position(partitioner.locally_owned_size());
         for (const auto &cell : test::cells_of(dof, level))
           {
@@ -407,7 +425,7 @@ namespace
           std::array<unsigned, dim> k;
           double                    bound;
         };
-        std::vector<Mode> modes;
+        std::vector<Mode>         modes;
         std::array<unsigned, dim> k_checker, k_x, k_half;
         for (unsigned int d = 0; d < dim; ++d)
           {
@@ -440,7 +458,8 @@ namespace
               smoother.step(e, zero);
               const double factor = a_norm(e) / before;
               const double bound  = symmetric ? mode.bound * mode.bound : mode.bound;
-              checker.check_below(factor, bound,
+              checker.check_below(factor,
+                                  bound,
                                   name + ": " + (symmetric ? "symmetric" : "forward") + " sweep on mode " + mode.name +
                                     ", N=" + std::to_string(N) + ": A-norm factor");
               figures.lines.push_back(name + " " + (symmetric ? "symmetric " : "forward ") + mode.name + ": " +
@@ -459,8 +478,8 @@ namespace
       test::fill_random(rhs, 8);
       mf->set_constrained_values(Number(0), rhs);
       const auto solve = [&](VectorType &solution, const auto &preconditioner) {
-        SolverControl          control(5000, tolerance * rhs.l2_norm());
-        SolverCG<VectorType>   cg(control);
+        SolverControl        control(5000, tolerance * rhs.l2_norm());
+        SolverCG<VectorType> cg(control);
         cg.solve(op, solution, rhs, preconditioner);
         return control.last_step();
       };
@@ -504,9 +523,9 @@ namespace
     constexpr int dim    = 2;
     const bool    serial = Utilities::MPI::n_mpi_processes(comm) == 1;
     using GaussSeidel    = gpumf::MultiColorGaussSeidel<dim, double>;
-    const MappingQ<dim> mapping(1);
+    const MappingQ<dim>                                     mapping(1);
     typename gpumf::MatrixFree<dim, double>::AdditionalData mf_data;
-    mf_data.backend = backend;
+    mf_data.backend   = backend;
     const auto throws = [](const auto &f, const std::string &needle) {
       try
         {
@@ -533,8 +552,9 @@ namespace
     }
     {
       parallel::distributed::Triangulation<dim> tria(comm);
-      test::make_mesh<dim>(tria, test::Domain::unit_cube, 3,
-                           {[](const Point<dim> &p) { return p[0] < 0.2 && p[1] < 0.2; }});
+      test::make_mesh<dim>(tria, test::Domain::unit_cube, 3, {[](const Point<dim> &p) {
+                             return p[0] < 0.2 && p[1] < 0.2;
+                           }});
       const FE_Q<dim> fe(1);
       DoFHandler<dim> dof(tria);
       dof.distribute_dofs(fe);
@@ -591,7 +611,8 @@ namespace
       dealii::Vector<double> reference = to_serial(x);
       gs.step(x, b);
       sequential_gauss_seidel(A, reference, to_serial(b), gs.colored_rows(), 1., true);
-      checker.check_below(relative_difference(to_serial(x), reference), 300 * std::numeric_limits<double>::epsilon(),
+      checker.check_below(relative_difference(to_serial(x), reference),
+                          300 * std::numeric_limits<double>::epsilon(),
                           "ball, 1 rank: symmetric sweep vs sequential Gauss-Seidel in color order");
     }
   }

@@ -35,8 +35,8 @@ namespace
     AffineConstraints<double> constraints;
     test::make_constraints(*mapping, dof, constraints);
 
-    const std::string name = std::to_string(dim) + "d degree " + std::to_string(degree) + " " +
-                             test::to_string(mesh) + " (" + std::to_string(dof.n_dofs()) + " DoFs)";
+    const std::string name = std::to_string(dim) + "d degree " + std::to_string(degree) + " " + test::to_string(mesh) +
+                             " (" + std::to_string(dof.n_dofs()) + " DoFs)";
 
     // the host result
     helmholtz::HelmholtzOperator<dim, degree> host_op;
@@ -71,8 +71,8 @@ namespace
                     disjoint = seen.insert(i).second && disjoint;
               }
           }
-        const auto expected =
-          mesh == test::MeshKind::cartesian ? MF::ConflictStrategy::cartesian_coloring : MF::ConflictStrategy::graph_coloring;
+        const auto expected = mesh == test::MeshKind::cartesian ? MF::ConflictStrategy::cartesian_coloring :
+                                                                  MF::ConflictStrategy::graph_coloring;
         checker.check(Utilities::MPI::min(int(disjoint), comm) == 1 && colored.conflict_strategy() == expected &&
                         (mesh != test::MeshKind::cartesian || colored.n_colors() == (1u << dim)),
                       name + ": " + gpumf::to_string<dim, double>(colored.conflict_strategy()) + ", " +
@@ -85,7 +85,8 @@ namespace
         reference.initialize_dof_vector(ref_dst);
         test::fill_random(ref_src);
         reference.vmult(ref_dst, ref_src);
-        checker.check_below(test::relative_difference(host_result, test::to_rw(ref_dst), comm), 1e-12,
+        checker.check_below(test::relative_difference(host_result, test::to_rw(ref_dst), comm),
+                            1e-12,
                             name + ": host vs deal.II CPU MatrixFree");
         return;
       }
@@ -100,12 +101,13 @@ namespace
         op.initialize_dof_vector(d_dst);
         test::fill_random(d_src);
         op.vmult(d_dst, d_src);
-        const auto result = test::to_rw(d_dst);
-        const std::string variant =
-          coloring ? " cuda " + gpumf::to_string<dim, double>(op.matrix_free().conflict_strategy()) + " (" +
-                       std::to_string(op.matrix_free().n_colors()) + " colors)" :
-                     " cuda atomics";
-        checker.check_below(test::relative_difference(result, host_result, comm), tolerance,
+        const auto        result  = test::to_rw(d_dst);
+        const std::string variant = coloring ?
+                                      " cuda " + gpumf::to_string<dim, double>(op.matrix_free().conflict_strategy()) +
+                                        " (" + std::to_string(op.matrix_free().n_colors()) + " colors)" :
+                                      " cuda atomics";
+        checker.check_below(test::relative_difference(result, host_result, comm),
+                            tolerance,
                             name + variant + " vs host");
         if (coloring)
           {

@@ -2,8 +2,9 @@
 // applied through element matrices (shared, per cell, or computed on the fly from affine or
 // per-point geometry; thread-, warp- or block-per-element kernel) and through sum factorization
 // must agree, and so must their diagonals. On the fly: Helmholtz with constant coefficients too,
-// and a form it cannot compute (coefficients varying in space) refused. Storage is detected (shared on the uniform box without coefficients, per cell
-// on the curved shell); a user's non-symmetric form checks Tvmult: (A^T x, y) = (x, A y).
+// and a form it cannot compute (coefficients varying in space) refused. Storage is detected (shared on the uniform box
+// without coefficients, per cell on the curved shell); a user's non-symmetric form checks Tvmult: (A^T x, y) = (x, A
+// y).
 //
 //   local_matrix_test host|cuda     (cuda: skipped without a GPU)
 #include <gpumf/local_matrix_operator.h>
@@ -22,7 +23,7 @@ namespace
   void
   check(test::Checker &checker, const gpumf::Backend backend, const test::MeshKind mesh)
   {
-    using LM                               = gpumf::LocalMatrixOperator<dim, double>;
+    using LM                                       = gpumf::LocalMatrixOperator<dim, double>;
     const MPI_Comm                            comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<dim> tria(comm);
     test::make_mesh(tria, mesh);
@@ -32,10 +33,10 @@ namespace
     dof.distribute_dofs(fe);
     AffineConstraints<double> constraints;
     test::make_constraints(*mapping, dof, constraints);
-    const QGauss<1>     quad(degree + 2);
+    const QGauss<1>        quad(degree + 2);
     const test::Kappa<dim> kappa;
-    const std::string   name = std::to_string(dim) + "d degree " + std::to_string(degree) + " " + test::to_string(mesh);
-    const double        tolerance = 1e-12;
+    const std::string name = std::to_string(dim) + "d degree " + std::to_string(degree) + " " + test::to_string(mesh);
+    const double      tolerance = 1e-12;
 
     gpumf::Vector<double> x, y, z;
     // Laplace without coefficient: shared matrix on the box
@@ -52,7 +53,8 @@ namespace
       test::fill_random(x);
       tp.vmult(y, x);
       using GeometryStorage = typename gpumf::MatrixFree<dim, double>::GeometryStorage;
-      for (const auto kernel : {LM::Kernel::thread_per_element, LM::Kernel::warp_per_element, LM::Kernel::block_per_element})
+      for (const auto kernel :
+           {LM::Kernel::thread_per_element, LM::Kernel::warp_per_element, LM::Kernel::block_per_element})
         for (const auto storage : {LM::Storage::automatic, LM::Storage::per_cell, LM::Storage::on_the_fly})
           for (const auto geometry : {GeometryStorage::automatic, GeometryStorage::per_point})
             {
@@ -71,29 +73,32 @@ namespace
               lm_data.storage                  = storage;
               LM lm;
               lm.reinit(*mapping, dof, constraints, quad, LM::laplace(), lm_data);
-              const bool        shared = lm.storage() == LM::Storage::shared;
-              const std::string how =
-                storage == LM::Storage::on_the_fly ?
-                  std::string("on-the-fly (") + (lm.matrix_free().has_affine_geometry() ? "affine" : "per-point") +
-                    " geometry)" :
-                  shared ? "shared" : "per-cell";
-              const std::string variant =
-                name + " laplace " + how + " matrix, " +
-                (kernel == LM::Kernel::thread_per_element ? "thread" :
-                 kernel == LM::Kernel::warp_per_element   ? "warp" :
-                                                            "block") +
-                " per element, " + (lm_data.matrix_free.use_coloring ? "coloring" : "atomics");
+              const bool        shared  = lm.storage() == LM::Storage::shared;
+              const std::string how     = storage == LM::Storage::on_the_fly ?
+                                            std::string("on-the-fly (") +
+                                          (lm.matrix_free().has_affine_geometry() ? "affine" : "per-point") +
+                                          " geometry)" :
+                                          shared ? "shared" :
+                                                   "per-cell";
+              const std::string variant = name + " laplace " + how + " matrix, " +
+                                          (kernel == LM::Kernel::thread_per_element ? "thread" :
+                                           kernel == LM::Kernel::warp_per_element   ? "warp" :
+                                                                                      "block") +
+                                          " per element, " +
+                                          (lm_data.matrix_free.use_coloring ? "coloring" : "atomics");
               if (storage == LM::Storage::automatic)
                 checker.check(shared == (mesh == test::MeshKind::cartesian),
                               variant + ": storage detected (" + (shared ? "shared" : "per cell") + ")");
               lm.vmult(z, x);
-              checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+              checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm),
+                                  tolerance,
                                   variant + " vs tensor product");
               lm.compute_diagonal();
-              checker.check_below(
-                test::relative_difference(test::to_rw(lm.get_matrix_diagonal_inverse()->get_vector()),
-                                          test::to_rw(tp.get_matrix_diagonal_inverse()->get_vector()), comm),
-                tolerance, variant + ": diagonal vs tensor product");
+              checker.check_below(test::relative_difference(test::to_rw(lm.get_matrix_diagonal_inverse()->get_vector()),
+                                                            test::to_rw(tp.get_matrix_diagonal_inverse()->get_vector()),
+                                                            comm),
+                                  tolerance,
+                                  variant + ": diagonal vs tensor product");
             }
     }
     // Helmholtz with constant coefficients on the fly: kappa = 2, a = 3
@@ -115,13 +120,15 @@ namespace
       LM lm;
       lm.reinit(*mapping, dof, constraints, quad, LM::helmholtz(&two, &three), lm_data);
       lm.vmult(z, x);
-      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm),
+                          tolerance,
                           name + " helmholtz (2 grad u, grad v) + (3 u, v) on the fly vs tensor product");
-      lm_data.mass_coefficient = 1.;
+      lm_data.mass_coefficient  = 1.;
       const std::string message = test::exception_of(
         [&] { LM().reinit(*mapping, dof, constraints, quad, LM::helmholtz(&two, &three), lm_data); });
       checker.check(message.find("differ") != std::string::npos,
-                    name + " on the fly with other coefficients than the callback's refused: " + message.substr(0, 100));
+                    name +
+                      " on the fly with other coefficients than the callback's refused: " + message.substr(0, 100));
     }
     // Helmholtz with kappa(x) and a(x): per cell
     {
@@ -146,12 +153,14 @@ namespace
       on_matrices.compute_diagonal();
       checker.check(on_matrices.implementation() == gpumf::Implementation::local_matrix,
                     name + " HelmholtzOperator, implementation local_matrix: in use");
-      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm),
+                          tolerance,
                           name + " HelmholtzOperator on element matrices vs sum factorization");
-      checker.check_below(
-        test::relative_difference(test::to_rw(on_matrices.get_matrix_diagonal()->get_vector()),
-                                  test::to_rw(tp.get_matrix_diagonal()->get_vector()), comm),
-        tolerance, name + " HelmholtzOperator on element matrices: diagonal vs sum factorization");
+      checker.check_below(test::relative_difference(test::to_rw(on_matrices.get_matrix_diagonal()->get_vector()),
+                                                    test::to_rw(tp.get_matrix_diagonal()->get_vector()),
+                                                    comm),
+                          tolerance,
+                          name + " HelmholtzOperator on element matrices: diagonal vs sum factorization");
 
       // automatic choice by the cost model: element matrices for trilinear elements,
       // sum factorization for degree 3 with coefficients in 3D
@@ -161,15 +170,17 @@ namespace
       automatic.set_gradient_coefficient(kappa);
       automatic.set_value_coefficient(a);
       automatic.vmult(z, x);
-      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm),
+                          tolerance,
                           name + " HelmholtzOperator, automatic implementation: same result");
       if (degree == 1 || (dim == 3 && degree == 3))
         {
-          const auto expected = degree == 1 ? gpumf::Implementation::local_matrix : gpumf::Implementation::tensor_product;
+          const auto expected =
+            degree == 1 ? gpumf::Implementation::local_matrix : gpumf::Implementation::tensor_product;
           checker.check(automatic.implementation() == expected,
                         name + " HelmholtzOperator with coefficients, automatic: " +
                           (automatic.implementation() == gpumf::Implementation::local_matrix ? "local matrix" :
-                                                                                              "tensor product"));
+                                                                                               "tensor product"));
         }
 
       typename LM::AdditionalData lm_data;
@@ -178,7 +189,8 @@ namespace
       lm.reinit(*mapping, dof, constraints, quad, LM::helmholtz(&kappa, &a), lm_data);
       lm.vmult(z, x);
       checker.check(lm.storage() == LM::Storage::per_cell, name + " helmholtz with coefficients: per-cell storage");
-      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm), tolerance,
+      checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm),
+                          tolerance,
                           name + " helmholtz with coefficients: local matrix vs tensor product");
       if (mesh == test::MeshKind::curved)
         {
@@ -201,18 +213,22 @@ namespace
       typename LM::AdditionalData lm_data;
       lm_data.matrix_free.backend = backend;
       LM lm;
-      lm.reinit(*mapping, dof, constraints, quad,
-                [](const typename LM::cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
-                  Tensor<1, dim> b;
-                  for (unsigned int d = 0; d < dim; ++d)
-                    b[d] = 1. + d;
-                  for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
-                    for (unsigned int i = 0; i < matrix.m(); ++i)
-                      for (unsigned int j = 0; j < matrix.n(); ++j)
-                        matrix(i, j) += (b * fe_values.shape_grad(j, q) + fe_values.shape_value(j, q)) *
-                                        fe_values.shape_value(i, q) * fe_values.JxW(q);
-                },
-                lm_data);
+      lm.reinit(
+        *mapping,
+        dof,
+        constraints,
+        quad,
+        [](const typename LM::cell_iterator &, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
+          Tensor<1, dim> b;
+          for (unsigned int d = 0; d < dim; ++d)
+            b[d] = 1. + d;
+          for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+            for (unsigned int i = 0; i < matrix.m(); ++i)
+              for (unsigned int j = 0; j < matrix.n(); ++j)
+                matrix(i, j) += (b * fe_values.shape_grad(j, q) + fe_values.shape_value(j, q)) *
+                                fe_values.shape_value(i, q) * fe_values.JxW(q);
+        },
+        lm_data);
       gpumf::Vector<double> w;
       lm.initialize_dof_vector(w);
       test::fill_random(w, 2);

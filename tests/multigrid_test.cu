@@ -55,7 +55,8 @@ namespace
   compare_with_dealii(test::Checker &checker, const gpumf::Backend backend, const bool adaptive)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
-    Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
+    Tria<dim>      tria(comm,
+                   Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
     test::make_mesh(tria, test::Domain::cube, dim == 2 ? 3 : 2, corner_refinement<dim>(adaptive));
     const FE_Q<dim> fe(degree);
@@ -74,8 +75,8 @@ namespace
     gpumf::MGTransferMatrixFree<dim, double> transfer(mg_constrained_dofs);
     transfer.build(dof, test::partitioners(operators), backend);
 
-    using DealiiVector = typename test::DealiiMultigrid<dim>::VectorType;
-    using GpuVector    = gpumf::Vector<double>;
+    using DealiiVector         = typename test::DealiiMultigrid<dim>::VectorType;
+    using GpuVector            = gpumf::Vector<double>;
     double             op_diff = 0, interface_diff = 0, diagonal_diff = 0, prolongate_diff = 0, restrict_diff = 0;
     bool               any_interface = false;
     const unsigned int n_levels      = tria.n_global_levels();
@@ -92,7 +93,7 @@ namespace
         test::fill_random(gx, seed);
         reference.vmult(level, y, x);
         operators[level].vmult(gy, gx);
-        op_diff = std::max(op_diff, test::relative_difference(test::to_rw(gy), test::to_rw(y), comm));
+        op_diff       = std::max(op_diff, test::relative_difference(test::to_rw(gy), test::to_rw(y), comm));
         any_interface = any_interface || operators[level].has_interface_matrices();
         reference.vmult_interface_down(level, y, x);
         operators[level].vmult_interface_down(gy, gx);
@@ -126,7 +127,8 @@ namespace
         prolongate_diff = std::max(prolongate_diff, test::relative_difference(test::to_rw(gy), test::to_rw(y), comm));
         reference.restrict_and_add(level, coarse, x);
         transfer.restrict_and_add(level, gcoarse, gx);
-        restrict_diff = std::max(restrict_diff, test::relative_difference(test::to_rw(gcoarse), test::to_rw(coarse), comm));
+        restrict_diff =
+          std::max(restrict_diff, test::relative_difference(test::to_rw(gcoarse), test::to_rw(coarse), comm));
       }
     // copy_to_mg and copy_from_mg with the global vector
     DealiiVector global(dof.locally_owned_dofs(), comm);
@@ -140,7 +142,8 @@ namespace
     transfer.copy_to_mg(dof, glevels, gglobal);
     double copy_diff = 0;
     for (unsigned int level = 0; level < n_levels; ++level)
-      copy_diff = std::max(copy_diff, test::relative_difference(test::to_rw(glevels[level]), test::to_rw(levels[level]), comm));
+      copy_diff =
+        std::max(copy_diff, test::relative_difference(test::to_rw(glevels[level]), test::to_rw(levels[level]), comm));
     for (unsigned int level = 0; level < n_levels; ++level)
       {
         test::fill_random(levels[level], seed + 10 + level);
@@ -181,7 +184,8 @@ namespace
   smoothers(test::Checker &checker, const gpumf::Backend backend)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
-    Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
+    Tria<dim>      tria(comm,
+                   Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
     test::make_mesh(tria, test::Domain::cube, dim == 2 ? 5 : (degree == 1 ? 4 : 3));
     const FE_Q<dim> fe(degree);
@@ -207,7 +211,7 @@ namespace
       LinearAlgebra::ReadWriteVector<double> rw(smooth.locally_owned_elements());
       op.initialize_dof_vector(smooth);
       rw.reinit(smooth.locally_owned_elements());
-      const auto                           &support = fe.get_unit_support_points();
+      const auto                          &support = fe.get_unit_support_points();
       std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
       for (const auto &cell : dof.mg_cell_iterators_on_level(operators.max_level()))
         if (cell->is_locally_owned_on_level())
@@ -226,7 +230,7 @@ namespace
       smooth.import(rw, VectorOperation::insert);
     }
 
-    PreconditionChebyshev<Operator, VectorType> chebyshev;
+    PreconditionChebyshev<Operator, VectorType>                          chebyshev;
     typename PreconditionChebyshev<Operator, VectorType>::AdditionalData chebyshev_data;
     chebyshev_data.smoothing_range     = 15.;
     chebyshev_data.degree              = 5;
@@ -239,11 +243,11 @@ namespace
     const std::string name = std::to_string(dim) + "D degree " + std::to_string(degree);
     for (const bool is_chebyshev : {true, false})
       {
-        const std::string smoother = is_chebyshev ? "Chebyshev(5)" : "damped Jacobi (0.6)";
+        const std::string   smoother = is_chebyshev ? "Chebyshev(5)" : "damped Jacobi (0.6)";
         std::vector<double> ratio;
         for (const VectorType *start : {&rough, &smooth})
           {
-            VectorType e(*start);
+            VectorType   e(*start);
             const double before = energy_norm(op, e);
             if (is_chebyshev)
               chebyshev.step(e, zero);
@@ -252,9 +256,12 @@ namespace
             ratio.push_back(energy_norm(op, e) / before);
           }
         // Chebyshev damps [lambda_max/15, lambda_max] by 1/T_5(16/14) ~ 0.14; Jacobi a rough error by ~0.5-0.8
-        checker.check_below(ratio[0], is_chebyshev ? 0.35 : 0.85, name + ": " + smoother + " reduces a rough error (A-norm ratio)");
-        checker.check(ratio[1] > 0.5 && ratio[1] <= 1., name + ": " + smoother + " leaves most of the smooth mode (ratio " +
-                                                       std::to_string(ratio[1]) + " in (0.5, 1])");
+        checker.check_below(ratio[0],
+                            is_chebyshev ? 0.35 : 0.85,
+                            name + ": " + smoother + " reduces a rough error (A-norm ratio)");
+        checker.check(ratio[1] > 0.5 && ratio[1] <= 1.,
+                      name + ": " + smoother + " leaves most of the smooth mode (ratio " + std::to_string(ratio[1]) +
+                        " in (0.5, 1])");
       }
   }
 
@@ -267,12 +274,17 @@ namespace
 
   template <int dim, int degree>
   unsigned int
-  mg_cg_iterations(const gpumf::Backend backend, const unsigned int refinements, const bool adaptive,
-                   const Smoother smoother_kind, double &residual,
-                   LinearAlgebra::ReadWriteVector<double> *solution = nullptr, const bool use_coloring = false)
+  mg_cg_iterations(const gpumf::Backend                    backend,
+                   const unsigned int                      refinements,
+                   const bool                              adaptive,
+                   const Smoother                          smoother_kind,
+                   double                                 &residual,
+                   LinearAlgebra::ReadWriteVector<double> *solution     = nullptr,
+                   const bool                              use_coloring = false)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
-    Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
+    Tria<dim>      tria(comm,
+                   Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
     test::make_mesh(tria, test::Domain::cube, refinements, corner_refinement<dim>(adaptive));
     const FE_Q<dim>           fe(degree);
@@ -292,8 +304,8 @@ namespace
     SystemOperator system;
     system.reinit(mapping, dof, constraints, QGauss<1>(degree + 1), data);
     MGLevelObject<LevelOperator> operators;
-    test::make_level_operators<dim, degree>(MappingQ1<dim>(), dof, mg_constrained_dofs, backend, use_coloring,
-                                            operators);
+    test::make_level_operators<dim, degree>(
+      MappingQ1<dim>(), dof, mg_constrained_dofs, backend, use_coloring, operators);
     gpumf::MGTransferMatrixFree<dim, float> transfer(mg_constrained_dofs);
     transfer.build(dof, test::partitioners(operators), backend);
 
@@ -323,13 +335,13 @@ namespace
       smoother_kind == Smoother::chebyshev ? static_cast<MGSmootherBase<LevelVector> &>(chebyshev) : jacobi;
 
     // coarse: CG to a relative tolerance on the backend
-    ReductionControl                                          coarse_control(1000, 1e-20, 1e-6, false, false);
-    SolverCG<LevelVector>                                     coarse_cg(coarse_control);
-    PreconditionIdentity                                      identity;
+    ReductionControl      coarse_control(1000, 1e-20, 1e-6, false, false);
+    SolverCG<LevelVector> coarse_cg(coarse_control);
+    PreconditionIdentity  identity;
     MGCoarseGridIterativeSolver<LevelVector, SolverCG<LevelVector>, LevelOperator, PreconditionIdentity> coarse(
       coarse_cg, operators[0], identity);
 
-    mg::Matrix<LevelVector> mg_matrix(operators);
+    mg::Matrix<LevelVector>                                                       mg_matrix(operators);
     MGLevelObject<gpumf::MatrixFreeOperators::MGInterfaceOperator<LevelOperator>> interface_operators(0, n_levels - 1);
     for (unsigned int level = 0; level < n_levels; ++level)
       interface_operators[level].initialize(operators[level]);
@@ -370,12 +382,12 @@ namespace
         // damped Jacobi for the lowest degrees (its smoothing weakens with the degree)
         if (smoother == Smoother::jacobi && degree > (dim == 2 ? 2 : 1))
           continue;
-        const std::string          what = smoother == Smoother::chebyshev ? "Chebyshev(5)" : "Jacobi(0.6) x4";
+        const std::string         what = smoother == Smoother::chebyshev ? "Chebyshev(5)" : "Jacobi(0.6) x4";
         std::vector<unsigned int> counts;
-        double                     worst = 0;
-        std::ostringstream         list;
+        double                    worst = 0;
+        std::ostringstream        list;
         // 4 meshes, the coarsest with a few interior DoFs at least (up to 2.1e5 DoFs in 3D)
-        const unsigned int         first = dim == 2 ? 2 : (degree == 1 ? 2 : 1);
+        const unsigned int first = dim == 2 ? 2 : (degree == 1 ? 2 : 1);
         for (unsigned int refinements = first; refinements < first + 4; ++refinements)
           {
             double residual = 0;
@@ -385,16 +397,19 @@ namespace
           }
         const unsigned int lo = *std::min_element(counts.begin(), counts.end()),
                            hi = *std::max_element(counts.begin(), counts.end());
-        checker.check(hi <= lo + 2 && hi <= 25, name + ", V-cycle with " + what + ": CG iterations over 4 meshes (" +
-                                                  list.str() + ") grow by at most 2");
+        checker.check(hi <= lo + 2 && hi <= 25,
+                      name + ", V-cycle with " + what + ": CG iterations over 4 meshes (" + list.str() +
+                        ") grow by at most 2");
         checker.check_below(worst, 1e-9, name + ", V-cycle with " + what + ": relative residual");
       }
     if (degree <= 2)
       {
         double             residual = 0;
-        const unsigned int n = mg_cg_iterations<dim, degree>(backend, dim == 2 ? 4 : 2, true, Smoother::chebyshev, residual);
-        checker.check(n <= 20 && residual <= 1e-9, name + ", adaptive mesh (edge matrices): " + std::to_string(n) +
-                                                     " CG iterations, residual " + std::to_string(residual));
+        const unsigned int n =
+          mg_cg_iterations<dim, degree>(backend, dim == 2 ? 4 : 2, true, Smoother::chebyshev, residual);
+        checker.check(n <= 20 && residual <= 1e-9,
+                      name + ", adaptive mesh (edge matrices): " + std::to_string(n) + " CG iterations, residual " +
+                        std::to_string(residual));
         // every exchange method (level vectors, transfer, edge matrices, the outer CG) gives
         // bitwise the same solution (cells colored: atomics on the GPU add in any order)
         if (Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) > 1)
@@ -403,12 +418,11 @@ namespace
               LinearAlgebra::ReadWriteVector<double> x;
               double                                 r = 0;
               test::with_exchange(gpumf::to_string(method), [&] {
-                return mg_cg_iterations<dim, degree>(backend, dim == 2 ? 4 : 2, true, Smoother::chebyshev, r, &x,
-                                                     true);
+                return mg_cg_iterations<dim, degree>(backend, dim == 2 ? 4 : 2, true, Smoother::chebyshev, r, &x, true);
               });
               return x;
             };
-            const std::vector<gpumf::ExchangeMethod> methods = test::exchange_methods(backend, MPI_COMM_WORLD);
+            const std::vector<gpumf::ExchangeMethod>     methods   = test::exchange_methods(backend, MPI_COMM_WORLD);
             const LinearAlgebra::ReadWriteVector<double> reference = solve(methods.front());
             for (unsigned int m = 1; m < methods.size(); ++m)
               checker.check(test::bitwise_equal(solve(methods[m]), reference, MPI_COMM_WORLD),

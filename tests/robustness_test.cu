@@ -23,7 +23,7 @@ using namespace dealii;
 namespace
 {
   constexpr int dim = 2, degree = 2;
-  using Op          = gpumf::LaplaceOperator<dim, degree>;
+  using Op = gpumf::LaplaceOperator<dim, degree>;
 
   /// Hanging nodes and zero Dirichlet values.
   void
@@ -38,8 +38,11 @@ namespace
   }
 
   std::unique_ptr<Op>
-  make_operator(const DoFHandler<dim> &dof, const AffineConstraints<double> &constraints, const gpumf::Backend backend,
-                const bool coloring, const gpumf::Implementation implementation)
+  make_operator(const DoFHandler<dim>           &dof,
+                const AffineConstraints<double> &constraints,
+                const gpumf::Backend             backend,
+                const bool                       coloring,
+                const gpumf::Implementation      implementation)
   {
     Op::AdditionalData data;
     data.backend        = backend;
@@ -88,7 +91,9 @@ namespace
   }
 
   void
-  check_nan(test::Checker &checker, const gpumf::Backend backend, const DoFHandler<dim> &dof,
+  check_nan(test::Checker                   &checker,
+            const gpumf::Backend             backend,
+            const DoFHandler<dim>           &dof,
             const AffineConstraints<double> &constraints)
   {
     // an unconstrained DoF owned by rank 0 that is a master of a hanging node: its NaN is read
@@ -124,7 +129,7 @@ namespace
           n_finite          = Utilities::MPI::sum(n_finite, MPI_COMM_WORLD);
           checker.check(Utilities::MPI::min(int(at_dof), MPI_COMM_WORLD) == 1 && n_nan > 1 && n_finite > 0,
                         std::string(implementation == gpumf::Implementation::local_matrix ? "element matrices" :
-                                                                                           "tensor product") +
+                                                                                            "tensor product") +
                           (coloring ? ", coloring" : ", atomics") + ": a NaN at a hanging node's master reaches " +
                           std::to_string(n_nan) + " output entries, itself included (" + std::to_string(n_finite) +
                           " stay finite)");
@@ -132,12 +137,15 @@ namespace
   }
 
   void
-  check_memory(test::Checker &checker, const gpumf::Backend backend, const DoFHandler<dim> &dof,
-               const AffineConstraints<double> &constraints, const unsigned int applications)
+  check_memory(test::Checker                   &checker,
+               const gpumf::Backend             backend,
+               const DoFHandler<dim>           &dof,
+               const AffineConstraints<double> &constraints,
+               const unsigned int               applications)
   {
     for (const bool coloring : {true, false})
       {
-        const auto            op = make_operator(dof, constraints, backend, coloring, gpumf::Implementation::tensor_product);
+        const auto op = make_operator(dof, constraints, backend, coloring, gpumf::Implementation::tensor_product);
         gpumf::Vector<double> src, dst;
         op->initialize_dof_vector(src);
         op->initialize_dof_vector(dst);
@@ -222,7 +230,7 @@ namespace
         }
         clean = device_memory(backend) == before;
         // and the program goes on
-        const auto            op = make_operator(dof, constraints, backend, true, gpumf::Implementation::tensor_product);
+        const auto op = make_operator(dof, constraints, backend, true, gpumf::Implementation::tensor_product);
         gpumf::Vector<double> src, dst;
         op->initialize_dof_vector(src);
         op->initialize_dof_vector(dst);
@@ -230,13 +238,14 @@ namespace
         op->vmult(dst, src);
         goes_on = std::isfinite(dst.l2_norm()) && dst.l2_norm() > 0;
       }
-    message = Utilities::MPI::broadcast(MPI_COMM_WORLD, message, 0);
+    message                 = Utilities::MPI::broadcast(MPI_COMM_WORLD, message, 0);
     const std::size_t start = message.find("Out of");
     checker.check(start != std::string::npos && message.find("requested") != std::string::npos,
                   "out of memory at setup throws with the sizes: " +
                     (start == std::string::npos ? message : message.substr(start, message.find('\n', start) - start)));
     checker.check(Utilities::MPI::broadcast(MPI_COMM_WORLD, clean, 0), "no device memory kept after the exception");
-    checker.check(Utilities::MPI::broadcast(MPI_COMM_WORLD, goes_on, 0), "the program goes on: the same setup runs once memory is free");
+    checker.check(Utilities::MPI::broadcast(MPI_COMM_WORLD, goes_on, 0),
+                  "the program goes on: the same setup runs once memory is free");
   }
 } // namespace
 
@@ -244,11 +253,12 @@ int
 main(int argc, char **argv)
 {
   return test::run(argc, argv, [&](test::Checker &checker, const gpumf::Backend backend) {
-    const unsigned int applications = argc > 2 ? std::atoi(argv[2]) : 10000;
+    const unsigned int                        applications = argc > 2 ? std::atoi(argv[2]) : 10000;
     parallel::distributed::Triangulation<dim> tria(MPI_COMM_WORLD);
     // a unit square refined three times, then once more in one corner: hanging nodes
-    test::make_mesh<dim>(tria, test::Domain::unit_cube, 3,
-                         {[](const Point<dim> &p) { return p[0] < 0.5 && p[1] < 0.5; }});
+    test::make_mesh<dim>(tria, test::Domain::unit_cube, 3, {[](const Point<dim> &p) {
+                           return p[0] < 0.5 && p[1] < 0.5;
+                         }});
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(FE_Q<dim>(degree));
     AffineConstraints<double> constraints;

@@ -22,8 +22,8 @@ using namespace dealii;
 namespace
 {
   constexpr int dim = 3, degree = 3;
-  using Operator    = gpumf::LaplaceOperator<dim, degree, degree + 2>;
-  using VectorType  = gpumf::Vector<double>;
+  using Operator   = gpumf::LaplaceOperator<dim, degree, degree + 2>;
+  using VectorType = gpumf::Vector<double>;
 
   /// Solves A x = b; returns the iteration count.
   template <typename Solver, typename Preconditioner>
@@ -65,29 +65,32 @@ main(int argc, char **argv)
     test::fill_random(b);
     op.matrix_free().set_constrained_values(0., b);
 
-    const unsigned int n_plain = solve<SolverCG<VectorType>>(op, x_reference, b, PreconditionIdentity());
+    const unsigned int n_plain   = solve<SolverCG<VectorType>>(op, x_reference, b, PreconditionIdentity());
     const auto         reference = test::to_rw(x_reference);
     const auto         same      = [&](const std::string &what) {
-      checker.check_below(test::relative_difference(test::to_rw(x), reference, comm), 1e-7,
+      checker.check_below(test::relative_difference(test::to_rw(x), reference, comm),
+                          1e-7,
                           what + ": same solution as plain CG");
     };
 
     const unsigned int n_jacobi = solve<SolverCG<VectorType>>(op, x, b, *op.get_matrix_diagonal_inverse());
     same("CG + Jacobi (DiagonalMatrix of the inverse diagonal)");
-    checker.check(n_jacobi < n_plain, "CG + Jacobi: " + std::to_string(n_jacobi) + " < " + std::to_string(n_plain) +
-                                        " iterations of plain CG");
+    checker.check(n_jacobi < n_plain,
+                  "CG + Jacobi: " + std::to_string(n_jacobi) + " < " + std::to_string(n_plain) +
+                    " iterations of plain CG");
 
     // gpumf's fused CG: the same algorithm as deal.II's SolverCG
-    const auto near = [](const unsigned int a, const unsigned int b) { return a + 1 >= b && b + 1 >= a; };
+    const auto         near = [](const unsigned int a, const unsigned int b) { return a + 1 >= b && b + 1 >= a; };
     const unsigned int n_fused_plain = solve<gpumf::SolverCG<double>>(op, x, b, PreconditionIdentity());
     same("gpumf::SolverCG");
-    checker.check(near(n_fused_plain, n_plain), "gpumf::SolverCG: " + std::to_string(n_fused_plain) +
-                                                  " iterations, deal.II SolverCG " + std::to_string(n_plain));
+    checker.check(near(n_fused_plain, n_plain),
+                  "gpumf::SolverCG: " + std::to_string(n_fused_plain) + " iterations, deal.II SolverCG " +
+                    std::to_string(n_plain));
     const unsigned int n_fused_jacobi = solve<gpumf::SolverCG<double>>(op, x, b, *op.get_matrix_diagonal_inverse());
     same("gpumf::SolverCG + Jacobi");
-    checker.check(near(n_fused_jacobi, n_jacobi), "gpumf::SolverCG + Jacobi: " + std::to_string(n_fused_jacobi) +
-                                                    " iterations, deal.II SolverCG + Jacobi " +
-                                                    std::to_string(n_jacobi));
+    checker.check(near(n_fused_jacobi, n_jacobi),
+                  "gpumf::SolverCG + Jacobi: " + std::to_string(n_fused_jacobi) +
+                    " iterations, deal.II SolverCG + Jacobi " + std::to_string(n_jacobi));
     {
       SolverControl           control(n_fused_jacobi / 2, 1e-10 * b.l2_norm());
       gpumf::SolverCG<double> solver(control);
@@ -113,8 +116,9 @@ main(int argc, char **argv)
     chebyshev.initialize(op, chebyshev_data);
     const unsigned int n_chebyshev = solve<SolverCG<VectorType>>(op, x, b, chebyshev);
     same("CG + Chebyshev(4)");
-    checker.check(n_chebyshev < n_jacobi, "CG + Chebyshev(4): " + std::to_string(n_chebyshev) + " < " +
-                                            std::to_string(n_jacobi) + " iterations of CG + Jacobi");
+    checker.check(n_chebyshev < n_jacobi,
+                  "CG + Chebyshev(4): " + std::to_string(n_chebyshev) + " < " + std::to_string(n_jacobi) +
+                    " iterations of CG + Jacobi");
 
     const unsigned int n_gmres = solve<SolverGMRES<VectorType>>(op, x, b, *op.get_matrix_diagonal_inverse());
     same("GMRES + Jacobi (" + std::to_string(n_gmres) + " iterations)");

@@ -47,7 +47,7 @@ namespace
   gpumf::Vector<Number>
   vector_of(const dealii::Vector<double> &v, const gpumf::Backend backend)
   {
-    gpumf::Vector<Number> result(std::make_shared<Utilities::MPI::Partitioner>(v.size()), backend);
+    gpumf::Vector<Number>                  result(std::make_shared<Utilities::MPI::Partitioner>(v.size()), backend);
     LinearAlgebra::ReadWriteVector<Number> rw(result.locally_owned_elements());
     for (unsigned int i = 0; i < v.size(); ++i)
       rw(i) = v(i);
@@ -69,7 +69,9 @@ namespace
 
   template <typename Number, int dim>
   void
-  check_vmult(test::Checker &checker, const gpumf::Backend backend, const unsigned int degree,
+  check_vmult(test::Checker                                         &checker,
+              const gpumf::Backend                                   backend,
+              const unsigned int                                     degree,
               const typename gpumf::SparseMatrix<Number>::IndexWidth width)
   {
     Mesh<dim>            mesh(degree);
@@ -91,12 +93,12 @@ namespace
     A.reinit(matrix, backend, width);
     auto src = vector_of<Number>(x, backend), dst = vector_of<Number>(x, backend);
     A.vmult(dst, src);
-    const bool   wide  = width == gpumf::SparseMatrix<Number>::IndexWidth::bits64;
-    const double ulps  = 300. * std::numeric_limits<Number>::epsilon();
+    const bool        wide = width == gpumf::SparseMatrix<Number>::IndexWidth::bits64;
+    const double      ulps = 300. * std::numeric_limits<Number>::epsilon();
     const std::string name = std::to_string(dim) + "d degree " + std::to_string(degree) + " " +
                              (std::is_same_v<Number, double> ? "double" : "float") + (wide ? " 64-bit" : " 32-bit") +
-                             " indices (" + std::to_string(A.m()) + " rows, " +
-                             std::to_string(A.n_nonzero_elements()) + " nonzeros)";
+                             " indices (" + std::to_string(A.m()) + " rows, " + std::to_string(A.n_nonzero_elements()) +
+                             " nonzeros)";
     checker.check_below(difference(dst, y), ulps, "vmult " + name + " vs deal.II");
     const std::size_t index = wide ? 8 : 4;
     checker.check(A.n_nonzero_elements() == matrix.n_nonzero_elements() && A.m() == matrix.m() &&
@@ -114,15 +116,15 @@ namespace
     Mesh<dim>            mesh(2);
     SparsityPattern      pattern;
     SparseMatrix<double> matrix;
-    test::assemble_laplace_matrix(*mesh.mapping, mesh.dof, numbers::invalid_unsigned_int, mesh.constraints, 3, pattern,
-                                  matrix);
+    test::assemble_laplace_matrix(
+      *mesh.mapping, mesh.dof, numbers::invalid_unsigned_int, mesh.constraints, 3, pattern, matrix);
     dealii::Vector<double> b(matrix.m()), inverse_diagonal(matrix.m()), x(matrix.m());
     for (unsigned int i = 0; i < b.size(); ++i)
       b(i) = mesh.constraints.is_constrained(i) ? 0. : test::random_value(i, 5);
     for (unsigned int i = 0; i < b.size(); ++i)
       inverse_diagonal(i) = 1. / matrix.diag_element(i);
     DiagonalMatrix<dealii::Vector<double>> jacobi(inverse_diagonal);
-    SolverControl                           control(500, 1e-10 * b.l2_norm());
+    SolverControl                          control(500, 1e-10 * b.l2_norm());
     SolverCG<dealii::Vector<double>>(control).solve(matrix, x, b, jacobi);
 
     gpumf::SparseMatrix<double> A;
@@ -181,7 +183,7 @@ namespace
         catch (const std::exception &)
           {}
         gpumf::SparseMatrix<double> B;
-        const std::string message = test::exception_of([&] { B.reinit(big, backend); });
+        const std::string           message = test::exception_of([&] { B.reinit(big, backend); });
         checker.check(message.find("needs " + std::to_string(needed) + " bytes of GPU memory") != std::string::npos,
                       "a matrix the GPU cannot hold throws ExcMatrixDoesNotFit with the bytes needed (" +
                         std::to_string(needed) + ")");
@@ -199,7 +201,7 @@ int
 main(int argc, char **argv)
 {
   return test::run(argc, argv, [](test::Checker &checker, const gpumf::Backend backend) {
-    using Width = gpumf::SparseMatrix<double>::IndexWidth;
+    using Width  = gpumf::SparseMatrix<double>::IndexWidth;
     using WidthF = gpumf::SparseMatrix<float>::IndexWidth;
     for (const unsigned int degree : {1u, 3u})
       {

@@ -86,19 +86,20 @@ namespace
   std::string
   to_string(const Dirichlet dirichlet)
   {
-    return dirichlet == Dirichlet::all ? "Dirichlet on all faces" :
-                                         dirichlet == Dirichlet::one_face ? "Dirichlet on one face" : "no Dirichlet";
+    return dirichlet == Dirichlet::all      ? "Dirichlet on all faces" :
+           dirichlet == Dirichlet::one_face ? "Dirichlet on one face" :
+                                              "no Dirichlet";
   }
 
   template <int dim, typename Number>
   void
   run_case(test::Checker &checker, const gpumf::Backend backend, const Mesh mesh, const Dirichlet dirichlet)
   {
-    using Stencil   = gpumf::StencilOperator<dim, Number>;
-    using S         = gpumf::StencilStorage;
-    const bool is_double = std::is_same_v<Number, double>;
-    const std::string name = std::to_string(dim) + "D " + (is_double ? "double " : "float ") + to_string(mesh) + ", " +
-                             to_string(dirichlet);
+    using Stencil               = gpumf::StencilOperator<dim, Number>;
+    using S                     = gpumf::StencilStorage;
+    const bool        is_double = std::is_same_v<Number, double>;
+    const std::string name =
+      std::to_string(dim) + "D " + (is_double ? "double " : "float ") + to_string(mesh) + ", " + to_string(dirichlet);
     parallel::distributed::Triangulation<dim> tria(comm);
     test::make_mesh(tria, test::Domain::column, dim == 2 ? 4 : 3);
     deform(tria, mesh);
@@ -132,7 +133,8 @@ namespace
     Stencil stencil;
     stencil.reinit(*mf);
     const S expected = mesh == Mesh::uniform ? S::constant : mesh == Mesh::graded ? S::semi_constant : S::variable;
-    checker.check(stencil.storage() == expected && (expected != S::semi_constant || stencil.varying_direction() == dim - 1),
+    checker.check(stencil.storage() == expected &&
+                    (expected != S::semi_constant || stencil.varying_direction() == dim - 1),
                   name + ": automatic storage " + gpumf::to_string(stencil.storage()));
 
     gpumf::Vector<Number> x, y, z;
@@ -145,7 +147,7 @@ namespace
     for (const S storage : {S::constant, S::semi_constant, S::variable})
       {
         typename Stencil::AdditionalData options;
-        options.storage = storage;
+        options.storage  = storage;
         const bool holds = storage == S::variable || (storage == S::semi_constant && mesh != Mesh::deformed) ||
                            (storage == S::constant && mesh == Mesh::uniform);
         if (!holds)
@@ -158,7 +160,8 @@ namespace
         Stencil forced;
         forced.reinit(*mf, options);
         forced.vmult(y, x);
-        checker.check_below(test::relative_difference(test::to_rw(y), test::to_rw(z), comm), tolerance,
+        checker.check_below(test::relative_difference(test::to_rw(y), test::to_rw(z), comm),
+                            tolerance,
                             name + ", storage " + gpumf::to_string(storage) + ": A x vs LaplaceOperator<dim, 1, 2>");
         if (backend == gpumf::Backend::cuda)
           {
@@ -178,13 +181,16 @@ namespace
       }
 
     // 4. Gauss-Seidel on the grid storages against the ELL rows
-    using GaussSeidel = gpumf::MultiColorGaussSeidel<dim, Number>;
-    const double eps  = std::numeric_limits<Number>::epsilon();
+    using GaussSeidel         = gpumf::MultiColorGaussSeidel<dim, Number>;
+    const double          eps = std::numeric_limits<Number>::epsilon();
     gpumf::Vector<Number> b;
     stencil.initialize_dof_vector(b);
     test::fill_random(b, 7);
-    const auto sweeps = [&](const gpumf::MatrixFree<dim, Number> &matrix_free, const S storage, const double omega,
-                            const bool symmetric, GaussSeidel &gs) {
+    const auto sweeps = [&](const gpumf::MatrixFree<dim, Number> &matrix_free,
+                            const S                               storage,
+                            const double                          omega,
+                            const bool                            symmetric,
+                            GaussSeidel                          &gs) {
       typename GaussSeidel::AdditionalData options(omega, symmetric);
       options.storage = storage;
       gs.reinit(matrix_free, options);
@@ -227,26 +233,28 @@ namespace
     }
     for (const auto &[omega, symmetric] : {std::pair<double, bool>{1., false}, std::pair<double, bool>{1.3, true}})
       {
-        GaussSeidel ell;
-        const auto  reference = sweeps(*mf, S::general, omega, symmetric, ell);
-        const std::string sweep = std::string(symmetric ? "symmetric sweep" : "forward sweep") + ", omega " +
-                                  (omega == 1. ? "1" : "1.3");
+        GaussSeidel       ell;
+        const auto        reference = sweeps(*mf, S::general, omega, symmetric, ell);
+        const std::string sweep =
+          std::string(symmetric ? "symmetric sweep" : "forward sweep") + ", omega " + (omega == 1. ? "1" : "1.3");
         for (const S storage : {S::constant, S::semi_constant, S::variable})
           {
             const bool holds = storage == S::variable || (storage == S::semi_constant && mesh != Mesh::deformed) ||
                                (storage == S::constant && mesh == Mesh::uniform);
             if (!holds)
               continue;
-            GaussSeidel on_grid;
-            const auto  result = sweeps(*mf, storage, omega, symmetric, on_grid);
-            const std::string what = name + ", Gauss-Seidel on " + gpumf::to_string(storage) + ", " + sweep;
+            GaussSeidel       on_grid;
+            const auto        result = sweeps(*mf, storage, omega, symmetric, on_grid);
+            const std::string what   = name + ", Gauss-Seidel on " + gpumf::to_string(storage) + ", " + sweep;
             checker.check(on_grid.colored_rows() == ell.colored_rows(), what + ": the colors of the ELL rows");
             checker.check_below(test::relative_difference(result, reference, comm), 300 * eps, what + " vs ELL rows");
             if (backend == gpumf::Backend::cuda)
               {
                 GaussSeidel host;
-                checker.check_below(test::relative_difference(result, sweeps(*host_matrix_free(), storage, omega, symmetric, host), comm),
-                                    300 * eps, what + ": CUDA vs host (300 ulps)");
+                checker.check_below(
+                  test::relative_difference(result, sweeps(*host_matrix_free(), storage, omega, symmetric, host), comm),
+                  300 * eps,
+                  what + ": CUDA vs host (300 ulps)");
               }
           }
       }
@@ -255,11 +263,11 @@ namespace
   void
   run_refusals(test::Checker &checker, const gpumf::Backend backend)
   {
-    constexpr int dim = 2;
+    constexpr int dim  = 2;
     const auto    says = [&](const std::string &message, const std::string &text, const std::string &what) {
       checker.check(message.find(text) != std::string::npos, what + " refused: " + message.substr(0, 140));
     };
-    const MappingQ<dim>                            mapping(1);
+    const MappingQ<dim>                             mapping(1);
     typename gpumf::MatrixFree<dim>::AdditionalData data;
     data.backend = backend;
     {
@@ -283,7 +291,8 @@ namespace
       constraints.close();
       gpumf::MatrixFree<dim> mf;
       mf.reinit(mapping, dof, constraints, QGauss<1>(2), data);
-      says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf); }), "renumber_lexicographic",
+      says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf); }),
+           "renumber_lexicographic",
            "deal.II's numbering");
       // Gauss-Seidel: the automatic storage falls back to the ELL rows, a grid storage forced is refused
       gpumf::MultiColorGaussSeidel<dim> gs;
@@ -292,11 +301,13 @@ namespace
                     "deal.II's numbering: Gauss-Seidel takes the general (ELL) storage");
       typename gpumf::MultiColorGaussSeidel<dim>::AdditionalData forced;
       forced.storage = gpumf::StencilStorage::constant;
-      says(test::exception_of([&] { gpumf::MultiColorGaussSeidel<dim>().reinit(mf, forced); }), "renumber_lexicographic",
+      says(test::exception_of([&] { gpumf::MultiColorGaussSeidel<dim>().reinit(mf, forced); }),
+           "renumber_lexicographic",
            "Gauss-Seidel forced on the grid with deal.II's numbering");
       typename gpumf::StencilOperator<dim>::AdditionalData general;
       general.storage = gpumf::StencilStorage::general;
-      says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf, general); }), "MultiColorGaussSeidel",
+      says(test::exception_of([&] { gpumf::StencilOperator<dim>().reinit(mf, general); }),
+           "MultiColorGaussSeidel",
            "StencilOperator with general storage");
     }
     {

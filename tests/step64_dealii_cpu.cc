@@ -23,10 +23,10 @@ using namespace dealii;
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  constexpr int      dim = 3, degree = 3;
-  const MPI_Comm     comm = MPI_COMM_WORLD;
-  ConditionalOStream pcout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
+  Utilities::MPI::MPI_InitFinalize          mpi(argc, argv, 1);
+  constexpr int                             dim = 3, degree = 3;
+  const MPI_Comm                            comm = MPI_COMM_WORLD;
+  ConditionalOStream                        pcout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
   parallel::distributed::Triangulation<dim> tria(comm);
   FE_Q<dim>                                 fe(degree);
   DoFHandler<dim>                           dof(tria);
@@ -54,9 +54,9 @@ main(int argc, char **argv)
       // right-hand side f = 1, assembled as step-64 does
       LinearAlgebra::distributed::Vector<double> rhs_host(dof.locally_owned_dofs(), relevant, comm);
       const QGauss<dim>                          quadrature(degree + 1);
-      FEValues<dim>                        fe_values(fe, quadrature, update_values | update_JxW_values);
-      Vector<double>                       cell_rhs(fe.n_dofs_per_cell());
-      std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+      FEValues<dim>                              fe_values(fe, quadrature, update_values | update_JxW_values);
+      Vector<double>                             cell_rhs(fe.n_dofs_per_cell());
+      std::vector<types::global_dof_index>       indices(fe.n_dofs_per_cell());
       for (const auto &cell : dof.active_cell_iterators())
         if (cell->is_locally_owned())
           {
@@ -72,8 +72,7 @@ main(int argc, char **argv)
       rhs.copy_locally_owned_data_from(rhs_host);
 
       SolverControl control(rhs.size(), 1e-12 * rhs.l2_norm());
-      SolverCG<LinearAlgebra::distributed::Vector<double>>(control).solve(op, solution, rhs,
-                                                                         PreconditionIdentity());
+      SolverCG<LinearAlgebra::distributed::Vector<double>>(control).solve(op, solution, rhs, PreconditionIdentity());
       pcout << "  Solved in " << control.last_step() << " iterations." << std::endl;
 
       LinearAlgebra::distributed::Vector<double> ghosted(dof.locally_owned_dofs(), relevant, comm);
@@ -81,8 +80,8 @@ main(int argc, char **argv)
       constraints.distribute(ghosted);
       ghosted.update_ghost_values();
       Vector<float> cellwise_norm(tria.n_active_cells());
-      VectorTools::integrate_difference(dof, ghosted, Functions::ZeroFunction<dim>(), cellwise_norm,
-                                        QGauss<dim>(fe.degree + 2), VectorTools::L2_norm);
+      VectorTools::integrate_difference(
+        dof, ghosted, Functions::ZeroFunction<dim>(), cellwise_norm, QGauss<dim>(fe.degree + 2), VectorTools::L2_norm);
       const double norm = VectorTools::compute_global_error(tria, cellwise_norm, VectorTools::L2_norm);
       pcout << "  solution norm: " << std::setprecision(16) << norm << std::endl << std::endl;
     }

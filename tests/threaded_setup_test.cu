@@ -47,12 +47,16 @@ namespace
     using Operator      = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, double>;
     using LevelOperator = gpumf::LaplaceOperator<dim, degree, degree + 1, 1, float>;
 
-    Operator                                         op;
-    MGLevelObject<LevelOperator>                     levels;
+    Operator                                                 op;
+    MGLevelObject<LevelOperator>                             levels;
     std::unique_ptr<gpumf::MGTransferMatrixFree<dim, float>> transfer;
 
-    Setup(const Mapping<dim> &mapping, const DoFHandler<dim> &dof, const AffineConstraints<double> &constraints,
-          const MGConstrainedDoFs &mg_constrained_dofs, const gpumf::Backend backend, const unsigned int threads)
+    Setup(const Mapping<dim>              &mapping,
+          const DoFHandler<dim>           &dof,
+          const AffineConstraints<double> &constraints,
+          const MGConstrainedDoFs         &mg_constrained_dofs,
+          const gpumf::Backend             backend,
+          const unsigned int               threads)
     {
       MultithreadInfo::set_thread_limit(threads);
       typename Operator::AdditionalData data;
@@ -93,10 +97,10 @@ namespace
   /// @p tolerance relative (0: bitwise).
   template <int dim, typename Number>
   bool
-  same_arrays(const gpumf::MatrixFree<dim, Number> &a, const gpumf::MatrixFree<dim, Number> &b,
-              const double tolerance)
+  same_arrays(const gpumf::MatrixFree<dim, Number> &a, const gpumf::MatrixFree<dim, Number> &b, const double tolerance)
   {
-    if (a.n_colors() != b.n_colors() || a.n_cells() != b.n_cells() || a.has_affine_geometry() != b.has_affine_geometry())
+    if (a.n_colors() != b.n_colors() || a.n_cells() != b.n_cells() ||
+        a.has_affine_geometry() != b.has_affine_geometry())
       return false;
     if (a.n_colors() == 0)
       return true;
@@ -105,8 +109,8 @@ namespace
     const std::size_t dofs     = std::size_t(a.n_components()) * Utilities::pow(da.n_dofs_1d, dim);
     const std::size_t geometry = a.has_affine_geometry() ? n_cells : n_cells * n_q;
     bool              same     = da.jacobian_stride == db.jacobian_stride &&
-                  same_bytes(da.local_to_global, db.local_to_global, n_cells * dofs) &&
-                  same_bytes(da.cell_has_constraint_rows, db.cell_has_constraint_rows, n_cells);
+                same_bytes(da.local_to_global, db.local_to_global, n_cells * dofs) &&
+                same_bytes(da.cell_has_constraint_rows, db.cell_has_constraint_rows, n_cells);
     for (unsigned int color = 0; color < a.n_colors(); ++color)
       {
         const auto ca = a.get_data(color), cb = b.get_data(color);
@@ -147,14 +151,19 @@ namespace
   /// geometry and operators to rounding) or with several threads (@p exact: all bitwise).
   template <int dim>
   void
-  compare(test::Checker &checker, const std::string &name, const DoFHandler<dim> &dof, const Setup<dim> &other,
-          const Setup<dim> &many, const gpumf::Backend backend, const bool exact)
+  compare(test::Checker         &checker,
+          const std::string     &name,
+          const DoFHandler<dim> &dof,
+          const Setup<dim>      &other,
+          const Setup<dim>      &many,
+          const gpumf::Backend   backend,
+          const bool             exact)
   {
     // rounding of the geometry (a Jacobian from other vertices) and of an operator built on it
-    const double geometry_double = exact ? 0 : 64 * std::numeric_limits<double>::epsilon();
-    const double geometry_float  = exact ? 0 : 64 * std::numeric_limits<float>::epsilon();
-    const double op_double       = exact ? 0 : 500 * std::numeric_limits<double>::epsilon();
-    const double op_float        = exact ? 0 : 500 * std::numeric_limits<float>::epsilon();
+    const double      geometry_double = exact ? 0 : 64 * std::numeric_limits<double>::epsilon();
+    const double      geometry_float  = exact ? 0 : 64 * std::numeric_limits<float>::epsilon();
+    const double      op_double       = exact ? 0 : 500 * std::numeric_limits<double>::epsilon();
+    const double      op_float        = exact ? 0 : 500 * std::numeric_limits<float>::epsilon();
     const std::string how = exact ? " (bitwise)" : " (integer data bitwise, geometry and operator to rounding)";
     // active cells
     const auto &mf_other = other.op.matrix_free(), &mf_many = many.op.matrix_free();
@@ -182,12 +191,12 @@ namespace
                   name + "same vmult and diagonal, active cells" + how);
 
     // levels and transfer
-    bool same_levels = true, same_level_arrays = true, same_prolongation = true, same_restriction = true;
+    bool               same_levels = true, same_level_arrays = true, same_prolongation = true, same_restriction = true;
     const unsigned int n_levels = dof.get_triangulation().n_global_levels();
     for (unsigned int level = 0; level < n_levels; ++level)
       {
         const auto &a = *other.levels[level].get_matrix_free(), &b = *many.levels[level].get_matrix_free();
-        same_levels   = same_levels && a.get_colored_graph() == b.get_colored_graph();
+        same_levels = same_levels && a.get_colored_graph() == b.get_colored_graph();
         if (backend == gpumf::Backend::host)
           same_level_arrays = same_level_arrays && same_arrays(a, b, geometry_float);
         gpumf::Vector<float> u, v_other, v_many;
@@ -232,7 +241,8 @@ namespace
     other.op.initialize_dof_vector(back_many);
     other.transfer->copy_from_mg(dof, back_other, mg_other);
     many.transfer->copy_from_mg(dof, back_many, mg_other);
-    checker.check(same_copy && same_vectors(back_other, back_many), name + "same copy_to_mg and copy_from_mg (bitwise)");
+    checker.check(same_copy && same_vectors(back_other, back_many),
+                  name + "same copy_to_mg and copy_from_mg (bitwise)");
   }
 
   template <int dim>
@@ -240,14 +250,16 @@ namespace
   check_mesh(test::Checker &checker, const gpumf::Backend backend, const bool curved)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
-    Tria<dim>      tria(comm, Triangulation<dim>::limit_level_difference_at_vertices,
+    Tria<dim>      tria(comm,
+                   Triangulation<dim>::limit_level_difference_at_vertices,
                    Tria<dim>::construct_multigrid_hierarchy);
     // a refined half of the shell, a refined corner of the cube: hanging nodes and refinement edges
     if (curved)
       test::make_mesh<dim>(tria, test::Domain::shell, dim == 2 ? 4 : 2, {[](const Point<dim> &p) { return p[0] < 0; }});
     else
-      test::make_mesh<dim>(tria, test::Domain::cube, dim == 2 ? 5 : 3,
-                           {[](const Point<dim> &p) { return p[0] < 0 && p[1] < 0; }});
+      test::make_mesh<dim>(tria, test::Domain::cube, dim == 2 ? 5 : 3, {[](const Point<dim> &p) {
+                             return p[0] < 0 && p[1] < 0;
+                           }});
     const MappingQ<dim>       mapping(curved ? 3 : 1);
     const FE_Q<dim>           fe(degree);
     DoFHandler<dim>           dof(tria);

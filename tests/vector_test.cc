@@ -30,8 +30,8 @@ namespace
   std::shared_ptr<Utilities::MPI::Partitioner>
   make_partitioner(const MPI_Comm comm)
   {
-    const unsigned int rank = Utilities::MPI::this_mpi_process(comm);
-    const unsigned int n    = Utilities::MPI::n_mpi_processes(comm);
+    const unsigned int                   rank = Utilities::MPI::this_mpi_process(comm);
+    const unsigned int                   n    = Utilities::MPI::n_mpi_processes(comm);
     std::vector<types::global_dof_index> start(n + 1, 0);
     for (unsigned int r = 0; r < n; ++r)
       start[r + 1] = start[r] + 1000 + 37 * r;
@@ -48,8 +48,8 @@ namespace
   ghosts_of(const gpumf::Vector<double> &v)
   {
     std::vector<double> g(v.get_partitioner()->n_ghost_indices());
-    gpumf::internal::copy(gpumf::Backend::host, g.data(), v.backend(), v.get_values() + v.locally_owned_size(),
-                          g.size() * sizeof(double));
+    gpumf::internal::copy(
+      gpumf::Backend::host, g.data(), v.backend(), v.get_values() + v.locally_owned_size(), g.size() * sizeof(double));
     return g;
   }
 
@@ -77,8 +77,8 @@ namespace
   void
   set_ghosts(gpumf::Vector<double> &v, const std::vector<double> &g)
   {
-    gpumf::internal::copy(v.backend(), v.get_values() + v.locally_owned_size(), gpumf::Backend::host, g.data(),
-                          g.size() * sizeof(double));
+    gpumf::internal::copy(
+      v.backend(), v.get_values() + v.locally_owned_size(), gpumf::Backend::host, g.data(), g.size() * sizeof(double));
   }
 
   /// True on every rank.
@@ -99,357 +99,365 @@ int
 main(int argc, char **argv)
 {
   return test::run(argc, argv, [](test::Checker &checker, const gpumf::Backend backend) {
-      const MPI_Comm comm = MPI_COMM_WORLD;
-      const double   tol = 1e-14;
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    const double   tol  = 1e-14;
 
-      const auto            partitioner = make_partitioner(comm);
-      gpumf::Vector<double> a(partitioner, backend), b(partitioner, backend), c(partitioner, backend);
-      HostVector            A(partitioner), B(partitioner), C(partitioner);
-      test::fill_random(a, 1), test::fill_random(A, 1);
-      test::fill_random(b, 2), test::fill_random(B, 2);
-      test::fill_random(c, 3), test::fill_random(C, 3);
-      const auto same = [&](const gpumf::Vector<double> &x, const HostVector &X, const std::string &what) {
-        checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm), tol, what);
+    const auto            partitioner = make_partitioner(comm);
+    gpumf::Vector<double> a(partitioner, backend), b(partitioner, backend), c(partitioner, backend);
+    HostVector            A(partitioner), B(partitioner), C(partitioner);
+    test::fill_random(a, 1), test::fill_random(A, 1);
+    test::fill_random(b, 2), test::fill_random(B, 2);
+    test::fill_random(c, 3), test::fill_random(C, 3);
+    const auto same = [&](const gpumf::Vector<double> &x, const HostVector &X, const std::string &what) {
+      checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm), tol, what);
+    };
+
+    a.add(2., b), A.add(2., B);
+    same(a, A, "add(a, V)");
+    a.add(0.5, b, -1.5, c), A.add(0.5, B, -1.5, C);
+    same(a, A, "add(a, V, b, W)");
+    a.sadd(0.7, b), A.sadd(0.7, B);
+    same(a, A, "sadd(s, V)");
+    a.sadd(0.3, 1.2, c), A.sadd(0.3, 1.2, C);
+    same(a, A, "sadd(s, a, V)");
+    a.scale(c), A.scale(C);
+    same(a, A, "scale(V)");
+    a *= 1.3, A *= 1.3;
+    a /= 2., A /= 2.;
+    same(a, A, "operator*=, operator/=");
+    a += b, A += B;
+    a -= c, A -= C;
+    same(a, A, "operator+=, operator-=");
+    a.add(0.25), A.add(0.25);
+    same(a, A, "add(scalar)");
+    checker.check_below(relative(a * b, A * B), tol, "operator* (dot)");
+    checker.check_below(relative(a.l1_norm(), A.l1_norm()), tol, "l1_norm");
+    checker.check_below(relative(a.l2_norm(), A.l2_norm()), tol, "l2_norm");
+    checker.check_below(relative(a.norm_sqr(), A.norm_sqr()), tol, "norm_sqr");
+    checker.check_below(relative(a.linfty_norm(), A.linfty_norm()), 0, "linfty_norm");
+    checker.check_below(relative(a.mean_value(), A.mean_value()), 1e-12, "mean_value");
+    checker.check_below(relative(a.add_and_dot(-0.4, b, c), A.add_and_dot(-0.4, B, C)), tol, "add_and_dot");
+    same(a, A, "add_and_dot's update");
+    a.equ(2.5, b), A.equ(2.5, B);
+    same(a, A, "equ(a, V)");
+    checker.check(!a.all_zero() && (a = 0., a.all_zero()), "all_zero");
+
+    // ghost exchange
+    test::fill_random(a, 4), test::fill_random(A, 4);
+    a.update_ghost_values(), A.update_ghost_values();
+    checker.check_below(ghost_difference(a, A, comm), 0, "update_ghost_values");
+    checker.check(a.has_ghost_elements(), "has_ghost_elements after update_ghost_values");
+
+    // compress(add): random ghost contributions sent to their owners
+    {
+      const std::vector<double> g = random_ghosts(*partitioner, 5);
+      for (unsigned int i = 0; i < g.size(); ++i)
+        A.local_element(A.locally_owned_size() + i) = g[i];
+      set_ghosts(a, g);
+      a.compress(VectorOperation::add), A.compress(VectorOperation::add);
+      same(a, A, "compress(add)");
+      const std::vector<double> after = ghosts_of(a);
+      checker.check(std::all_of(after.begin(), after.end(), [](double x) { return x == 0; }) && !a.has_ghost_elements(),
+                    "compress zeroes the ghost entries");
+    }
+
+    // split-phase exchanges equal the blocking ones, bitwise; y's exchange is under way
+    // while x does its blocking one (the same MPI tags: matched in posting order)
+    {
+      const unsigned int    n_ranks = Utilities::MPI::n_mpi_processes(comm);
+      gpumf::Vector<double> x(partitioner, backend), y(partitioner, backend);
+      HostVector            X(partitioner);
+      test::fill_random(x, 8), test::fill_random(y, 8), test::fill_random(X, 8);
+      const std::size_t fresh_memory = y.memory_consumption();
+      X.update_ghost_values();
+      y.update_ghost_values_start();
+      x.update_ghost_values();
+      y.update_ghost_values_finish();
+      checker.check(all_ranks(ghosts_of(x) == ghosts_of(y), comm) && y.has_ghost_elements(),
+                    "update_ghost_values_start/finish == update_ghost_values");
+      checker.check_below(ghost_difference(y, X, comm), 0, "update_ghost_values_start/finish vs deal.II");
+
+      const std::vector<double> g = random_ghosts(*partitioner, 9);
+      set_ghosts(x, g), set_ghosts(y, g);
+      y.compress_start(VectorOperation::add);
+      x.compress(VectorOperation::add);
+      y.compress_finish(VectorOperation::add);
+      const std::vector<double> after = ghosts_of(y);
+      checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm) &&
+                      all_ranks(std::all_of(after.begin(), after.end(), [](double v) { return v == 0; }), comm) &&
+                      !y.has_ghost_elements(),
+                    "compress_start/finish(add) == compress(add), ghosts zeroed");
+
+      set_ghosts(x, g), set_ghosts(y, g);
+      y.compress_start(VectorOperation::insert);
+      y.compress_finish(VectorOperation::insert);
+      x.compress(VectorOperation::insert);
+      checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm) &&
+                      all_ranks(ghosts_of(y) == std::vector<double>(g.size(), 0.), comm),
+                    "compress_start/finish(insert) == compress(insert): ghosts dropped");
+
+      // the buffers are allocated by the first exchange (not at all on one rank) and reused
+      const std::size_t memory = y.memory_consumption();
+      checker.check(all_ranks(n_ranks == 1 ? memory == fresh_memory : memory > fresh_memory, comm),
+                    "memory_consumption counts the message buffers (" + std::to_string(fresh_memory) + " -> " +
+                      std::to_string(memory) + " bytes)");
+      for (unsigned int i = 0; i < 100; ++i)
+        {
+          y.update_ghost_values_start();
+          y.update_ghost_values_finish();
+          y.compress_start(VectorOperation::add);
+          y.compress_finish(VectorOperation::add);
+          y *= 0.5;
+          x.update_ghost_values();
+          x.compress(VectorOperation::add);
+          x *= 0.5;
+        }
+      checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm),
+                    "100 split-phase ghost updates and compress(add) == blocking ones");
+      checker.check(all_ranks(y.memory_consumption() == memory, comm),
+                    "100 split-phase exchanges: memory_consumption unchanged");
+    }
+
+    // misuse of the split-phase exchange throws and says what was wrong; the vector
+    // stays usable
+    {
+      gpumf::Vector<double> x(partitioner, backend), y(partitioner, backend);
+      test::fill_random(x, 10), test::fill_random(y, 10);
+      const auto says = [&](const std::string &message, const std::string &what, const std::string &name) {
+        checker.check(all_ranks(message.find(what) != std::string::npos, comm), name + " throws");
       };
+      says(test::exception_of([&] { x.update_ghost_values_finish(); }),
+           "without update_ghost_values_start()",
+           "update_ghost_values_finish() without start");
+      says(test::exception_of([&] { x.compress_finish(VectorOperation::add); }),
+           "without compress_start()",
+           "compress_finish() without start");
+      x.update_ghost_values_start();
+      says(test::exception_of([&] { x.update_ghost_values_start(); }),
+           "call update_ghost_values_finish() first",
+           "update_ghost_values_start() twice");
+      says(test::exception_of([&] { x.compress_start(VectorOperation::add); }),
+           "call update_ghost_values_finish() first",
+           "compress_start() during a ghost update");
+      says(test::exception_of([&] { x.compress_finish(VectorOperation::add); }),
+           "without compress_start()",
+           "compress_finish() after update_ghost_values_start()");
+      x.update_ghost_values_finish();
+      x.compress_start(VectorOperation::add);
+      says(test::exception_of([&] { x.compress_finish(VectorOperation::insert); }),
+           "another VectorOperation",
+           "compress_finish(insert) after compress_start(add)");
+      says(test::exception_of([&] { x.update_ghost_values_finish(); }),
+           "without update_ghost_values_start()",
+           "update_ghost_values_finish() during a compress");
+      x.compress_finish(VectorOperation::add);
+      y.update_ghost_values();
+      y.compress(VectorOperation::add);
+      checker.check(test::bitwise_equal(test::to_rw(x), test::to_rw(y), comm),
+                    "after the exceptions: the exchanges give the blocking ones' results");
+    }
 
-      a.add(2., b), A.add(2., B);
-      same(a, A, "add(a, V)");
-      a.add(0.5, b, -1.5, c), A.add(0.5, B, -1.5, C);
-      same(a, A, "add(a, V, b, W)");
-      a.sadd(0.7, b), A.sadd(0.7, B);
-      same(a, A, "sadd(s, V)");
-      a.sadd(0.3, 1.2, c), A.sadd(0.3, 1.2, C);
-      same(a, A, "sadd(s, a, V)");
-      a.scale(c), A.scale(C);
-      same(a, A, "scale(V)");
-      a *= 1.3, A *= 1.3;
-      a /= 2., A /= 2.;
-      same(a, A, "operator*=, operator/=");
-      a += b, A += B;
-      a -= c, A -= C;
-      same(a, A, "operator+=, operator-=");
-      a.add(0.25), A.add(0.25);
-      same(a, A, "add(scalar)");
-      checker.check_below(relative(a * b, A * B), tol, "operator* (dot)");
-      checker.check_below(relative(a.l1_norm(), A.l1_norm()), tol, "l1_norm");
-      checker.check_below(relative(a.l2_norm(), A.l2_norm()), tol, "l2_norm");
-      checker.check_below(relative(a.norm_sqr(), A.norm_sqr()), tol, "norm_sqr");
-      checker.check_below(relative(a.linfty_norm(), A.linfty_norm()), 0, "linfty_norm");
-      checker.check_below(relative(a.mean_value(), A.mean_value()), 1e-12, "mean_value");
-      checker.check_below(relative(a.add_and_dot(-0.4, b, c), A.add_and_dot(-0.4, B, C)), tol, "add_and_dot");
-      same(a, A, "add_and_dot's update");
-      a.equ(2.5, b), A.equ(2.5, B);
-      same(a, A, "equ(a, V)");
-      checker.check(!a.all_zero() && (a = 0., a.all_zero()), "all_zero");
+    // GPUMF_EXCHANGE: every method gives bitwise the same ghosts and compressed entries;
+    // the automatic choice and the fall-backs follow the rules of exchange_method()
+    {
+      using M                      = gpumf::ExchangeMethod;
+      const unsigned int n_ranks   = Utilities::MPI::n_mpi_processes(comm);
+      const M            automatic = test::with_exchange("", [&] { return gpumf::exchange_method(comm, backend); });
+      const M            ipc       = test::with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); });
+      if (backend == gpumf::Backend::host)
+        {
+          checker.check(automatic == M::mpi, "host backend: the automatic exchange is mpi");
+          checker.check(ipc == M::ipc, "host backend, one host: GPUMF_EXCHANGE=ipc is obeyed (shared memory)");
+        }
+      else
+        checker.check(automatic == M::nccl || automatic == M::ipc ||
+                        automatic == (gpumf::cuda_aware_mpi() ? M::mpi : M::staged_mpi),
+                      "CUDA backend: the automatic exchange is nccl, or ipc for ranks sharing a GPU, else mpi "
+                      "if MPI is CUDA-aware, else staged_mpi (here " +
+                        gpumf::to_string(automatic) + ", GPUMF_EXCHANGE=ipc gives " + gpumf::to_string(ipc) + ")");
+      checker.check(test::with_exchange("nccl", [&] { return gpumf::exchange_method(comm, backend); }) ==
+                      (backend == gpumf::Backend::host ? M::mpi : automatic),
+                    "GPUMF_EXCHANGE=nccl: nccl where it can serve, else the automatic choice (with a notice)");
+      for (const M forced : {M::mpi, M::staged_mpi})
+        checker.check(test::with_exchange(gpumf::to_string(forced),
+                                          [&] { return gpumf::exchange_method(comm, backend); }) == forced,
+                      "GPUMF_EXCHANGE=" + gpumf::to_string(forced) + " is obeyed");
+      const std::string message =
+        test::with_exchange("yes", [&] { return test::exception_of([&] { gpumf::exchange_method(comm, backend); }); });
+      checker.check(message.find("must be auto, ipc, nccl, mpi or staged_mpi") != std::string::npos,
+                    "GPUMF_EXCHANGE=yes throws and says what is supported");
 
-      // ghost exchange
-      test::fill_random(a, 4), test::fill_random(A, 4);
-      a.update_ghost_values(), A.update_ghost_values();
-      checker.check_below(ghost_difference(a, A, comm), 0, "update_ghost_values");
-      checker.check(a.has_ghost_elements(), "has_ghost_elements after update_ghost_values");
+      // ghosts after a split-phase update, owned entries after a split-phase compress(add)
+      const auto run = [&](std::size_t &memory) {
+        gpumf::Vector<double> v(partitioner, backend);
+        test::fill_random(v, 11);
+        v.update_ghost_values_start();
+        v.update_ghost_values_finish();
+        std::vector<double> result = ghosts_of(v);
+        set_ghosts(v, random_ghosts(*partitioner, 12));
+        v.compress_start(VectorOperation::add);
+        v.compress_finish(VectorOperation::add);
+        const LinearAlgebra::ReadWriteVector<double> owned = test::to_rw(v);
+        result.insert(result.end(), owned.begin(), owned.end());
+        memory = v.memory_consumption();
+        return result;
+      };
+      std::size_t               memory_automatic = 0, memory_staged = 0;
+      const std::vector<double> reference = test::with_exchange("", [&] { return run(memory_automatic); });
+      test::with_exchange("staged_mpi", [&] { return run(memory_staged); });
+      for (const M method : test::exchange_methods(backend, comm))
+        {
+          std::size_t memory = 0;
+          checker.check(
+            all_ranks(test::with_exchange(gpumf::to_string(method), [&] { return run(memory); }) == reference, comm),
+            "GPUMF_EXCHANGE=" + gpumf::to_string(method) + ": bitwise the results of " + gpumf::to_string(automatic));
+          if (n_ranks > 1 && method != M::staged_mpi)
+            checker.check(all_ranks(memory < memory_staged, comm),
+                          "GPUMF_EXCHANGE=" + gpumf::to_string(method) +
+                            ": no host buffers (only staged_mpi has them)");
+        }
+    }
 
-      // compress(add): random ghost contributions sent to their owners
-      {
-        const std::vector<double> g = random_ghosts(*partitioner, 5);
-        for (unsigned int i = 0; i < g.size(); ++i)
-          A.local_element(A.locally_owned_size() + i) = g[i];
-        set_ghosts(a, g);
-        a.compress(VectorOperation::add), A.compress(VectorOperation::add);
-        same(a, A, "compress(add)");
-        const std::vector<double> after = ghosts_of(a);
-        checker.check(std::all_of(after.begin(), after.end(), [](double x) { return x == 0; }) &&
-                        !a.has_ghost_elements(),
-                      "compress zeroes the ghost entries");
-      }
-
-      // split-phase exchanges equal the blocking ones, bitwise; y's exchange is under way
-      // while x does its blocking one (the same MPI tags: matched in posting order)
-      {
-        const unsigned int    n_ranks = Utilities::MPI::n_mpi_processes(comm);
-        gpumf::Vector<double> x(partitioner, backend), y(partitioner, backend);
-        HostVector            X(partitioner);
-        test::fill_random(x, 8), test::fill_random(y, 8), test::fill_random(X, 8);
-        const std::size_t fresh_memory = y.memory_consumption();
-        X.update_ghost_values();
-        y.update_ghost_values_start();
-        x.update_ghost_values();
-        y.update_ghost_values_finish();
-        checker.check(all_ranks(ghosts_of(x) == ghosts_of(y), comm) && y.has_ghost_elements(),
-                      "update_ghost_values_start/finish == update_ghost_values");
-        checker.check_below(ghost_difference(y, X, comm), 0, "update_ghost_values_start/finish vs deal.II");
-
-        const std::vector<double> g = random_ghosts(*partitioner, 9);
-        set_ghosts(x, g), set_ghosts(y, g);
-        y.compress_start(VectorOperation::add);
-        x.compress(VectorOperation::add);
-        y.compress_finish(VectorOperation::add);
-        const std::vector<double> after = ghosts_of(y);
-        checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm) &&
-                        all_ranks(std::all_of(after.begin(), after.end(), [](double v) { return v == 0; }), comm) &&
-                        !y.has_ghost_elements(),
-                      "compress_start/finish(add) == compress(add), ghosts zeroed");
-
-        set_ghosts(x, g), set_ghosts(y, g);
-        y.compress_start(VectorOperation::insert);
-        y.compress_finish(VectorOperation::insert);
-        x.compress(VectorOperation::insert);
-        checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm) &&
-                        all_ranks(ghosts_of(y) == std::vector<double>(g.size(), 0.), comm),
-                      "compress_start/finish(insert) == compress(insert): ghosts dropped");
-
-        // the buffers are allocated by the first exchange (not at all on one rank) and reused
-        const std::size_t memory = y.memory_consumption();
-        checker.check(all_ranks(n_ranks == 1 ? memory == fresh_memory : memory > fresh_memory, comm),
-                      "memory_consumption counts the message buffers (" + std::to_string(fresh_memory) + " -> " +
-                        std::to_string(memory) + " bytes)");
-        for (unsigned int i = 0; i < 100; ++i)
-          {
-            y.update_ghost_values_start();
-            y.update_ghost_values_finish();
-            y.compress_start(VectorOperation::add);
-            y.compress_finish(VectorOperation::add);
-            y *= 0.5;
-            x.update_ghost_values();
-            x.compress(VectorOperation::add);
-            x *= 0.5;
-          }
-        checker.check(test::bitwise_equal(test::to_rw(y), test::to_rw(x), comm),
-                      "100 split-phase ghost updates and compress(add) == blocking ones");
-        checker.check(all_ranks(y.memory_consumption() == memory, comm),
-                      "100 split-phase exchanges: memory_consumption unchanged");
-      }
-
-      // misuse of the split-phase exchange throws and says what was wrong; the vector
-      // stays usable
-      {
-        gpumf::Vector<double> x(partitioner, backend), y(partitioner, backend);
-        test::fill_random(x, 10), test::fill_random(y, 10);
-        const auto says = [&](const std::string &message, const std::string &what, const std::string &name) {
-          checker.check(all_ranks(message.find(what) != std::string::npos, comm), name + " throws");
+    // the ipc method's lifetime protocol: each rank maps its neighbours' vectors at their
+    // first exchange and closes them when its own part dies; an allocation freed while a
+    // neighbour still has it open is kept (deferred) until the neighbour has closed it;
+    // vectors freed in different orders on different ranks, nothing waits for another rank
+    if (Utilities::MPI::n_mpi_processes(comm) > 1 &&
+        test::with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); }) == gpumf::ExchangeMethod::ipc)
+      test::with_exchange("ipc", [&] {
+        using gpumf::internal::shareable_statistics;
+        const unsigned int     rank = Utilities::MPI::this_mpi_process(comm);
+        std::set<unsigned int> neighbours;
+        for (const auto &target : partitioner->import_targets())
+          neighbours.insert(target.first);
+        for (const auto &target : partitioner->ghost_targets())
+          neighbours.insert(target.first);
+        MPI_Barrier(comm); // the vectors of the blocks above are closed everywhere
+        const auto before = shareable_statistics();
+        const auto counts = [&](const gpumf::internal::ShareableStatistics &now,
+                                const unsigned int                          exported,
+                                const unsigned int                          deferred,
+                                const unsigned int                          imported) {
+          return now.exported == before.exported + exported && now.deferred == before.deferred + deferred &&
+                 now.imported == before.imported + imported;
         };
-        says(test::exception_of([&] { x.update_ghost_values_finish(); }), "without update_ghost_values_start()",
-             "update_ghost_values_finish() without start");
-        says(test::exception_of([&] { x.compress_finish(VectorOperation::add); }), "without compress_start()",
-             "compress_finish() without start");
-        x.update_ghost_values_start();
-        says(test::exception_of([&] { x.update_ghost_values_start(); }), "call update_ghost_values_finish() first",
-             "update_ghost_values_start() twice");
-        says(test::exception_of([&] { x.compress_start(VectorOperation::add); }),
-             "call update_ghost_values_finish() first", "compress_start() during a ghost update");
-        says(test::exception_of([&] { x.compress_finish(VectorOperation::add); }), "without compress_start()",
-             "compress_finish() after update_ghost_values_start()");
-        x.update_ghost_values_finish();
-        x.compress_start(VectorOperation::add);
-        says(test::exception_of([&] { x.compress_finish(VectorOperation::insert); }), "another VectorOperation",
-             "compress_finish(insert) after compress_start(add)");
-        says(test::exception_of([&] { x.update_ghost_values_finish(); }), "without update_ghost_values_start()",
-             "update_ghost_values_finish() during a compress");
-        x.compress_finish(VectorOperation::add);
-        y.update_ghost_values();
-        y.compress(VectorOperation::add);
-        checker.check(test::bitwise_equal(test::to_rw(x), test::to_rw(y), comm),
-                      "after the exceptions: the exchanges give the blocking ones' results");
-      }
-
-      // GPUMF_EXCHANGE: every method gives bitwise the same ghosts and compressed entries;
-      // the automatic choice and the fall-backs follow the rules of exchange_method()
-      {
-        using M                     = gpumf::ExchangeMethod;
-        const unsigned int n_ranks  = Utilities::MPI::n_mpi_processes(comm);
-        const M            automatic = test::with_exchange("", [&] { return gpumf::exchange_method(comm, backend); });
-        const M ipc = test::with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); });
-        if (backend == gpumf::Backend::host)
+        std::vector<std::unique_ptr<gpumf::Vector<double>>> vectors;
+        std::vector<std::vector<double>>                    ghosts;
+        for (unsigned int i = 0; i < 4; ++i)
           {
-            checker.check(automatic == M::mpi, "host backend: the automatic exchange is mpi");
-            checker.check(ipc == M::ipc, "host backend, one host: GPUMF_EXCHANGE=ipc is obeyed (shared memory)");
+            vectors.push_back(std::make_unique<gpumf::Vector<double>>(partitioner, backend));
+            test::fill_random(*vectors.back(), 30 + i);
+            vectors.back()->update_ghost_values();
+            ghosts.push_back(ghosts_of(*vectors.back()));
           }
-        else
-          checker.check(automatic == M::nccl || automatic == M::ipc ||
-                          automatic == (gpumf::cuda_aware_mpi() ? M::mpi : M::staged_mpi),
-                        "CUDA backend: the automatic exchange is nccl, or ipc for ranks sharing a GPU, else mpi "
-                        "if MPI is CUDA-aware, else staged_mpi (here " + gpumf::to_string(automatic) +
-                          ", GPUMF_EXCHANGE=ipc gives " + gpumf::to_string(ipc) + ")");
-        checker.check(test::with_exchange("nccl", [&] { return gpumf::exchange_method(comm, backend); }) ==
-                        (backend == gpumf::Backend::host ? M::mpi : automatic),
-                      "GPUMF_EXCHANGE=nccl: nccl where it can serve, else the automatic choice (with a notice)");
-        for (const M forced : {M::mpi, M::staged_mpi})
-          checker.check(test::with_exchange(gpumf::to_string(forced),
-                                            [&] { return gpumf::exchange_method(comm, backend); }) == forced,
-                        "GPUMF_EXCHANGE=" + gpumf::to_string(forced) + " is obeyed");
-        const std::string message =
-          test::with_exchange("yes", [&] { return test::exception_of([&] { gpumf::exchange_method(comm, backend); }); });
-        checker.check(message.find("must be auto, ipc, nccl, mpi or staged_mpi") != std::string::npos,
-                      "GPUMF_EXCHANGE=yes throws and says what is supported");
+        checker.check(all_ranks(counts(shareable_statistics(), 4, 0, 4 * neighbours.size()), comm),
+                      "ipc: four vectors exported once each, each neighbour's four open here");
+        // reinit (same layout, same memory): the links are made anew, nothing leaks
+        vectors[1]->reinit(partitioner, backend);
+        test::fill_random(*vectors[1], 31);
+        vectors[1]->update_ghost_values();
+        checker.check(all_ranks(ghosts_of(*vectors[1]) == ghosts[1] &&
+                                  counts(shareable_statistics(), 4, 0, 4 * neighbours.size()),
+                                comm),
+                      "ipc: reinit() links anew, bitwise the same ghosts, nothing left open twice");
+        // rank 0 frees its first vector while the others still have it open
+        if (rank == 0)
+          vectors[0].reset();
+        MPI_Barrier(comm);
+        checker.check(all_ranks(counts(shareable_statistics(),
+                                       4,
+                                       rank == 0 ? 1 : 0,
+                                       4 * neighbours.size() - (rank == 0 ? neighbours.size() : 0)),
+                                comm),
+                      "ipc: a vector freed while its neighbours have it open stays allocated (deferred)");
+        if (rank != 0)
+          vectors[0].reset();
+        MPI_Barrier(comm);
+        checker.check(all_ranks(counts(shareable_statistics(), 3, 0, 3 * neighbours.size()), comm),
+                      "ipc: freed once the last neighbour closed it");
+        // the others in different orders on different ranks (ascending on even ranks)
+        for (unsigned int i = 1; i < 4; ++i)
+          vectors[rank % 2 == 0 ? i : 4 - i].reset();
+        MPI_Barrier(comm);
+        checker.check(all_ranks(counts(shareable_statistics(), 0, 0, 0), comm),
+                      "ipc: vectors freed in different orders on different ranks: all freed, none open");
+        return 0;
+      });
 
-        // ghosts after a split-phase update, owned entries after a split-phase compress(add)
-        const auto run = [&](std::size_t &memory) {
-          gpumf::Vector<double> v(partitioner, backend);
-          test::fill_random(v, 11);
-          v.update_ghost_values_start();
-          v.update_ghost_values_finish();
-          std::vector<double> result = ghosts_of(v);
-          set_ghosts(v, random_ghosts(*partitioner, 12));
-          v.compress_start(VectorOperation::add);
-          v.compress_finish(VectorOperation::add);
-          const LinearAlgebra::ReadWriteVector<double> owned = test::to_rw(v);
-          result.insert(result.end(), owned.begin(), owned.end());
-          memory = v.memory_consumption();
-          return result;
-        };
-        std::size_t               memory_automatic = 0, memory_staged = 0;
-        const std::vector<double> reference = test::with_exchange("", [&] { return run(memory_automatic); });
-        test::with_exchange("staged_mpi", [&] { return run(memory_staged); });
-        for (const M method : test::exchange_methods(backend, comm))
-          {
-            std::size_t memory = 0;
-            checker.check(all_ranks(test::with_exchange(gpumf::to_string(method), [&] { return run(memory); }) ==
-                                      reference,
-                                    comm),
-                          "GPUMF_EXCHANGE=" + gpumf::to_string(method) + ": bitwise the results of " +
-                            gpumf::to_string(automatic));
-            if (n_ranks > 1 && method != M::staged_mpi)
-              checker.check(all_ranks(memory < memory_staged, comm),
-                            "GPUMF_EXCHANGE=" + gpumf::to_string(method) +
-                              ": no host buffers (only staged_mpi has them)");
-          }
-      }
+    // copies: same backend, and to/from the host backend
+    {
+      gpumf::Vector<double> copy(a);
+      same(copy, A, "copy constructor");
+      gpumf::Vector<double> host(partitioner, gpumf::Backend::host);
+      host = a;
+      same(host, A, "assignment " + gpumf::to_string(backend) + " -> host");
+      test::fill_random(host, 6), test::fill_random(A, 6);
+      a = host;
+      same(a, A, "assignment host -> " + gpumf::to_string(backend));
+    }
 
-      // the ipc method's lifetime protocol: each rank maps its neighbours' vectors at their
-      // first exchange and closes them when its own part dies; an allocation freed while a
-      // neighbour still has it open is kept (deferred) until the neighbour has closed it;
-      // vectors freed in different orders on different ranks, nothing waits for another rank
-      if (Utilities::MPI::n_mpi_processes(comm) > 1 &&
-          test::with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); }) ==
-            gpumf::ExchangeMethod::ipc)
-        test::with_exchange("ipc", [&] {
-          using gpumf::internal::shareable_statistics;
-          const unsigned int rank = Utilities::MPI::this_mpi_process(comm);
-          std::set<unsigned int> neighbours;
-          for (const auto &target : partitioner->import_targets())
-            neighbours.insert(target.first);
-          for (const auto &target : partitioner->ghost_targets())
-            neighbours.insert(target.first);
-          MPI_Barrier(comm); // the vectors of the blocks above are closed everywhere
-          const auto before = shareable_statistics();
-          const auto counts = [&](const gpumf::internal::ShareableStatistics &now, const unsigned int exported,
-                                  const unsigned int deferred, const unsigned int imported) {
-            return now.exported == before.exported + exported && now.deferred == before.deferred + deferred &&
-                   now.imported == before.imported + imported;
-          };
-          std::vector<std::unique_ptr<gpumf::Vector<double>>> vectors;
-          std::vector<std::vector<double>>                    ghosts;
-          for (unsigned int i = 0; i < 4; ++i)
-            {
-              vectors.push_back(std::make_unique<gpumf::Vector<double>>(partitioner, backend));
-              test::fill_random(*vectors.back(), 30 + i);
-              vectors.back()->update_ghost_values();
-              ghosts.push_back(ghosts_of(*vectors.back()));
-            }
-          checker.check(all_ranks(counts(shareable_statistics(), 4, 0, 4 * neighbours.size()), comm),
-                        "ipc: four vectors exported once each, each neighbour's four open here");
-          // reinit (same layout, same memory): the links are made anew, nothing leaks
-          vectors[1]->reinit(partitioner, backend);
-          test::fill_random(*vectors[1], 31);
-          vectors[1]->update_ghost_values();
-          checker.check(all_ranks(ghosts_of(*vectors[1]) == ghosts[1] &&
-                                    counts(shareable_statistics(), 4, 0, 4 * neighbours.size()),
-                                  comm),
-                        "ipc: reinit() links anew, bitwise the same ghosts, nothing left open twice");
-          // rank 0 frees its first vector while the others still have it open
-          if (rank == 0)
-            vectors[0].reset();
-          MPI_Barrier(comm);
-          checker.check(all_ranks(counts(shareable_statistics(), 4, rank == 0 ? 1 : 0,
-                                         4 * neighbours.size() - (rank == 0 ? neighbours.size() : 0)),
-                                  comm),
-                        "ipc: a vector freed while its neighbours have it open stays allocated (deferred)");
-          if (rank != 0)
-            vectors[0].reset();
-          MPI_Barrier(comm);
-          checker.check(all_ranks(counts(shareable_statistics(), 3, 0, 3 * neighbours.size()), comm),
-                        "ipc: freed once the last neighbour closed it");
-          // the others in different orders on different ranks (ascending on even ranks)
-          for (unsigned int i = 1; i < 4; ++i)
-            vectors[rank % 2 == 0 ? i : 4 - i].reset();
-          MPI_Barrier(comm);
-          checker.check(all_ranks(counts(shareable_statistics(), 0, 0, 0), comm),
-                        "ipc: vectors freed in different orders on different ranks: all freed, none open");
-          return 0;
-        });
+    // deal.II solvers on gpumf vectors: D x = r with a diagonal D, CG and GMRES
+    {
+      gpumf::Vector<double>                  d(partitioner, backend), r(partitioner, backend), x(partitioner, backend);
+      HostVector                             D(partitioner), R(partitioner), X(partitioner);
+      LinearAlgebra::ReadWriteVector<double> rw(partitioner->locally_owned_range());
+      for (const auto i : rw.get_stored_elements())
+        rw(i) = 1. + (i % 17);
+      d.import(rw, VectorOperation::insert), D.import(rw, VectorOperation::insert);
+      test::fill_random(r, 7), test::fill_random(R, 7);
+      DiagonalMatrix<gpumf::Vector<double>> matrix(d);
+      DiagonalMatrix<HostVector>            MATRIX(D);
 
-      // copies: same backend, and to/from the host backend
-      {
-        gpumf::Vector<double> copy(a);
-        same(copy, A, "copy constructor");
-        gpumf::Vector<double> host(partitioner, gpumf::Backend::host);
-        host = a;
-        same(host, A, "assignment " + gpumf::to_string(backend) + " -> host");
-        test::fill_random(host, 6), test::fill_random(A, 6);
-        a = host;
-        same(a, A, "assignment host -> " + gpumf::to_string(backend));
-      }
+      SolverControl                   control(200, 1e-12 * r.l2_norm()), CONTROL(200, 1e-12 * R.l2_norm());
+      SolverCG<gpumf::Vector<double>> cg(control);
+      SolverCG<HostVector>            CG(CONTROL);
+      cg.solve(matrix, x, r, PreconditionIdentity());
+      CG.solve(MATRIX, X, R, PreconditionIdentity());
+      checker.check(control.last_step() == CONTROL.last_step(),
+                    "SolverCG iterations " + std::to_string(control.last_step()) + " == deal.II's " +
+                      std::to_string(CONTROL.last_step()));
+      checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm), 1e-10, "SolverCG solution");
 
-      // deal.II solvers on gpumf vectors: D x = r with a diagonal D, CG and GMRES
-      {
-        gpumf::Vector<double> d(partitioner, backend), r(partitioner, backend), x(partitioner, backend);
-        HostVector            D(partitioner), R(partitioner), X(partitioner);
-        LinearAlgebra::ReadWriteVector<double> rw(partitioner->locally_owned_range());
-        for (const auto i : rw.get_stored_elements())
-          rw(i) = 1. + (i % 17);
-        d.import(rw, VectorOperation::insert), D.import(rw, VectorOperation::insert);
-        test::fill_random(r, 7), test::fill_random(R, 7);
-        DiagonalMatrix<gpumf::Vector<double>> matrix(d);
-        DiagonalMatrix<HostVector>            MATRIX(D);
+      x = 0., X = 0.;
+      SolverControl                      gcontrol(200, 1e-12 * r.l2_norm()), GCONTROL(200, 1e-12 * R.l2_norm());
+      SolverGMRES<gpumf::Vector<double>> gmres(gcontrol);
+      SolverGMRES<HostVector>            GMRES(GCONTROL);
+      gmres.solve(matrix, x, r, PreconditionIdentity());
+      GMRES.solve(MATRIX, X, R, PreconditionIdentity());
+      checker.check(gcontrol.last_step() == GCONTROL.last_step(),
+                    "SolverGMRES iterations " + std::to_string(gcontrol.last_step()) + " == deal.II's " +
+                      std::to_string(GCONTROL.last_step()));
+      checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm),
+                          1e-10,
+                          "SolverGMRES solution");
 
-        SolverControl                     control(200, 1e-12 * r.l2_norm()), CONTROL(200, 1e-12 * R.l2_norm());
-        SolverCG<gpumf::Vector<double>>   cg(control);
-        SolverCG<HostVector>              CG(CONTROL);
-        cg.solve(matrix, x, r, PreconditionIdentity());
-        CG.solve(MATRIX, X, R, PreconditionIdentity());
-        checker.check(control.last_step() == CONTROL.last_step(),
-                      "SolverCG iterations " + std::to_string(control.last_step()) + " == deal.II's " +
-                        std::to_string(CONTROL.last_step()));
-        checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm), 1e-10,
-                            "SolverCG solution");
+      // the diagonal as a preconditioner: CG converges in one step
+      x = 0.;
+      gpumf::Vector<double> inverse(d);
+      for (const auto i : rw.get_stored_elements())
+        rw(i) = 1. / rw(i);
+      inverse.import(rw, VectorOperation::insert);
+      DiagonalMatrix<gpumf::Vector<double>> jacobi(inverse);
+      SolverControl                         pcontrol(200, 1e-12 * r.l2_norm());
+      SolverCG<gpumf::Vector<double>>(pcontrol).solve(matrix, x, r, jacobi);
+      checker.check(pcontrol.last_step() == 1,
+                    "SolverCG with DiagonalMatrix preconditioner: " + std::to_string(pcontrol.last_step()) +
+                      " iteration");
+    }
 
-        x = 0., X = 0.;
-        SolverControl                      gcontrol(200, 1e-12 * r.l2_norm()), GCONTROL(200, 1e-12 * R.l2_norm());
-        SolverGMRES<gpumf::Vector<double>> gmres(gcontrol);
-        SolverGMRES<HostVector>            GMRES(GCONTROL);
-        gmres.solve(matrix, x, r, PreconditionIdentity());
-        GMRES.solve(MATRIX, X, R, PreconditionIdentity());
-        checker.check(gcontrol.last_step() == GCONTROL.last_step(),
-                      "SolverGMRES iterations " + std::to_string(gcontrol.last_step()) + " == deal.II's " +
-                        std::to_string(GCONTROL.last_step()));
-        checker.check_below(test::relative_difference(test::to_rw(x), test::to_rw(X), comm), 1e-10,
-                            "SolverGMRES solution");
-
-        // the diagonal as a preconditioner: CG converges in one step
-        x = 0.;
-        gpumf::Vector<double> inverse(d);
-        for (const auto i : rw.get_stored_elements())
-          rw(i) = 1. / rw(i);
-        inverse.import(rw, VectorOperation::insert);
-        DiagonalMatrix<gpumf::Vector<double>> jacobi(inverse);
-        SolverControl                         pcontrol(200, 1e-12 * r.l2_norm());
-        SolverCG<gpumf::Vector<double>>(pcontrol).solve(matrix, x, r, jacobi);
-        checker.check(pcontrol.last_step() == 1, "SolverCG with DiagonalMatrix preconditioner: " +
-                                                   std::to_string(pcontrol.last_step()) + " iteration");
-      }
-
-      // mismatched vectors are rejected
-      {
-        gpumf::Vector<double> other(std::make_shared<Utilities::MPI::Partitioner>(7), backend);
-        bool                  thrown = false;
-        try
-          {
-            other.add(1., a);
-          }
-        catch (const gpumf::ExcVectorMismatch &)
-          {
-            thrown = true;
-          }
-        checker.check(thrown, "add() of a vector of another size throws ExcVectorMismatch");
-      }
+    // mismatched vectors are rejected
+    {
+      gpumf::Vector<double> other(std::make_shared<Utilities::MPI::Partitioner>(7), backend);
+      bool                  thrown = false;
+      try
+        {
+          other.add(1., a);
+        }
+      catch (const gpumf::ExcVectorMismatch &)
+        {
+          thrown = true;
+        }
+      checker.check(thrown, "add() of a vector of another size throws ExcVectorMismatch");
+    }
   });
 }

@@ -98,9 +98,9 @@ namespace adaptive
    */
   template <int dim, int degree>
   SolverResult
-  solve_with_gpumf(const Problem<dim> &problem,
-                   const VectorType &  system_rhs,
-                   VectorType &        solution,
+  solve_with_gpumf(const Problem<dim>  &problem,
+                   const VectorType    &system_rhs,
+                   VectorType          &solution,
                    const gpumf::Backend backend)
   {
     Timer        timer;
@@ -171,9 +171,9 @@ namespace adaptive
   /// The operator's degree is a template argument: one instantiation per degree.
   template <int dim>
   SolverResult
-  solve_with_gpumf(const Problem<dim> &problem,
-                   const VectorType &  system_rhs,
-                   VectorType &        solution,
+  solve_with_gpumf(const Problem<dim>  &problem,
+                   const VectorType    &system_rhs,
+                   VectorType          &solution,
                    const gpumf::Backend backend)
   {
     switch (problem.fe.degree)
@@ -279,17 +279,17 @@ namespace adaptive
   run(const Options &options, const gpumf::Backend backend, ConditionalOStream &pcout)
   {
     Problem<dim> problem(MPI_COMM_WORLD, options.degree);
-    pcout << "-laplace u = f on " << (dim == 2 ? "the L-shaped domain, u = r^(2/3) sin(2 phi/3)" :
-                                                 "the shell 0.5 < |x| < 1, u = sin(pi x) cos(pi y) exp(z)")
+    pcout << "-laplace u = f on "
+          << (dim == 2 ? "the L-shaped domain, u = r^(2/3) sin(2 phi/3)" :
+                         "the shell 0.5 < |x| < 1, u = sin(pi x) cos(pi y) exp(z)")
           << ", FE_Q(" << options.degree << "), MappingQ(" << options.degree << "), "
           << (options.uniform ? "uniform" : "adaptive") << " refinement" << std::endl
           << std::fixed << std::setprecision(3) << "expected rates vs DoFs with adaptivity: L2 "
-          << -(options.degree + 1.) / dim << ", H1 " << -double(options.degree) / dim << std::defaultfloat
-          << std::endl
+          << -(options.degree + 1.) / dim << ", H1 " << -double(options.degree) / dim << std::defaultfloat << std::endl
           << header(options) << std::endl;
 
-    Errors       previous;
-    double       previous_dofs = 0, gpumf_seconds = 0, dealii_seconds = 0;
+    Errors previous;
+    double previous_dofs = 0, gpumf_seconds = 0, dealii_seconds = 0;
     for (unsigned int cycle = 0; cycle < options.cycles; ++cycle)
       {
         if (cycle == 0)
@@ -302,8 +302,8 @@ namespace adaptive
 
         // Solve with one or both; the solution of the first drives the refinement.
         std::ostringstream line;
-        line << std::setw(5) << cycle << std::setw(9) << problem.triangulation.n_global_active_cells()
-             << std::setw(10) << problem.dof_handler.n_dofs();
+        line << std::setw(5) << cycle << std::setw(9) << problem.triangulation.n_global_active_cells() << std::setw(10)
+             << problem.dof_handler.n_dofs();
         VectorType  solution;
         Errors      errors, gpumf_errors;
         std::string phase_lines;
@@ -314,9 +314,9 @@ namespace adaptive
             errors = gpumf_errors = problem.compute_errors(solution);
             gpumf_seconds += result.seconds;
             phase_lines += phases("gpumf", result) + "\n";
-            line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6)
-                 << std::setw(15) << errors.l2 << std::setw(15) << errors.h1 << std::defaultfloat
-                 << std::setprecision(4) << std::setw(13) << result.seconds;
+            line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6) << std::setw(15)
+                 << errors.l2 << std::setw(15) << errors.h1 << std::defaultfloat << std::setprecision(4)
+                 << std::setw(13) << result.seconds;
           }
         if (options.dealii)
           {
@@ -325,15 +325,14 @@ namespace adaptive
             const Errors       dealii_errors = problem.compute_errors(dealii_solution);
             dealii_seconds += result.seconds;
             phase_lines += phases("deal.II", result) + "\n";
-            line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6)
-                 << std::setw(15) << dealii_errors.l2 << std::setw(15) << dealii_errors.h1 << std::defaultfloat
-                 << std::setprecision(4) << std::setw(13) << result.seconds;
+            line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6) << std::setw(15)
+                 << dealii_errors.l2 << std::setw(15) << dealii_errors.h1 << std::defaultfloat << std::setprecision(4)
+                 << std::setw(13) << result.seconds;
             if (options.gpumf)
               {
                 // relative difference of the two solvers' errors, the larger of L2 and H1
-                const double difference =
-                  std::max(std::abs(gpumf_errors.l2 - dealii_errors.l2) / dealii_errors.l2,
-                           std::abs(gpumf_errors.h1 - dealii_errors.h1) / dealii_errors.h1);
+                const double difference = std::max(std::abs(gpumf_errors.l2 - dealii_errors.l2) / dealii_errors.l2,
+                                                   std::abs(gpumf_errors.h1 - dealii_errors.h1) / dealii_errors.h1);
                 line << std::setprecision(2) << std::setw(10) << difference;
               }
             else
@@ -350,8 +349,8 @@ namespace adaptive
         if (cycle == 0)
           line << std::setw(10) << "-" << std::setw(10) << "-";
         else
-          line << std::setw(10) << std::log(errors.l2 / previous.l2) / std::log(dofs / previous_dofs)
-               << std::setw(10) << std::log(errors.h1 / previous.h1) / std::log(dofs / previous_dofs);
+          line << std::setw(10) << std::log(errors.l2 / previous.l2) / std::log(dofs / previous_dofs) << std::setw(10)
+               << std::log(errors.h1 / previous.h1) / std::log(dofs / previous_dofs);
         pcout << line.str() << std::endl << phase_lines << std::flush;
         if (options.profile && options.gpumf && Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
           gpumf::print_setup_profile(std::cout, "      set-up ");
@@ -377,9 +376,9 @@ main(int argc, char **argv)
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
   try
     {
-      const MPI_Comm           comm    = MPI_COMM_WORLD;
-      const adaptive::Options  options = adaptive::parse(argc, argv);
-      ConditionalOStream       pcout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
+      const MPI_Comm          comm    = MPI_COMM_WORLD;
+      const adaptive::Options options = adaptive::parse(argc, argv);
+      ConditionalOStream      pcout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
       // The GPU of this rank, or the host backend; only asked for when gpumf solves.
       const gpumf::Backend backend = options.gpumf ? gpumf::select_device(comm) : gpumf::Backend::host;
       pcout << "gpumf " << GPUMF_VERSION << ": adaptive Poisson, " << Utilities::MPI::n_mpi_processes(comm)

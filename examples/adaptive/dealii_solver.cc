@@ -43,7 +43,7 @@ namespace adaptive
         VectorType &diagonal           = this->diagonal_entries->get_vector();
         VectorType &inverse            = this->inverse_diagonal_entries->get_vector();
         this->initialize_dof_vector(diagonal);
-        using FEEval = FEEvaluation<dim, degree, degree + 1, 1, double>;
+        using FEEval                                       = FEEvaluation<dim, degree, degree + 1, 1, double>;
         const std::function<void(FEEval &)> cell_operation = [](FEEval &phi) {
           phi.evaluate(EvaluationFlags::gradients);
           for (const unsigned int q : phi.quadrature_point_indices())
@@ -68,7 +68,7 @@ namespace adaptive
       double       last = 0;
       const auto   lap  = [&]() {
         const double now = timer.wall_time(), seconds = now - last;
-        last             = now;
+        last = now;
         return seconds;
       };
 

@@ -201,14 +201,14 @@ namespace adaptive
   Errors
   Problem<dim>::compute_errors(const VectorType &u) const
   {
-    const QGauss<dim>         quadrature(fe.degree + 2);
-    const ExactSolution<dim>  exact;
-    Vector<double>            cell_errors(triangulation.n_active_cells()); // double: compared to 1e-8
-    Errors                    errors;
+    const QGauss<dim>        quadrature(fe.degree + 2);
+    const ExactSolution<dim> exact;
+    Vector<double>           cell_errors(triangulation.n_active_cells()); // double: compared to 1e-8
+    Errors                   errors;
     VectorTools::integrate_difference(mapping, dof_handler, u, exact, cell_errors, quadrature, VectorTools::L2_norm);
     errors.l2 = VectorTools::compute_global_error(triangulation, cell_errors, VectorTools::L2_norm);
-    VectorTools::integrate_difference(mapping, dof_handler, u, exact, cell_errors, quadrature,
-                                      VectorTools::H1_seminorm);
+    VectorTools::integrate_difference(
+      mapping, dof_handler, u, exact, cell_errors, quadrature, VectorTools::H1_seminorm);
     errors.h1 = VectorTools::compute_global_error(triangulation, cell_errors, VectorTools::H1_seminorm);
     return errors;
   }
@@ -218,8 +218,7 @@ namespace adaptive
   Problem<dim>::estimate(const VectorType &u)
   {
     estimated_error.reinit(triangulation.n_active_cells());
-    KellyErrorEstimator<dim>::estimate(mapping, dof_handler, QGauss<dim - 1>(fe.degree + 1), {}, u,
-                                       estimated_error);
+    KellyErrorEstimator<dim>::estimate(mapping, dof_handler, QGauss<dim - 1>(fe.degree + 1), {}, u, estimated_error);
   }
 
   // Which cells to refine. We refine the fixed number of cells with the largest estimates and
@@ -241,10 +240,11 @@ namespace adaptive
         return;
       }
     AssertDimension(estimated_error.size(), triangulation.n_active_cells());
-    const double refine_fraction =
-      dim == 2 ? std::min(0.3, (std::pow(2., 4. / (3. * fe.degree)) - 1.) / 3.) : 0.3;
-    parallel::distributed::GridRefinement::refine_and_coarsen_fixed_number(triangulation, estimated_error,
-                                                                           refine_fraction, 0.03);
+    const double refine_fraction = dim == 2 ? std::min(0.3, (std::pow(2., 4. / (3. * fe.degree)) - 1.) / 3.) : 0.3;
+    parallel::distributed::GridRefinement::refine_and_coarsen_fixed_number(triangulation,
+                                                                           estimated_error,
+                                                                           refine_fraction,
+                                                                           0.03);
     triangulation.execute_coarsening_and_refinement();
   }
 

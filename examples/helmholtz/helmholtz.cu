@@ -89,8 +89,8 @@ main(int argc, char **argv)
         else
           AssertThrow(false, ExcMessage("usage: helmholtz [--cycles N] [--coloring]"));
 
-      pcout << "gpumf " << GPUMF_VERSION << ": Helmholtz problem in the unit ball, FE_Q(" << degree
-            << "), MappingQ(" << degree << ")" << std::endl
+      pcout << "gpumf " << GPUMF_VERSION << ": Helmholtz problem in the unit ball, FE_Q(" << degree << "), MappingQ("
+            << degree << ")" << std::endl
             << "backend " << gpumf::to_string(backend) << ", device " << gpumf::device_name() << ", "
             << Utilities::MPI::n_mpi_processes(comm) << " MPI rank(s), "
             << (use_coloring ? "cell coloring" : "atomic additions") << std::endl;
@@ -110,13 +110,13 @@ main(int argc, char **argv)
           IndexSet relevant;
           DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
           AffineConstraints<double> constraints(relevant);
-          VectorTools::interpolate_boundary_values(mapping, dof_handler, 0, Functions::ZeroFunction<dim>(),
-                                                   constraints);
+          VectorTools::interpolate_boundary_values(
+            mapping, dof_handler, 0, Functions::ZeroFunction<dim>(), constraints);
           constraints.close();
 
           // 3. The GPU operator. Its MatrixFree object computes the inverse Jacobians and
           //    JxW of every quadrature point with deal.II's FEValues and copies them over.
-          Timer                                  setup_timer;
+          Timer                                     setup_timer;
           helmholtz::HelmholtzOperator<dim, degree> op;
           op.reinit(mapping, dof_handler, constraints, use_coloring, backend);
           gpumf::Vector<double> solution, rhs;
@@ -127,10 +127,13 @@ main(int argc, char **argv)
           // 4. The right-hand side is assembled on the host and imported into the GPU vector.
           LinearAlgebra::distributed::Vector<double> rhs_host(dof_handler.locally_owned_dofs(), relevant, comm);
           const QGauss<dim>                          quadrature(degree + 1);
-          FEValues<dim> fe_values(mapping, fe, quadrature, update_values | update_quadrature_points | update_JxW_values);
-          Vector<double>                       cell_rhs(fe.n_dofs_per_cell());
-          std::vector<types::global_dof_index> dof_indices(fe.n_dofs_per_cell());
-          const RightHandSide                  f;
+          FEValues<dim>                              fe_values(mapping,
+                                  fe,
+                                  quadrature,
+                                  update_values | update_quadrature_points | update_JxW_values);
+          Vector<double>                             cell_rhs(fe.n_dofs_per_cell());
+          std::vector<types::global_dof_index>       dof_indices(fe.n_dofs_per_cell());
+          const RightHandSide                        f;
           for (const auto &cell : dof_handler.active_cell_iterators())
             if (cell->is_locally_owned())
               {
@@ -138,8 +141,8 @@ main(int argc, char **argv)
                 cell_rhs = 0;
                 for (unsigned int q = 0; q < quadrature.size(); ++q)
                   for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
-                    cell_rhs(i) += fe_values.shape_value(i, q) * f.value(fe_values.quadrature_point(q)) *
-                                   fe_values.JxW(q);
+                    cell_rhs(i) +=
+                      fe_values.shape_value(i, q) * f.value(fe_values.quadrature_point(q)) * fe_values.JxW(q);
                 cell->get_dof_indices(dof_indices);
                 constraints.distribute_local_to_global(cell_rhs, dof_indices, rhs_host);
               }
@@ -163,8 +166,13 @@ main(int argc, char **argv)
           constraints.distribute(solution_host);
           solution_host.update_ghost_values();
           Vector<float> cell_errors(triangulation.n_active_cells());
-          VectorTools::integrate_difference(mapping, dof_handler, solution_host, ExactSolution(), cell_errors,
-                                            QGauss<dim>(degree + 2), VectorTools::L2_norm);
+          VectorTools::integrate_difference(mapping,
+                                            dof_handler,
+                                            solution_host,
+                                            ExactSolution(),
+                                            cell_errors,
+                                            QGauss<dim>(degree + 2),
+                                            VectorTools::L2_norm);
           const double error = VectorTools::compute_global_error(triangulation, cell_errors, VectorTools::L2_norm);
 
           const double dofs = dof_handler.n_dofs();
@@ -173,9 +181,9 @@ main(int argc, char **argv)
                 << std::scientific << std::setprecision(3) << error;
           if (cycle > 0)
             pcout << " (rate " << std::fixed << std::setprecision(2) << std::log2(previous_error / error) << ")";
-          pcout << std::defaultfloat << std::setprecision(4) << ", setup " << setup_timer.wall_time()
-                << " s, solve " << solve_timer.wall_time() << " s = "
-                << dofs * control.last_step() / solve_timer.wall_time() * 1e-9 << " GDoF*it/s" << std::endl;
+          pcout << std::defaultfloat << std::setprecision(4) << ", setup " << setup_timer.wall_time() << " s, solve "
+                << solve_timer.wall_time() << " s = " << dofs * control.last_step() / solve_timer.wall_time() * 1e-9
+                << " GDoF*it/s" << std::endl;
           previous_error = error;
         }
     }

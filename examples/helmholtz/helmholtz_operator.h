@@ -26,7 +26,7 @@ namespace helmholtz
     operator()(const unsigned int cell, const typename gpumf::MatrixFree<dim, Number>::Data *data) const
     {
       const unsigned int pos = gpumf::local_q_point_id<dim, Number>(cell, data, n_dofs_1d, n_q_points);
-      coef[pos] = helmholtz_coefficient(gpumf::get_quadrature_point<dim, Number>(cell, data, n_dofs_1d));
+      coef[pos]              = helmholtz_coefficient(gpumf::get_quadrature_point<dim, Number>(cell, data, n_dofs_1d));
     }
   };
 
@@ -53,11 +53,11 @@ namespace helmholtz
     static constexpr unsigned int n_q_points   = n_local_dofs;
 
     __host__ __device__ void
-    operator()(const unsigned int                                      cell,
+    operator()(const unsigned int                                   cell,
                const typename gpumf::MatrixFree<dim, Number>::Data *data,
-               gpumf::SharedData<dim, Number> *                        shared,
-               const Number *                                          src,
-               Number *                                                dst) const
+               gpumf::SharedData<dim, Number>                      *shared,
+               const Number                                        *src,
+               Number                                              *dst) const
     {
       const unsigned int pos = gpumf::local_q_point_id<dim, Number>(cell, data, n_dofs_1d, n_q_points);
       gpumf::FEEvaluation<dim, fe_degree, fe_degree + 1, 1, Number> phi(cell, data, shared);
@@ -75,8 +75,8 @@ namespace helmholtz
   {
   public:
     void
-    reinit(const dealii::Mapping<dim> &             mapping,
-           const dealii::DoFHandler<dim> &          dof_handler,
+    reinit(const dealii::Mapping<dim>              &mapping,
+           const dealii::DoFHandler<dim>           &dof_handler,
            const dealii::AffineConstraints<Number> &constraints,
            const bool                               use_coloring,
            const gpumf::Backend                     backend)

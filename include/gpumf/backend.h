@@ -67,10 +67,7 @@ namespace gpumf
    * @{
    */
   /// A CUDA runtime call failed.
-  DeclException2(ExcCudaError,
-                 std::string,
-                 std::string,
-                 << "CUDA call " << arg1 << " failed: " << arg2);
+  DeclException2(ExcCudaError, std::string, std::string, << "CUDA call " << arg1 << " failed: " << arg2);
   /// The CUDA backend was requested where it does not exist.
   DeclException1(ExcNoGPU,
                  std::string,
@@ -83,8 +80,7 @@ namespace gpumf
                  std::size_t,
                  std::size_t,
                  std::size_t,
-                 << "Out of GPU memory: requested " << arg1
-                 << " bytes while " << arg2 << " of " << arg3
+                 << "Out of GPU memory: requested " << arg1 << " bytes while " << arg2 << " of " << arg3
                  << " bytes are free on the device.");
   /// malloc failed on the host backend.
   DeclException1(ExcHostOutOfMemory,

@@ -56,13 +56,13 @@ namespace gpumf
     int          dim;
     unsigned int degree;
     unsigned int n_q_1d;
-    unsigned int n_components = 1;
-    bool         with_values  = true;
+    unsigned int n_components   = 1;
+    bool         with_values    = true;
     bool         with_gradients = true;
     /// coefficient arrays read per quadrature point (0, 1 or 2)
     unsigned int n_coefficients = 0;
     /// geometry per cell (one inverse Jacobian and determinant) instead of per point
-    bool         affine_geometry = false;
+    bool affine_geometry = false;
     /// per point: the symmetric kappa JxW J^{-1} J^{-T} and a JxW, coefficients merged in
     /// (the register-tiled kernel of the 3D ready operators), instead of J^{-1}, JxW and coefficients
     bool         merged_geometry = false;

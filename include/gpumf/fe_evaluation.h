@@ -59,8 +59,12 @@ namespace gpumf
    * GPU. The objects of one functor have the functor's element and quadrature (the MatrixFree
    * object's); a mismatch is reported the same way.
    */
-  template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, int n_components_ = 1,
-            typename Number = double, bool thread_per_column_ = false>
+  template <int dim,
+            int fe_degree,
+            int n_q_points_1d       = fe_degree + 1,
+            int n_components_       = 1,
+            typename Number         = double,
+            bool thread_per_column_ = false>
   class FEEvaluation
   {
     static_assert(dim == 2 || dim == 3, "gpumf::FEEvaluation supports dim 2 and 3.");
@@ -70,18 +74,18 @@ namespace gpumf
     static_assert(n_q_points_1d * n_q_points_1d <= 1024,
                   "gpumf::FEEvaluation: n_q_points_1d^2 threads must fit a block (n_q_points_1d <= 32).");
 
-    static constexpr unsigned int nd = fe_degree + 1;
-    static constexpr unsigned int nq = n_q_points_1d;
+    static constexpr unsigned int              nd = fe_degree + 1;
+    static constexpr unsigned int              nq = n_q_points_1d;
     static constexpr internal::CellLayout<dim> layout{nq, thread_per_column_};
     /// Padded points per component in shared memory.
     static constexpr unsigned int P = internal::ipow(nq, dim);
 
   public:
-    using value_type = std::conditional_t<n_components_ == 1, Number, dealii::Tensor<1, n_components_, Number>>;
+    using value_type    = std::conditional_t<n_components_ == 1, Number, dealii::Tensor<1, n_components_, Number>>;
     using gradient_type = std::conditional_t<n_components_ == 1,
                                              dealii::Tensor<1, dim, Number>,
                                              dealii::Tensor<1, n_components_, dealii::Tensor<1, dim, Number>>>;
-    using data_type = typename MatrixFree<dim, Number>::Data;
+    using data_type     = typename MatrixFree<dim, Number>::Data;
 
     static constexpr unsigned int dimension            = dim;
     static constexpr unsigned int n_components         = n_components_;
@@ -110,14 +114,13 @@ namespace gpumf
                         "object of the loop.");
 #else
       AssertThrow(internal::host_block_z() == layout.block_z(),
-                  ExcNotSupported("gpumf::FEEvaluation with thread_per_column = " +
-                                  std::to_string(thread_per_column_) +
+                  ExcNotSupported("gpumf::FEEvaluation with thread_per_column = " + std::to_string(thread_per_column_) +
                                   " inside a functor whose thread_per_column differs: declare "
                                   "`static constexpr bool thread_per_column = " +
                                   std::string(thread_per_column_ ? "true" : "false") + ";` in the functor."));
       AssertThrow(data.n_q_points_1d == nq && data.n_dofs_1d == nd && data.n_components == n_components,
-                  ExcNotSupported("gpumf::FEEvaluation<dim, " + std::to_string(fe_degree) + ", " +
-                                  std::to_string(nq) + ", " + std::to_string(n_components) +
+                  ExcNotSupported("gpumf::FEEvaluation<dim, " + std::to_string(fe_degree) + ", " + std::to_string(nq) +
+                                  ", " + std::to_string(n_components) +
                                   "> does not match its MatrixFree object (degree " +
                                   std::to_string(data.n_dofs_1d - 1) + ", " + std::to_string(data.n_q_points_1d) +
                                   " points per direction, " + std::to_string(data.n_components) + " components)."));
@@ -238,9 +241,12 @@ namespace gpumf
     {
       const auto add_column = [&]() {
         internal::distribute_diagonal_column<Number>(
-          i, dofs_per_cell, [&](const unsigned int l) { return code(l); },
+          i,
+          dofs_per_cell,
+          [&](const unsigned int l) { return code(l); },
           [&](const unsigned int l) { return dof_values()[(l / tensor_dofs_per_cell) * P + point_of(l)]; },
-          data.constraint_rows, [&](const unsigned int index, const Number value) { add(diagonal, index, value); });
+          data.constraint_rows,
+          [&](const unsigned int index, const Number value) { add(diagonal, index, value); });
       };
 #ifdef __CUDA_ARCH__
       if (has_constraint_rows())
@@ -284,14 +290,14 @@ namespace gpumf
               for (unsigned int c = 0; c < n_components; ++c)
                 {
                   Number reference[dim];
-#pragma unroll
+#  pragma unroll
                   for (unsigned int e = 0; e < dim; ++e)
                     {
                       const unsigned int stride = internal::ipow(nq, e);
                       const unsigned int i_e    = (q / stride) % nq;
-                      const Number *     line   = shared.values + c * P + q - i_e * stride;
+                      const Number      *line   = shared.values + c * P + q - i_e * stride;
                       Number             sum    = 0;
-#pragma unroll
+#  pragma unroll
                       for (unsigned int l = 0; l < nq; ++l)
                         sum += shared.co_shape_gradients[i_e * nq + l] * line[l * stride];
                       reference[e] = sum;
@@ -339,13 +345,13 @@ namespace gpumf
               for (unsigned int c = 0; c < n_components; ++c)
                 {
                   Number t = integrate_val ? shared.values[c * P + q] : Number();
-#pragma unroll
+#  pragma unroll
                   for (unsigned int e = 0; e < dim; ++e)
                     {
                       const unsigned int stride = internal::ipow(nq, e);
                       const unsigned int i_e    = (q / stride) % nq;
-                      const Number *     line   = shared.gradients[e] + c * P + q - i_e * stride;
-#pragma unroll
+                      const Number      *line   = shared.gradients[e] + c * P + q - i_e * stride;
+#  pragma unroll
                       for (unsigned int l = 0; l < nq; ++l)
                         t += shared.co_shape_gradients[l * nq + i_e] * line[l * stride];
                     }
@@ -444,7 +450,7 @@ namespace gpumf
 
     /// The real-space position of quadrature point @p q.
     __host__ __device__ typename MatrixFree<dim, Number>::point_type
-    quadrature_point(const unsigned int q) const
+             quadrature_point(const unsigned int q) const
     {
       return data.q_points[cell * n_q_points + q];
     }
@@ -524,15 +530,15 @@ namespace gpumf
   private:
     // Copies (kept in registers on the GPU) of the object's data and the cell's scratch
     // pointers: measured faster than reading them through pointers (doc/performance.md).
-    const data_type           data;
+    const data_type data;
     /// the set of arrays of the cell's scratch this object took
-    const unsigned int        slot;
-    SharedData<dim, Number>   shared;
+    const unsigned int      slot;
+    SharedData<dim, Number> shared;
     /// the thread's SharedData the scratch was taken from (given back by the destructor)
-    SharedData<dim, Number> * owner;
-    const unsigned int        cell;
+    SharedData<dim, Number>    *owner;
+    const unsigned int          cell;
     const internal::ThreadIndex thread;
-    unsigned int              current_q;
+    unsigned int                current_q;
 
     /// Host: records a read or write of the scratch entries of record @p index (a point's values,
     /// which on the GPU are also its DoF values; array_size + a point: its gradient) for the race
@@ -550,7 +556,7 @@ namespace gpumf
 
     /// The next free set of arrays of @p s (taken: s.next_slot advances), as a SharedData of its own.
     __host__ __device__ static SharedData<dim, Number>
-    take_scratch(SharedData<dim, Number> &s)
+             take_scratch(SharedData<dim, Number> &s)
     {
       internal::require(s.next_slot < s.n_slots,
                         "gpumf::FEEvaluation: more FEEvaluation objects alive in one cell functor than the cell's "
@@ -574,7 +580,7 @@ namespace gpumf
     /// Component @p c of a value or gradient (the object itself for a scalar element).
     template <typename T>
     __host__ __device__ static decltype(auto)
-    component(T &v, const unsigned int c)
+             component(T &v, const unsigned int c)
     {
       if constexpr (n_components_ == 1)
         return (v);
@@ -654,7 +660,7 @@ namespace gpumf
     JxW(const unsigned int q) const
     {
       return data.affine ? internal::read_only(data.JxW + cell) * internal::read_only(data.quadrature_weights + q) :
-                            internal::read_only(data.JxW + cell * n_q_points + q);
+                           internal::read_only(data.JxW + cell * n_q_points + q);
     }
 
     /// The inverse Jacobian d xi_e / d x_d at quadrature point @p q (per point or per cell).
@@ -713,35 +719,35 @@ namespace gpumf
       constexpr unsigned int n_in = transpose ? nq : nd, n_out = transpose ? nd : nq;
       Number                 result[layout.points_per_thread()][n_components];
       bool                   active[layout.points_per_thread()];
-#pragma unroll
+#  pragma unroll
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         {
           const unsigned int p    = internal::owned_point(layout, thread, s);
           unsigned int       rest = p;
           active[s]               = true;
-#pragma unroll
+#  pragma unroll
           for (unsigned int e = 0; e < dim; ++e, rest /= nq)
             if (e > direction && rest % nq >= nd)
               active[s] = false;
           const unsigned int i = (p / stride) % nq;
           active[s]            = active[s] && i < n_out;
           if (active[s])
-#pragma unroll
+#  pragma unroll
             for (unsigned int c = 0; c < n_components; ++c)
               {
                 const Number *line = shared.values + c * P + p - i * stride;
                 Number        sum  = 0;
-#pragma unroll
+#  pragma unroll
                 for (unsigned int l = 0; l < n_in; ++l)
                   sum += (transpose ? matrix[l * nd + i] : matrix[i * nd + l]) * line[l * stride];
                 result[s][c] = sum;
               }
         }
       __syncthreads();
-#pragma unroll
+#  pragma unroll
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         if (active[s])
-#pragma unroll
+#  pragma unroll
           for (unsigned int c = 0; c < n_components; ++c)
             shared.values[c * P + internal::owned_point(layout, thread, s)] = result[s][c];
       __syncthreads();
@@ -768,7 +774,7 @@ namespace gpumf
       for (unsigned int d = 0; d < dim; ++d, pp /= nq, qq /= nq)
         {
           const unsigned int entry = (qq % nq) * nd + pp % nq;
-          const Number       value = shared.shape_values[entry];
+          const Number value = shared.shape_values[entry];
           phi *= value;
           for (unsigned int e = 0; e < dim; ++e)
             grad_phi[e] *= (e == d ? shared.shape_gradients[entry] : value);

@@ -60,9 +60,9 @@ namespace gpumf
   class LocalMatrixOperator : public dealii::Subscriptor
   {
   public:
-    using VectorType     = Vector<Number>;
-    using size_type      = typename VectorType::size_type;
-    using cell_iterator  = typename dealii::DoFHandler<dim>::active_cell_iterator;
+    using VectorType    = Vector<Number>;
+    using size_type     = typename VectorType::size_type;
+    using cell_iterator = typename dealii::DoFHandler<dim>::active_cell_iterator;
     /// Fills the element matrix (deal.II's DoF order of the cell) from FEValues reinit on the cell;
     /// called from deal.II's threads (several cells at once).
     using CellMatrixFunction =
@@ -97,12 +97,12 @@ namespace gpumf
 
     /// Computes the element matrices of every locally owned cell with @p cell_matrix.
     void
-    reinit(const dealii::Mapping<dim> &             mapping,
-           const dealii::DoFHandler<dim> &          dof_handler,
+    reinit(const dealii::Mapping<dim>              &mapping,
+           const dealii::DoFHandler<dim>           &dof_handler,
            const dealii::AffineConstraints<Number> &constraints,
-           const dealii::Quadrature<1> &            quad,
-           const CellMatrixFunction &               cell_matrix,
-           const AdditionalData &                   additional_data = AdditionalData());
+           const dealii::Quadrature<1>             &quad,
+           const CellMatrixFunction                &cell_matrix,
+           const AdditionalData                    &additional_data = AdditionalData());
 
     /// A coefficient at quadrature point q of a cell (for coefficient_form()).
     using PointCoefficient = std::function<double(const cell_iterator &, unsigned int q, const dealii::Point<dim> &)>;
@@ -172,8 +172,8 @@ namespace gpumf
     internal::LocalMatrixLaunch<Number>
     launch_data(unsigned int color, bool transpose, bool diagonal_only) const;
 
-    MatrixFree<dim, Number>                             mf;
-    internal::Array<Number>                             matrices;
+    MatrixFree<dim, Number> mf;
+    internal::Array<Number> matrices;
     /// on_the_fly with affine geometry: the reference matrices (local_matrix_kernels.h)
     internal::Array<Number>                             reference;
     double                                              laplace_coefficient = 1., mass_coefficient = 0.;

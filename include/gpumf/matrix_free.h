@@ -139,8 +139,8 @@ namespace gpumf
     {
       AdditionalData(const ParallelizationScheme parallelization_scheme = parallel_in_elem,
                      const dealii::UpdateFlags   mapping_update_flags   = dealii::update_gradients |
-                                                                       dealii::update_JxW_values |
-                                                                       dealii::update_quadrature_points,
+                                                                      dealii::update_JxW_values |
+                                                                      dealii::update_quadrature_points,
                      const bool use_coloring                      = false,
                      const bool overlap_communication_computation = false)
         : parallelization_scheme(parallelization_scheme)
@@ -198,15 +198,15 @@ namespace gpumf
      */
     struct Data
     {
-      point_type *   q_points;
-      unsigned int * local_to_global;
-      Number *       inv_jacobian;
-      Number *       JxW;
-      const Number * shape_values;
-      const Number * shape_gradients;
-      const Number * co_shape_gradients;
+      point_type   *q_points;
+      unsigned int *local_to_global;
+      Number       *inv_jacobian;
+      Number       *JxW;
+      const Number *shape_values;
+      const Number *shape_gradients;
+      const Number *co_shape_gradients;
       /// Tensor-product quadrature weights [q] (used with affine geometry).
-      const Number * quadrature_weights;
+      const Number *quadrature_weights;
       /// Identifies the MatrixFree object.
       unsigned int id;
       /// Cells in this color.
@@ -222,10 +222,10 @@ namespace gpumf
       unsigned int cells_per_block;
       bool         use_coloring;
       /// Geometry per cell (see the class documentation), else per point.
-      bool         affine;
+      bool affine;
       /// The quadrature points are the element's nodes (Gauss-Lobatto with p+1 points):
       /// shape_values is the identity and FEEvaluation skips the interpolation passes.
-      bool         collocation;
+      bool collocation;
       /// The constraint lines with entries (hanging nodes, periodicity, ...) that local_to_global
       /// refers to (internal/dof_access.h).
       internal::ConstraintRows<Number> constraint_rows;
@@ -251,33 +251,37 @@ namespace gpumf
      * conditions); longer lines (mean-value constraints) and unclosed constraints throw.
      */
     void
-    reinit(const dealii::Mapping<dim> &             mapping,
-           const dealii::DoFHandler<dim> &          dof_handler,
+    reinit(const dealii::Mapping<dim>              &mapping,
+           const dealii::DoFHandler<dim>           &dof_handler,
            const dealii::AffineConstraints<Number> &constraints,
-           const dealii::Quadrature<1> &            quad,
-           const AdditionalData &                   additional_data = AdditionalData());
+           const dealii::Quadrature<1>             &quad,
+           const AdditionalData                    &additional_data = AdditionalData());
 
     /// As above, on the cells for which @p iterator_filter is true (deal.II's IteratorFilters).
     template <typename IteratorFiltersType>
     void
-    reinit(const dealii::Mapping<dim> &             mapping,
-           const dealii::DoFHandler<dim> &          dof_handler,
+    reinit(const dealii::Mapping<dim>              &mapping,
+           const dealii::DoFHandler<dim>           &dof_handler,
            const dealii::AffineConstraints<Number> &constraints,
-           const dealii::Quadrature<1> &            quad,
-           const IteratorFiltersType &              iterator_filter,
-           const AdditionalData &                   additional_data = AdditionalData())
+           const dealii::Quadrature<1>             &quad,
+           const IteratorFiltersType               &iterator_filter,
+           const AdditionalData                    &additional_data = AdditionalData())
     {
-      internal_reinit(mapping, dof_handler, constraints, quad,
-                      [iterator_filter](const cell_iterator &cell) { return iterator_filter(cell); },
-                      additional_data);
+      internal_reinit(
+        mapping,
+        dof_handler,
+        constraints,
+        quad,
+        [iterator_filter](const cell_iterator &cell) { return iterator_filter(cell); },
+        additional_data);
     }
 
     /// As above with a MappingQ1.
     void
-    reinit(const dealii::DoFHandler<dim> &          dof_handler,
+    reinit(const dealii::DoFHandler<dim>           &dof_handler,
            const dealii::AffineConstraints<Number> &constraints,
-           const dealii::Quadrature<1> &            quad,
-           const AdditionalData &                   additional_data = AdditionalData());
+           const dealii::Quadrature<1>             &quad,
+           const AdditionalData                    &additional_data = AdditionalData());
 
     /// The data of one color, for the functors.
     Data
@@ -471,12 +475,12 @@ namespace gpumf
 
   private:
     void
-    internal_reinit(const dealii::Mapping<dim> &                      mapping,
-                    const dealii::DoFHandler<dim> &                   dof_handler,
-                    const dealii::AffineConstraints<Number> &         constraints,
-                    const dealii::Quadrature<1> &                     quad,
+    internal_reinit(const dealii::Mapping<dim>                       &mapping,
+                    const dealii::DoFHandler<dim>                    &dof_handler,
+                    const dealii::AffineConstraints<Number>          &constraints,
+                    const dealii::Quadrature<1>                      &quad,
                     const std::function<bool(const cell_iterator &)> &filter,
-                    const AdditionalData &                            additional_data);
+                    const AdditionalData                             &additional_data);
 
     /// Throws unless a functor's declared sizes match this object.
     void
@@ -486,23 +490,23 @@ namespace gpumf
                   const unsigned int n_components) const;
 
 
-    dealii::SmartPointer<const dealii::DoFHandler<dim>> dof_handler;
+    dealii::SmartPointer<const dealii::DoFHandler<dim>>        dof_handler;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
-    Backend                                                   backend_ = Backend::host;
-    ConflictStrategy                                          strategy = ConflictStrategy::atomics;
-    unsigned int                                              id           = 0;
-    unsigned int                                              fe_degree    = 0;
-    unsigned int                                              n_q_points_1d = 0;
-    unsigned int                                              n_components_ = 1;
-    unsigned int                                              mg_level = dealii::numbers::invalid_unsigned_int;
-    unsigned int                                              requested_cells_per_block = 0;
-    std::size_t                                               max_shared_memory = 0;
-    bool                                                      affine = false;
-    bool                                                      uniform = false;
-    bool                                                      collocation = false;
-    std::vector<std::vector<cell_iterator>>                   graph;
-    std::vector<unsigned int>                                 color_start; // n_colors + 1
-    std::vector<unsigned int>                                 dof_numbering;
+    Backend                                                    backend_      = Backend::host;
+    ConflictStrategy                                           strategy      = ConflictStrategy::atomics;
+    unsigned int                                               id            = 0;
+    unsigned int                                               fe_degree     = 0;
+    unsigned int                                               n_q_points_1d = 0;
+    unsigned int                                               n_components_ = 1;
+    unsigned int                                               mg_level      = dealii::numbers::invalid_unsigned_int;
+    unsigned int                                               requested_cells_per_block = 0;
+    std::size_t                                                max_shared_memory         = 0;
+    bool                                                       affine                    = false;
+    bool                                                       uniform                   = false;
+    bool                                                       collocation               = false;
+    std::vector<std::vector<cell_iterator>>                    graph;
+    std::vector<unsigned int>                                  color_start; // n_colors + 1
+    std::vector<unsigned int>                                  dof_numbering;
 
     internal::Array<point_type>   q_points;
     internal::Array<unsigned int> local_to_global;
@@ -515,9 +519,9 @@ namespace gpumf
     internal::Array<unsigned int> constrained_dofs;
     std::vector<unsigned int>     constrained_dofs_host;
     /// The constraint table (internal/dof_access.h): CSR rows of vector indices and weights.
-    internal::Array<unsigned int> constraint_row_start;
-    internal::Array<unsigned int> constraint_indices;
-    internal::Array<Number>       constraint_weights;
+    internal::Array<unsigned int>  constraint_row_start;
+    internal::Array<unsigned int>  constraint_indices;
+    internal::Array<Number>        constraint_weights;
     internal::Array<unsigned char> cell_has_constraint_rows;
     std::vector<bool>              color_has_constraint_rows;
     /// Per color: the ends of CellRange::interior_first and CellRange::boundary.
@@ -585,7 +589,7 @@ namespace gpumf
     /// The most vectors one loop takes.
     static constexpr unsigned int max_size = 8;
 
-    Number *     pointers[max_size] = {};
+    Number      *pointers[max_size] = {};
     unsigned int n                  = 0;
 
     /// The number of vectors.
@@ -611,15 +615,14 @@ namespace gpumf
    */
   template <int dim, typename Number>
   __host__ __device__ inline unsigned int
-  local_q_point_id(const unsigned int                               cell,
+  local_q_point_id(const unsigned int                            cell,
                    const typename MatrixFree<dim, Number>::Data *data,
-                   const unsigned int                               n_q_points_1d,
-                   const unsigned int                               n_q_points,
-                   const unsigned int q = dealii::numbers::invalid_unsigned_int)
+                   const unsigned int                            n_q_points_1d,
+                   const unsigned int                            n_q_points,
+                   const unsigned int                            q = dealii::numbers::invalid_unsigned_int)
   {
 #ifndef __CUDA_ARCH__
-    AssertThrow(q != dealii::numbers::invalid_unsigned_int || dim == 2 ||
-                  internal::host_block_z() == n_q_points_1d,
+    AssertThrow(q != dealii::numbers::invalid_unsigned_int || dim == 2 || internal::host_block_z() == n_q_points_1d,
                 ExcNotSupported("local_q_point_id() without a point: each thread owns several points when "
                                 "n_q_points_1d^3 > 1024 or with thread_per_column; pass the point q of "
                                 "the quadrature functor."));
@@ -628,18 +631,18 @@ namespace gpumf
            (q != dealii::numbers::invalid_unsigned_int ?
               q :
               internal::owned_point(internal::CellLayout<dim>{n_q_points_1d},
-                                   internal::thread_index(internal::CellLayout<dim>{n_q_points_1d}), 0));
+                                    internal::thread_index(internal::CellLayout<dim>{n_q_points_1d}),
+                                    0));
   }
 
   /// The calling thread's quadrature point in real space (deal.II: CUDAWrappers::get_quadrature_point).
   template <int dim, typename Number>
   __host__ __device__ inline typename MatrixFree<dim, Number>::point_type
-  get_quadrature_point(const unsigned int                               cell,
-                       const typename MatrixFree<dim, Number>::Data *data,
-                       const unsigned int                               n_q_points_1d)
+           get_quadrature_point(const unsigned int                            cell,
+                                const typename MatrixFree<dim, Number>::Data *data,
+                                const unsigned int                            n_q_points_1d)
   {
-    return data->q_points[local_q_point_id<dim, Number>(cell, data, n_q_points_1d,
-                                                        internal::ipow(n_q_points_1d, dim))];
+    return data->q_points[local_q_point_id<dim, Number>(cell, data, n_q_points_1d, internal::ipow(n_q_points_1d, dim))];
   }
 
   /**
@@ -707,7 +710,9 @@ namespace gpumf
   to_string(const typename MatrixFree<dim, Number>::ConflictStrategy strategy)
   {
     using S = typename MatrixFree<dim, Number>::ConflictStrategy;
-    return strategy == S::atomics ? "atomics" : strategy == S::cartesian_coloring ? "cartesian coloring" : "graph coloring";
+    return strategy == S::atomics            ? "atomics" :
+           strategy == S::cartesian_coloring ? "cartesian coloring" :
+                                               "graph coloring";
   }
 
 } // namespace gpumf

@@ -77,9 +77,9 @@ namespace gpumf
      * level operators accept them; vectors of another layout are copied into internal ones.
      */
     void
-    build(const dealii::DoFHandler<dim> &dof_handler,
+    build(const dealii::DoFHandler<dim>                                                 &dof_handler,
           const std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> &external_partitioners = {},
-          const Backend backend = default_backend());
+          const Backend                                                                  backend = default_backend());
 
     /// dst = P src: from level to_level-1 to to_level.
     void
@@ -100,23 +100,23 @@ namespace gpumf
      */
     template <typename Number2>
     void
-    copy_to_mg(const dealii::DoFHandler<dim> &             dof_handler,
-               dealii::MGLevelObject<VectorType> &         dst,
-               const Vector<Number2> &                     src) const;
+    copy_to_mg(const dealii::DoFHandler<dim>     &dof_handler,
+               dealii::MGLevelObject<VectorType> &dst,
+               const Vector<Number2>             &src) const;
 
     /// The global vector from the level vectors (the values of each level's active cells).
     template <typename Number2>
     void
-    copy_from_mg(const dealii::DoFHandler<dim> &             dof_handler,
-                 Vector<Number2> &                           dst,
-                 const dealii::MGLevelObject<VectorType> &   src) const;
+    copy_from_mg(const dealii::DoFHandler<dim>           &dof_handler,
+                 Vector<Number2>                         &dst,
+                 const dealii::MGLevelObject<VectorType> &src) const;
 
     /// As copy_from_mg(), adding into @p dst.
     template <typename Number2>
     void
-    copy_from_mg_add(const dealii::DoFHandler<dim> &           dof_handler,
-                     Vector<Number2> &                         dst,
-                     const dealii::MGLevelObject<VectorType> & src) const;
+    copy_from_mg_add(const dealii::DoFHandler<dim>           &dof_handler,
+                     Vector<Number2>                         &dst,
+                     const dealii::MGLevelObject<VectorType> &src) const;
 
     /// The level layouts of copy_to_mg() (external ones where given and usable).
     const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
@@ -160,19 +160,20 @@ namespace gpumf
       internal::Array<Number>       weights;
       /// color c: parents [color_start[c], color_start[c+1])
       std::vector<unsigned int> color_start{0};
-      /// copy_to_mg / copy_from_mg: pairs of a global DoF (local index with the locally relevant ghosts) and its level index
+      /// copy_to_mg / copy_from_mg: pairs of a global DoF (local index with the locally relevant ghosts) and its level
+      /// index
       internal::Array<unsigned int> global_indices, level_indices;
       /// 1 / (number of ranks that record the pair)
       internal::Array<double> copy_weights;
     };
 
-    dealii::SmartPointer<const dealii::MGConstrainedDoFs> mg_constrained_dofs;
-    Backend                                               backend_ = Backend::host;
-    unsigned int                                          fe_degree = 0, n_components = 1;
-    std::shared_ptr<const dealii::Utilities::MPI::Partitioner> global_partitioner;
+    dealii::SmartPointer<const dealii::MGConstrainedDoFs>                   mg_constrained_dofs;
+    Backend                                                                 backend_  = Backend::host;
+    unsigned int                                                            fe_degree = 0, n_components = 1;
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner>              global_partitioner;
     std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> partitioners;
-    std::vector<Level>                                    levels;
-    internal::Array<Number>                               prolongation_matrix;
+    std::vector<Level>                                                      levels;
+    internal::Array<Number>                                                 prolongation_matrix;
     /// internal ghosted level vectors for inputs of another layout
     mutable std::vector<VectorType> ghosted;
     mutable std::vector<VectorType> accumulated;

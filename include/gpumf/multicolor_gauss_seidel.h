@@ -101,9 +101,9 @@ namespace gpumf
   class MultiColorGaussSeidel : public dealii::Subscriptor
   {
   public:
-    using VectorType    = Vector<Number>;
-    using value_type    = Number;
-    using size_type     = typename VectorType::size_type;
+    using VectorType = Vector<Number>;
+    using value_type = Number;
+    using size_type  = typename VectorType::size_type;
     /// The cells of the MatrixFree object: active cells, or cells of one level.
     using cell_iterator = typename dealii::DoFHandler<dim>::cell_iterator;
     /**
@@ -122,8 +122,7 @@ namespace gpumf
     struct AdditionalData
     {
       /// See the members.
-      AdditionalData(const double relaxation = 1., const bool symmetric = true,
-                     const unsigned int n_q_points_1d = 2)
+      AdditionalData(const double relaxation = 1., const bool symmetric = true, const unsigned int n_q_points_1d = 2)
         : relaxation(relaxation)
         , symmetric(symmetric)
         , n_q_points_1d(n_q_points_1d)
@@ -311,20 +310,20 @@ namespace gpumf
 
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
     /// The operator on the grid (storage on the grid), unused with general storage.
-    StencilOperator<dim, Number>                              grid;
-    bool                                                      on_grid     = false;
-    Backend                                                   backend_    = Backend::host;
-    double                                                    omega       = 1.;
-    bool                                                      symmetric   = true;
-    bool                                                      parity      = true;
-    unsigned int                                              n_slots     = 0;
-    std::vector<unsigned int>                                 color_start;
-    std::vector<std::vector<unsigned int>>                    colored_rows_host;
-    std::vector<unsigned int>                                 forward_order, backward_order;
-    internal::Array<unsigned int>                             rows;
-    internal::Array<unsigned int>                             columns;
-    internal::Array<Number>                                   values;
-    internal::Array<Number>                                   inverse_diagonal;
+    StencilOperator<dim, Number>           grid;
+    bool                                   on_grid   = false;
+    Backend                                backend_  = Backend::host;
+    double                                 omega     = 1.;
+    bool                                   symmetric = true;
+    bool                                   parity    = true;
+    unsigned int                           n_slots   = 0;
+    std::vector<unsigned int>              color_start;
+    std::vector<std::vector<unsigned int>> colored_rows_host;
+    std::vector<unsigned int>              forward_order, backward_order;
+    internal::Array<unsigned int>          rows;
+    internal::Array<unsigned int>          columns;
+    internal::Array<Number>                values;
+    internal::Array<Number>                inverse_diagonal;
   };
 } // namespace gpumf
 

@@ -19,20 +19,24 @@ namespace dealii
   /// dst += P src through a temporary (as deal.II's default for its own vectors).
   template <>
   void
-  MGTransferBase<gpumf::Vector<float>>::prolongate_and_add(const unsigned int, gpumf::Vector<float> &,
+  MGTransferBase<gpumf::Vector<float>>::prolongate_and_add(const unsigned int,
+                                                           gpumf::Vector<float> &,
                                                            const gpumf::Vector<float> &) const;
   template <>
   void
-  MGTransferBase<gpumf::Vector<double>>::prolongate_and_add(const unsigned int, gpumf::Vector<double> &,
+  MGTransferBase<gpumf::Vector<double>>::prolongate_and_add(const unsigned int,
+                                                            gpumf::Vector<double> &,
                                                             const gpumf::Vector<double> &) const;
   /// u = 0, then smooth() (as deal.II's default for its own vectors).
   template <>
   void
-  MGSmootherBase<gpumf::Vector<float>>::apply(const unsigned int, gpumf::Vector<float> &,
+  MGSmootherBase<gpumf::Vector<float>>::apply(const unsigned int,
+                                              gpumf::Vector<float> &,
                                               const gpumf::Vector<float> &) const;
   template <>
   void
-  MGSmootherBase<gpumf::Vector<double>>::apply(const unsigned int, gpumf::Vector<double> &,
+  MGSmootherBase<gpumf::Vector<double>>::apply(const unsigned int,
+                                               gpumf::Vector<double> &,
                                                const gpumf::Vector<double> &) const;
 
   extern template class Multigrid<gpumf::Vector<float>>;

@@ -72,7 +72,7 @@ namespace gpumf
        */
       void
       initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &data,
-                 const dealii::MGConstrainedDoFs &                     mg_constrained_dofs,
+                 const dealii::MGConstrainedDoFs                      &mg_constrained_dofs,
                  const unsigned int                                    level)
       {
         initialize(data);
@@ -83,7 +83,7 @@ namespace gpumf
                                        std::string("the active cells") :
                                        "level " + std::to_string(data->get_mg_level())) +
                                     " (AdditionalData::mg_level)."));
-        const auto &partitioner = *data->get_vector_partitioner();
+        const auto                                    &partitioner = *data->get_vector_partitioner();
         dealii::LinearAlgebra::ReadWriteVector<Number> edges(partitioner.locally_owned_range());
         bool                                           any = false;
         for (const auto i : mg_constrained_dofs.get_refinement_edge_indices(level))
@@ -98,7 +98,7 @@ namespace gpumf
         edge_mask = std::make_shared<VectorType>();
         data->initialize_dof_vector(*edge_mask);
         edge_mask->import(edges, dealii::VectorOperation::insert);
-        non_edge_mask = std::make_shared<VectorType>(*edge_mask);
+        non_edge_mask  = std::make_shared<VectorType>(*edge_mask);
         *non_edge_mask = Number(1);
         non_edge_mask->add(Number(-1), *edge_mask); // 1 - edge
       }

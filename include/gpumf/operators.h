@@ -38,8 +38,14 @@ namespace gpumf
      * runs FEEvaluation (a thread per point up to n_q = 10 without @p columns): the host
      * reference, and the path of user functors the benchmark compares with.
      */
-    template <int dim, int fe_degree, int n_q_points_1d, int n_components_, typename Number, bool with_values,
-              bool with_gradients, bool columns = (dim == 3)>
+    template <int dim,
+              int fe_degree,
+              int n_q_points_1d,
+              int n_components_,
+              typename Number,
+              bool with_values,
+              bool with_gradients,
+              bool columns = (dim == 3)>
     struct CoefficientCellOperator
     {
       using FEEval = FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number, columns>;
@@ -66,7 +72,7 @@ namespace gpumf
       /// The register-tiled path: the 1D quadrature weights over the first, w_k / w_0 (the
       /// weight of point (i, j, k) is that of (i, j, 0) times z_weights[k]).
       Number z_weights[dim == 3 && columns ? n_q_points_1d : 1] = {};
-      bool   has_tables      = false;
+      bool   has_tables                                         = false;
 
       /**
        * The functor for cell_loop() and diagonal_loop() on @p mf (its quadrature: the functor
@@ -74,17 +80,23 @@ namespace gpumf
        * (local_q_point_id order; nullptr: 1) and, optionally, the merged geometry.
        */
       static CoefficientCellOperator
-      make(const MatrixFree<dim, Number> &mf, const Number *a, const Number *kappa, const Number *metric = nullptr,
-           const std::size_t metric_stride = 0)
+      make(const MatrixFree<dim, Number> &mf,
+           const Number                  *a,
+           const Number                  *kappa,
+           const Number                  *metric        = nullptr,
+           const std::size_t              metric_stride = 0)
       {
         CoefficientCellOperator op{a, kappa, metric, metric_stride};
         if constexpr (dim == 3 && columns)
           if (mf.n_colors() > 0)
             {
               const auto data = mf.get_data(0);
-              copy(Backend::host, op.tables, mf.backend(), data.shape_values,
-                   n_q_points_1d * n_dofs_1d * sizeof(Number));
-              copy(Backend::host, op.tables + n_q_points_1d * n_dofs_1d, mf.backend(), data.co_shape_gradients,
+              copy(
+                Backend::host, op.tables, mf.backend(), data.shape_values, n_q_points_1d * n_dofs_1d * sizeof(Number));
+              copy(Backend::host,
+                   op.tables + n_q_points_1d * n_dofs_1d,
+                   mf.backend(),
+                   data.co_shape_gradients,
                    n_q_points_1d * n_q_points_1d * sizeof(Number));
               constexpr unsigned int slab = n_q_points_1d * n_q_points_1d;
               Number                 w[n_q_points_1d * slab];
@@ -97,11 +109,11 @@ namespace gpumf
       }
 
       __host__ __device__ void
-      operator()(const unsigned int                                cell,
+      operator()(const unsigned int                            cell,
                  const typename MatrixFree<dim, Number>::Data *data,
-                 SharedData<dim, Number> *                         shared,
-                 const Number *                                    src,
-                 Number *                                          dst) const
+                 SharedData<dim, Number>                      *shared,
+                 const Number                                 *src,
+                 Number                                       *dst) const
       {
         check_tables();
 #ifdef __CUDA_ARCH__
@@ -109,8 +121,8 @@ namespace gpumf
           {
             // each thread reads and adds its column of DoFs itself, no shared-memory staging; a DoF
             // with a constraint row is read through its row (read_dof) like any other
-            const unsigned int tx = threadIdx.x, ty = threadIdx.y;
-            const bool         owner = tx < n_dofs_1d && ty < n_dofs_1d;
+            const unsigned int  tx = threadIdx.x, ty = threadIdx.y;
+            const bool          owner = tx < n_dofs_1d && ty < n_dofs_1d;
             const unsigned int *codes =
               data->local_to_global + std::size_t(data->row_start + cell) * n_components * n_local_dofs;
             constexpr unsigned int slab = n_dofs_1d * n_dofs_1d;
@@ -120,7 +132,8 @@ namespace gpumf
               for (unsigned int c = 0; c < n_components; ++c)
 #  pragma unroll
                 for (unsigned int k = 0; k < n_dofs_1d; ++k)
-                  u[c][k] = read_dof(src, read_only(codes + c * n_local_dofs + tx + n_dofs_1d * ty + k * slab),
+                  u[c][k] = read_dof(src,
+                                     read_only(codes + c * n_local_dofs + tx + n_dofs_1d * ty + k * slab),
                                      data->constraint_rows);
             tiled(cell, *data, *shared, u);
             // written: a DoF without a row at once; a row's entries atomically with atomics, and
@@ -137,7 +150,9 @@ namespace gpumf
                     if (!is_constraint_row(code))
                       add_value(dst, code, u[c][k], atomic, shared->writes);
                     else if (atomic)
-                      distribute_dof(code, u[c][k], data->constraint_rows,
+                      distribute_dof(code,
+                                     u[c][k],
+                                     data->constraint_rows,
                                      [&](const unsigned int index, const Number value) {
                                        add_value(dst, index, value, true, shared->writes);
                                      });
@@ -145,7 +160,7 @@ namespace gpumf
             if (!atomic && data->has_constraint_rows) // (the same for all cells of the launch)
               {
                 constexpr unsigned int nq = n_q_points_1d, P = nq * nq * nq;
-                const bool cell_rows      = read_only(data->cell_has_constraint_rows + data->row_start + cell) != 0;
+                const bool cell_rows = read_only(data->cell_has_constraint_rows + data->row_start + cell) != 0;
                 __syncthreads(); // the tiled operation reads the scratch no more
                 if (cell_rows && owner)
 #  pragma unroll
@@ -163,7 +178,8 @@ namespace gpumf
                             const unsigned int code =
                               read_only(codes + c * n_local_dofs + i + n_dofs_1d * j + k * slab);
                             if (is_constraint_row(code))
-                              distribute_dof(code, shared->values[c * P + i + nq * j + k * nq * nq],
+                              distribute_dof(code,
+                                             shared->values[c * P + i + nq * j + k * nq * nq],
                                              data->constraint_rows,
                                              [&](const unsigned int index, const Number value) {
                                                add_value(dst, index, value, false, shared->writes);
@@ -180,11 +196,11 @@ namespace gpumf
       }
 
       __host__ __device__ void
-      operator()(const unsigned int                                cell,
+      operator()(const unsigned int                            cell,
                  const typename MatrixFree<dim, Number>::Data *data,
-                 SharedData<dim, Number> *                         shared,
-                 const unsigned int                                i,
-                 Number *                                          diagonal) const
+                 SharedData<dim, Number>                      *shared,
+                 const unsigned int                            i,
+                 Number                                       *diagonal) const
       {
         check_tables();
 #ifdef __CUDA_ARCH__
@@ -218,10 +234,11 @@ namespace gpumf
               __trap();
 #else
             AssertThrow(has_tables,
-                        ExcNotSupported("gpumf: the cell functor of a ready operator (CoefficientOperator::CellOperator) "
-                                        "in 3D must be made by CellOperator::make(matrix_free, a, kappa) or by the "
-                                        "operator's cell_operator(): it carries the 1D matrices of its MatrixFree "
-                                        "object."));
+                        ExcNotSupported(
+                          "gpumf: the cell functor of a ready operator (CoefficientOperator::CellOperator) "
+                          "in 3D must be made by CellOperator::make(matrix_free, a, kappa) or by the "
+                          "operator's cell_operator(): it carries the 1D matrices of its MatrixFree "
+                          "object."));
 #endif
           }
       }
@@ -229,27 +246,38 @@ namespace gpumf
 #ifdef __CUDA_ARCH__
       /// The register-tiled cell operation on the DoF values @p u of the thread's column (all components).
       __device__ void
-      tiled(const unsigned int                             cell,
+      tiled(const unsigned int                            cell,
             const typename MatrixFree<dim, Number>::Data &data,
-            const SharedData<dim, Number> &                shared,
+            const SharedData<dim, Number>                &shared,
             Number (&u)[n_components][n_q_points_1d]) const
       {
-        constexpr unsigned int nq = n_q_points_1d;
-        const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
+        constexpr unsigned int                                          nq = n_q_points_1d;
+        const unsigned int                                              tx = threadIdx.x, ty = threadIdx.y;
         const CoefficientPoint<nq, Number, with_values, with_gradients> point(
-          data, cell, PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient}, z_weights, tx,
+          data,
+          cell,
+          PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient},
+          z_weights,
+          tx,
           ty);
 #  pragma unroll
         for (unsigned int c = 0; c < n_components; ++c)
-          RegisterTiled<n_dofs_1d, nq, Number, with_values, with_gradients>::apply(
-            u[c], data.collocation, shared.shape_values, shared.co_shape_gradients, tables, shared.values, tx, ty,
-            point);
+          RegisterTiled<n_dofs_1d, nq, Number, with_values, with_gradients>::apply(u[c],
+                                                                                   data.collocation,
+                                                                                   shared.shape_values,
+                                                                                   shared.co_shape_gradients,
+                                                                                   tables,
+                                                                                   shared.values,
+                                                                                   tx,
+                                                                                   ty,
+                                                                                   point);
       }
 
       /// The register-tiled operation on the DoF values in shared->values, in place.
       __device__ void
-      through_shared(const unsigned int cell, const typename MatrixFree<dim, Number>::Data *data,
-                     SharedData<dim, Number> *shared) const
+      through_shared(const unsigned int                            cell,
+                     const typename MatrixFree<dim, Number>::Data *data,
+                     SharedData<dim, Number>                      *shared) const
       {
         constexpr unsigned int nq = n_q_points_1d, P = nq * nq * nq;
         const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
@@ -319,7 +347,12 @@ namespace gpumf
    * constant and the model predicts that faster (affine geometry). implementation() says which
    * is in use.
    */
-  template <int dim, int fe_degree, int n_q_points_1d, int n_components, typename Number, bool with_values,
+  template <int dim,
+            int fe_degree,
+            int n_q_points_1d,
+            int n_components,
+            typename Number,
+            bool with_values,
             bool with_gradients>
   class CoefficientOperator : public MatrixFreeOperators::Base<dim, Vector<Number>>
   {
@@ -330,22 +363,22 @@ namespace gpumf
     using VectorType     = Vector<Number>;
     using size_type      = typename VectorType::size_type;
     using AdditionalData = typename MatrixFree<dim, Number>::AdditionalData;
-    using CellOperator   = internal::CoefficientCellOperator<dim, fe_degree, n_q_points_1d, n_components, Number,
-                                                           with_values, with_gradients>;
+    using CellOperator   = internal::
+      CoefficientCellOperator<dim, fe_degree, n_q_points_1d, n_components, Number, with_values, with_gradients>;
 
     /// Sets up its own MatrixFree object.
     void
-    reinit(const dealii::Mapping<dim> &             mapping,
-           const dealii::DoFHandler<dim> &          dof_handler,
+    reinit(const dealii::Mapping<dim>              &mapping,
+           const dealii::DoFHandler<dim>           &dof_handler,
            const dealii::AffineConstraints<Number> &constraints,
-           const dealii::Quadrature<1> &            quad,
-           const AdditionalData &                   additional_data = AdditionalData())
+           const dealii::Quadrature<1>             &quad,
+           const AdditionalData                    &additional_data = AdditionalData())
     {
       auto mf = std::make_shared<MatrixFree<dim, Number>>();
       mf->reinit(mapping, dof_handler, constraints, quad, additional_data);
       initialize(mf);
-      setup = std::make_unique<Setup>();
-      setup->mapping = mapping.clone();
+      setup              = std::make_unique<Setup>();
+      setup->mapping     = mapping.clone();
       setup->dof_handler = &dof_handler;
       setup->constraints.copy_from(constraints);
       setup->quad = quad;
@@ -369,7 +402,7 @@ namespace gpumf
      */
     void
     initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &matrix_free,
-               const dealii::MGConstrainedDoFs &                     mg_constrained_dofs,
+               const dealii::MGConstrainedDoFs                      &mg_constrained_dofs,
                const unsigned int                                    level)
     {
       Base::initialize(matrix_free, mg_constrained_dofs, level);
@@ -482,7 +515,7 @@ namespace gpumf
     struct Setup
     {
       std::unique_ptr<dealii::Mapping<dim>> mapping;
-      const dealii::DoFHandler<dim> *       dof_handler = nullptr;
+      const dealii::DoFHandler<dim>        *dof_handler = nullptr;
       dealii::AffineConstraints<Number>     constraints;
       dealii::Quadrature<1>                 quad;
       AdditionalData                        data;
@@ -530,12 +563,12 @@ namespace gpumf
           }
         return !(dealii::Utilities::MPI::min(low, comm) < dealii::Utilities::MPI::max(high, comm));
       };
-      const bool may_share = this->matrix_free().has_uniform_geometry() && same_everywhere(value_host) &&
-                             same_everywhere(gradient_host);
-      const double tensor_product        = model.tensor_product(cell);
-      const double per_cell              = model.local_matrix(cell, false);
-      const double shared     = may_share ? model.local_matrix(cell, true) : std::numeric_limits<double>::max();
-      const double on_the_fly = constant_coefficients ? model.on_the_fly(cell) : std::numeric_limits<double>::max();
+      const bool may_share =
+        this->matrix_free().has_uniform_geometry() && same_everywhere(value_host) && same_everywhere(gradient_host);
+      const double tensor_product = model.tensor_product(cell);
+      const double per_cell       = model.local_matrix(cell, false);
+      const double shared         = may_share ? model.local_matrix(cell, true) : std::numeric_limits<double>::max();
+      const double on_the_fly     = constant_coefficients ? model.on_the_fly(cell) : std::numeric_limits<double>::max();
       if (asked == Implementation::automatic && std::min({per_cell, shared, on_the_fly}) > tensor_product)
         return;
 
@@ -547,9 +580,10 @@ namespace gpumf
         for (const auto &cell : color)
           position[cell->active_cell_index()] = c++;
       const unsigned int n_q = this->matrix_free().n_q_points();
-      const auto at = [&position, n_q](const std::vector<Number> &values) -> typename LM::PointCoefficient {
-        return [&position, &values, n_q](const typename LM::cell_iterator &cell, const unsigned int q,
-                                        const dealii::Point<dim> &) {
+      const auto         at  = [&position, n_q](const std::vector<Number> &values) -> typename LM::PointCoefficient {
+        return [&position, &values, n_q](const typename LM::cell_iterator &cell,
+                                         const unsigned int                q,
+                                         const dealii::Point<dim> &) {
           return values.empty() ? 1. : double(values[position[cell->active_cell_index()] * n_q + q]);
         };
       };
@@ -557,7 +591,10 @@ namespace gpumf
       data.matrix_free = setup->data;
       const auto build = [&]() {
         local_matrix = std::make_shared<LM>();
-        local_matrix->reinit(*setup->mapping, *setup->dof_handler, setup->constraints, setup->quad,
+        local_matrix->reinit(*setup->mapping,
+                             *setup->dof_handler,
+                             setup->constraints,
+                             setup->quad,
                              LM::coefficient_form(with_gradients ? at(gradient_host) : typename LM::PointCoefficient(),
                                                   with_values ? at(value_host) : typename LM::PointCoefficient()),
                              data);
@@ -613,10 +650,16 @@ namespace gpumf
 #ifdef __CUDACC__
       if constexpr (dim == 3 && CellOperator::thread_per_column)
         if (this->matrix_free().backend() == Backend::cuda && !this->matrix_free().has_affine_geometry())
-          internal::compute_metric(this->matrix_free(), with_values, with_gradients, gradient_coefficient.data(),
-                                   value_coefficient.data(), metric);
+          internal::compute_metric(this->matrix_free(),
+                                   with_values,
+                                   with_gradients,
+                                   gradient_coefficient.data(),
+                                   value_coefficient.data(),
+                                   metric);
 #endif
-      cell_op = CellOperator::make(this->matrix_free(), value_coefficient.data(), gradient_coefficient.data(),
+      cell_op = CellOperator::make(this->matrix_free(),
+                                   value_coefficient.data(),
+                                   gradient_coefficient.data(),
                                    metric.data(),
                                    std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points());
     }
@@ -640,9 +683,10 @@ namespace gpumf
     set(internal::Array<Number> &coefficient, const std::vector<Number> &values)
     {
       AssertThrow(values.size() == std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points(),
-                  ExcNotSupported("a coefficient needs one value per quadrature point of the locally owned cells (" +
-                                  std::to_string(std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points()) +
-                                  "), got " + std::to_string(values.size()) + "."));
+                  ExcNotSupported(
+                    "a coefficient needs one value per quadrature point of the locally owned cells (" +
+                    std::to_string(std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points()) +
+                    "), got " + std::to_string(values.size()) + "."));
       coefficient.reinit(this->matrix_free().backend(), values);
     }
   };

@@ -54,7 +54,9 @@ namespace gpumf
     /// get_matrix_diagonal_inverse()).
     template <typename MatrixType>
     void
-    solve(const MatrixType &A, VectorType &x, const VectorType &b,
+    solve(const MatrixType                         &A,
+          VectorType                               &x,
+          const VectorType                         &b,
           const dealii::DiagonalMatrix<VectorType> &inverse_diagonal)
     {
       run(A, x, b, &inverse_diagonal.get_vector());
@@ -74,7 +76,7 @@ namespace gpumf
       A.vmult(r, x);
       r.add(Number(-1), b);
       // r.r and r.(D r) of the start residual: pass 3 with beta = 0 gives p = -D r
-      Number rr = r.norm_sqr();
+      Number                       rr    = r.norm_sqr();
       dealii::SolverControl::State state = control.check(0, std::sqrt(rr));
       if (state != dealii::SolverControl::iterate)
         return finish(state);
@@ -111,8 +113,12 @@ namespace gpumf
 
     /// Pass 2: x += alpha p, r += alpha Ap; returns (r.r, r.(D r)) summed over all ranks.
     static std::pair<Number, Number>
-    update(VectorType &x, VectorType &r, const VectorType &p, const VectorType &Ap, const VectorType *D,
-           const Number alpha);
+    update(VectorType       &x,
+           VectorType       &r,
+           const VectorType &p,
+           const VectorType &Ap,
+           const VectorType *D,
+           const Number      alpha);
 
     /// Pass 3: p = -D r + beta p.
     static void

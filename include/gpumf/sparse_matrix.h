@@ -100,9 +100,9 @@ namespace gpumf
      * (what reinit() will allocate, before cuSPARSE's work buffer of a few bytes per row).
      */
     static std::size_t
-    memory_needed(const size_type  n_rows,
+    memory_needed(const size_type   n_rows,
                   const std::size_t n_nonzeros,
-                  const IndexWidth index_width = IndexWidth::automatic);
+                  const IndexWidth  index_width = IndexWidth::automatic);
 
   private:
     /// The CSR arrays as the kernels take them.
@@ -112,12 +112,13 @@ namespace gpumf
     /// The copy of reinit() for one index width.
     template <typename Index>
     void
-    copy_rows(const dealii::SparseMatrix<Number> &matrix, internal::Array<Index> &row_offsets,
-              internal::Array<Index> &columns);
+    copy_rows(const dealii::SparseMatrix<Number> &matrix,
+              internal::Array<Index>             &row_offsets,
+              internal::Array<Index>             &columns);
 
-    Backend     backend_ = Backend::host;
-    size_type   n_rows   = 0;
-    std::size_t n_nonzeros = 0;
+    Backend     backend_     = Backend::host;
+    size_type   n_rows       = 0;
+    std::size_t n_nonzeros   = 0;
     bool        wide_indices = false;
 
     internal::Array<Number>       values;

@@ -72,12 +72,11 @@ namespace gpumf
    *
    * <b>Setup.</b> reinit() takes a MatrixFree object of the DoFHandler (its constraints, layout and
    * backend) and assembles each owned DoF's row from deal.II's element matrices (FEValues; owned
-   * and ghost cells; in the threads of deal.II's WorkStream), sorted by the offset of the neighbour, (-1,0,1)^dim, x fastest. It then
-   * chooses the storage (StencilStorage): the rows of all points of one boundary kind (per
-   * direction: on the lower boundary, inside, on the upper boundary) equal → constant; equal
-   * within each plane normal to one direction → semi_constant; else variable. Constant and
-   * semi-constant storage need the constrained DoFs to be whole faces of the box (Dirichlet
-   * conditions on some of its 2·dim faces; the constrained points are found from their
+   * and ghost cells; in the threads of deal.II's WorkStream), sorted by the offset of the neighbour, (-1,0,1)^dim, x
+   * fastest. It then chooses the storage (StencilStorage): the rows of all points of one boundary kind (per direction:
+   * on the lower boundary, inside, on the upper boundary) equal → constant; equal within each plane normal to one
+   * direction → semi_constant; else variable. Constant and semi-constant storage need the constrained DoFs to be whole
+   * faces of the box (Dirichlet conditions on some of its 2·dim faces; the constrained points are found from their
    * coordinates); otherwise the automatic choice is variable.
    *
    * <b>Grid.</b> The locally owned DoFs of each rank must form a box of the grid, numbered
@@ -215,8 +214,8 @@ namespace gpumf
 
   private:
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
-    Backend                                                   backend_ = Backend::host;
-    Grid                                                      grid;
+    Backend                                                    backend_ = Backend::host;
+    Grid                                                       grid;
 
     void
     check_vector(const VectorType &v) const;

@@ -73,14 +73,11 @@ namespace gpumf
     Vector(const dealii::IndexSet &locally_owned, const MPI_Comm comm);
 
     /// See reinit(const IndexSet &, const IndexSet &, const MPI_Comm).
-    Vector(const dealii::IndexSet &locally_owned,
-           const dealii::IndexSet &ghost,
-           const MPI_Comm          comm);
+    Vector(const dealii::IndexSet &locally_owned, const dealii::IndexSet &ghost, const MPI_Comm comm);
 
     /// See reinit(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &, Backend).
-    Vector(
-      const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner,
-      const Backend backend = default_backend());
+    Vector(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner,
+           const Backend                                                     backend = default_backend());
 
     /// Copies the values of @p other; takes its layout when the layouts differ.
     Vector &
@@ -100,15 +97,12 @@ namespace gpumf
 
     /// Owned entries @p locally_owned and ghost entries @p ghost, on the default backend.
     void
-    reinit(const dealii::IndexSet &locally_owned,
-           const dealii::IndexSet &ghost,
-           const MPI_Comm          comm);
+    reinit(const dealii::IndexSet &locally_owned, const dealii::IndexSet &ghost, const MPI_Comm comm);
 
     /// The layout of @p partitioner in the memory of @p backend, entries zero.
     void
-    reinit(
-      const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner,
-      const Backend backend = default_backend());
+    reinit(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner,
+           const Backend                                                     backend = default_backend());
 
     /// The layout and backend of @p other; zero unless @p omit_zeroing_entries.
     void
@@ -255,15 +249,14 @@ namespace gpumf
      * distributed::Vector::import().
      */
     void
-    import(const dealii::LinearAlgebra::ReadWriteVector<Number> &rw,
-           const dealii::VectorOperation::values                 operation,
-           const std::shared_ptr<const dealii::Utilities::MPI::CommunicationPatternBase>
-             &communication_pattern = {});
+    import(const dealii::LinearAlgebra::ReadWriteVector<Number>                          &rw,
+           const dealii::VectorOperation::values                                          operation,
+           const std::shared_ptr<const dealii::Utilities::MPI::CommunicationPatternBase> &communication_pattern = {});
     /// The locally owned entries of deal.II's host vector @p v (same locally owned indices), as
     /// deal.II 9.4's import from another memory space.
     void
     import(const dealii::LinearAlgebra::distributed::Vector<Number, dealii::MemorySpace::Host> &v,
-           const dealii::VectorOperation::values                                            operation);
+           const dealii::VectorOperation::values                                                operation);
     /**
      * The reverse of import(): writes (or adds) this vector's entries into @p rw, whose
      * stored indices must be locally owned here. Stands for deal.II's
@@ -271,7 +264,7 @@ namespace gpumf
      */
     void
     export_to(dealii::LinearAlgebra::ReadWriteVector<Number> &rw,
-              const dealii::VectorOperation::values operation) const;
+              const dealii::VectorOperation::values           operation) const;
     /// @}
 
     /// @name Access to single entries (one host-device copy each: for setup, not for loops)
@@ -296,7 +289,7 @@ namespace gpumf
         : vector(vector)
         , local_index(local_index)
       {}
-      Vector &           vector;
+      Vector            &vector;
       const unsigned int local_index;
       friend class Vector;
     };

@@ -28,8 +28,7 @@ namespace gpumf
       if (error != cudaSuccess)
         {
           cudaGetLastError(); // clear the sticky error state
-          return std::string("no CUDA device is usable (") +
-                 cudaGetErrorString(error) + ")";
+          return std::string("no CUDA device is usable (") + cudaGetErrorString(error) + ")";
         }
       if (n_devices == 0)
         return "the machine has no CUDA device";
@@ -50,7 +49,7 @@ namespace gpumf
   Backend
   default_backend()
   {
-    const char *      env    = std::getenv("GPUMF_BACKEND");
+    const char       *env    = std::getenv("GPUMF_BACKEND");
     const std::string choice = env == nullptr ? "auto" : env;
     if (choice == "host")
       return Backend::host;
@@ -60,8 +59,7 @@ namespace gpumf
         return Backend::cuda;
       }
     AssertThrow(choice == "auto" || choice.empty(),
-                dealii::ExcMessage("GPUMF_BACKEND='" + choice +
-                                   "' is not one of host, cuda, auto."));
+                dealii::ExcMessage("GPUMF_BACKEND='" + choice + "' is not one of host, cuda, auto."));
     return cuda_available() ? Backend::cuda : Backend::host;
   }
 
@@ -75,10 +73,8 @@ namespace gpumf
         int n_devices = 0;
         GPUMF_CHECK_CUDA(cudaGetDeviceCount(&n_devices));
         MPI_Comm node_comm;
-        MPI_Comm_split_type(
-          comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
-        const unsigned int node_rank =
-          dealii::Utilities::MPI::this_mpi_process(node_comm);
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+        const unsigned int node_rank = dealii::Utilities::MPI::this_mpi_process(node_comm);
         MPI_Comm_free(&node_comm);
         GPUMF_CHECK_CUDA(cudaSetDevice(node_rank % n_devices));
       }

@@ -18,7 +18,8 @@ namespace gpumf
 
     template <int dim>
     std::vector<std::array<long, dim>>
-    cartesian_coordinates(const Triangulation<dim> &tria, const std::vector<typename Triangulation<dim>::cell_iterator> &cells)
+    cartesian_coordinates(const Triangulation<dim>                                      &tria,
+                          const std::vector<typename Triangulation<dim>::cell_iterator> &cells)
     {
       if (cells.empty() || tria.n_vertices() == 0)
         return {};
@@ -27,8 +28,8 @@ namespace gpumf
         if (cell->level() != int(level))
           return {};
       // coarse cells by a walk over face neighbors
-      std::map<unsigned int, std::array<long, dim>> coarse;
-      std::set<std::array<long, dim>>               used;
+      std::map<unsigned int, std::array<long, dim>>           coarse;
+      std::set<std::array<long, dim>>                         used;
       std::vector<typename Triangulation<dim>::cell_iterator> todo{tria.begin(0)};
       coarse[tria.begin(0)->index()] = std::array<long, dim>{};
       used.insert(std::array<long, dim>{});
@@ -66,7 +67,7 @@ namespace gpumf
       parallel_for(cells.size(), [&](const unsigned int begin, const unsigned int end) {
         for (unsigned int i = begin; i < end; ++i)
           {
-            std::array<long, dim>                       position{};
+            std::array<long, dim>                      position{};
             typename Triangulation<dim>::cell_iterator c = cells[i];
             for (unsigned int l = level; l > 0; --l)
               {
@@ -108,10 +109,10 @@ namespace gpumf
 
     template <int dim, typename CellIterator>
     CellColoring
-    color_cells(const Triangulation<dim> &                                          tria,
-                const std::vector<CellIterator> &                                   cells,
+    color_cells(const Triangulation<dim>                                                &tria,
+                const std::vector<CellIterator>                                         &cells,
                 const std::function<std::vector<types::global_dof_index>(unsigned int)> &touched,
-                const CellColoringRule                                              first_rule)
+                const CellColoringRule                                                   first_rule)
     {
       CellColoring result{{}, first_rule};
       if (first_rule == CellColoringRule::one_color)
@@ -137,10 +138,11 @@ namespace gpumf
       std::vector<unsigned int> positions(cells.size());
       std::iota(positions.begin(), positions.end(), 0u);
       using Iterator = std::vector<unsigned int>::const_iterator;
-      const std::vector<std::vector<Iterator>> graph_colors = GraphColoring::make_graph_coloring(
-        Iterator(positions.begin()), Iterator(positions.end()),
-        std::function<std::vector<types::global_dof_index>(const Iterator &)>(
-          [&](const Iterator &it) { return touched(*it); }));
+      const std::vector<std::vector<Iterator>> graph_colors =
+        GraphColoring::make_graph_coloring(Iterator(positions.begin()),
+                                           Iterator(positions.end()),
+                                           std::function<std::vector<types::global_dof_index>(const Iterator &)>(
+                                             [&](const Iterator &it) { return touched(*it); }));
       for (const auto &color : graph_colors)
         {
           result.colors.emplace_back();
@@ -161,16 +163,24 @@ namespace gpumf
     cartesian_coordinates<3>(const Triangulation<3> &, const std::vector<typename Triangulation<3>::cell_iterator> &);
 
     template CellColoring
-    color_cells<2>(const Triangulation<2> &, const std::vector<Triangulation<2>::cell_iterator> &,
-                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &, CellColoringRule);
+    color_cells<2>(const Triangulation<2> &,
+                   const std::vector<Triangulation<2>::cell_iterator> &,
+                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &,
+                   CellColoringRule);
     template CellColoring
-    color_cells<3>(const Triangulation<3> &, const std::vector<Triangulation<3>::cell_iterator> &,
-                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &, CellColoringRule);
+    color_cells<3>(const Triangulation<3> &,
+                   const std::vector<Triangulation<3>::cell_iterator> &,
+                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &,
+                   CellColoringRule);
     template CellColoring
-    color_cells<2>(const Triangulation<2> &, const std::vector<DoFHandler<2>::cell_iterator> &,
-                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &, CellColoringRule);
+    color_cells<2>(const Triangulation<2> &,
+                   const std::vector<DoFHandler<2>::cell_iterator> &,
+                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &,
+                   CellColoringRule);
     template CellColoring
-    color_cells<3>(const Triangulation<3> &, const std::vector<DoFHandler<3>::cell_iterator> &,
-                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &, CellColoringRule);
+    color_cells<3>(const Triangulation<3> &,
+                   const std::vector<DoFHandler<3>::cell_iterator> &,
+                   const std::function<std::vector<types::global_dof_index>(unsigned int)> &,
+                   CellColoringRule);
   } // namespace internal
 } // namespace gpumf

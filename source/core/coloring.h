@@ -29,7 +29,7 @@ namespace gpumf
      */
     template <int dim>
     std::vector<std::array<long, dim>>
-    cartesian_coordinates(const dealii::Triangulation<dim> &                                   tria,
+    cartesian_coordinates(const dealii::Triangulation<dim>                                      &tria,
                           const std::vector<typename dealii::Triangulation<dim>::cell_iterator> &cells);
 
     /**
@@ -74,8 +74,8 @@ namespace gpumf
      */
     template <int dim, typename CellIterator>
     CellColoring
-    color_cells(const dealii::Triangulation<dim> &                                          tria,
-                const std::vector<CellIterator> &                                           cells,
+    color_cells(const dealii::Triangulation<dim>                                                &tria,
+                const std::vector<CellIterator>                                                 &cells,
                 const std::function<std::vector<dealii::types::global_dof_index>(unsigned int)> &touched,
                 CellColoringRule first_rule = CellColoringRule::parity);
   } // namespace internal

@@ -62,12 +62,11 @@ namespace gpumf
 #define GPUMF_TEMPLATE_DIM_NUMBER template <int dim, typename Number>
 
 #if GPUMF_WITH_CUDA
-#  define GPUMF_DISPATCH(backend, ...)                                                       \
-    ((backend) == ::gpumf::Backend::cuda ? ::gpumf::internal::cuda::__VA_ARGS__ : \
-                                           ::gpumf::internal::host::__VA_ARGS__)
+#  define GPUMF_DISPATCH(backend, ...) \
+    ((backend) == ::gpumf::Backend::cuda ? ::gpumf::internal::cuda::__VA_ARGS__ : ::gpumf::internal::host::__VA_ARGS__)
 #else
-#  define GPUMF_DISPATCH(backend, ...)                                                              \
-    ((backend) == ::gpumf::Backend::cuda ?                                                          \
+#  define GPUMF_DISPATCH(backend, ...)                                              \
+    ((backend) == ::gpumf::Backend::cuda ?                                          \
        (::gpumf::internal::throw_no_cuda(), ::gpumf::internal::host::__VA_ARGS__) : \
        ::gpumf::internal::host::__VA_ARGS__)
 #endif

@@ -62,8 +62,8 @@ namespace gpumf
               return s;
             }
           const std::size_t page   = ::sysconf(_SC_PAGESIZE);
-          void *            memory = ::mmap(nullptr, stack_size + page, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+          void             *memory = ::mmap(
+            nullptr, stack_size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
           AssertThrow(memory != MAP_FAILED,
                       dealii::ExcMessage("gpumf host backend: cannot map a stack for an emulated thread."));
           // a guard page below the stack turns an overflow into a fault instead of corruption
@@ -93,7 +93,7 @@ namespace gpumf
 
       struct Block
       {
-        unsigned int                n_q = 1;
+        unsigned int                n_q     = 1;
         unsigned int                current = 0;
         std::vector<context::fiber> threads; ///< suspended emulated threads
         std::vector<context::fiber> back;    ///< per thread: the scheduler, to return to
@@ -183,9 +183,8 @@ namespace gpumf
       const unsigned int n_q = active_block() != nullptr ? active_block()->n_q : 1;
       AssertThrow(access.written != epoch() || access.writer == t,
                   dealii::ExcMessage(std::string("gpumf host backend: a race between the threads of a cell: thread ") +
-                                     to_string(index_of(t, n_q)) + " reads " + what +
-                                     " at point " + std::to_string(q) + ", which thread " +
-                                     to_string(index_of(access.writer, n_q)) +
+                                     to_string(index_of(t, n_q)) + " reads " + what + " at point " + std::to_string(q) +
+                                     ", which thread " + to_string(index_of(access.writer, n_q)) +
                                      " wrote after the last barrier. On the GPU the read may see the old or the new "
                                      "value: put gpumf::syncthreads() between the write and the read."));
       access.reader = access.read == epoch() && access.reader != t ? numbers_many_readers : t;
@@ -200,9 +199,8 @@ namespace gpumf
       const bool         other = access.read == epoch() && access.reader != t;
       AssertThrow(!other && (access.written != epoch() || access.writer == t),
                   dealii::ExcMessage(std::string("gpumf host backend: a race between the threads of a cell: thread ") +
-                                     to_string(index_of(t, n_q)) + " writes " + what +
-                                     " at point " + std::to_string(q) + ", which another thread " +
-                                     (other ? "read" : "wrote") +
+                                     to_string(index_of(t, n_q)) + " writes " + what + " at point " +
+                                     std::to_string(q) + ", which another thread " + (other ? "read" : "wrote") +
                                      " after the last barrier. On the GPU the order of the two is undefined: put "
                                      "gpumf::syncthreads() between them."));
       access.writer  = t;
@@ -225,7 +223,8 @@ namespace gpumf
       block.stops.assign(n_threads, Stop::running);
       Activation activation(block);
       for (unsigned int t = 0; t < n_threads; ++t)
-        block.threads.emplace_back(std::allocator_arg, PooledStack(),
+        block.threads.emplace_back(std::allocator_arg,
+                                   PooledStack(),
                                    [&block, &body, t, n_cells](context::fiber &&scheduler) {
                                      block.back[t] = std::move(scheduler);
                                      try

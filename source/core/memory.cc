@@ -30,15 +30,14 @@ namespace gpumf
           return ptr;
         }
 #if GPUMF_WITH_CUDA
-      void *            ptr   = nullptr;
+      void             *ptr   = nullptr;
       const cudaError_t error = cudaMalloc(&ptr, bytes);
       if (error == cudaErrorMemoryAllocation)
         {
           cudaGetLastError(); // the program may go on with a smaller problem
           std::size_t free_bytes = 0, total_bytes = 0;
           cudaMemGetInfo(&free_bytes, &total_bytes);
-          AssertThrow(false,
-                      ExcDeviceOutOfMemory(bytes, free_bytes, total_bytes));
+          AssertThrow(false, ExcDeviceOutOfMemory(bytes, free_bytes, total_bytes));
         }
       GPUMF_CHECK_CUDA(error);
       return ptr;
@@ -83,11 +82,7 @@ namespace gpumf
     }
 
     void
-    copy(const Backend     dst_backend,
-         void *            dst,
-         const Backend     src_backend,
-         const void *      src,
-         const std::size_t bytes)
+    copy(const Backend dst_backend, void *dst, const Backend src_backend, const void *src, const std::size_t bytes)
     {
       if (bytes == 0)
         return;

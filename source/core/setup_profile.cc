@@ -27,11 +27,11 @@ namespace gpumf
     /// The marks of the running loop: CUDA events, or host times on the host backend.
     struct LoopMarks
     {
-      bool                                                                enabled = false;
-      CellLoopProfile                                                     sums;
-      constexpr static unsigned int                                       n = static_cast<unsigned int>(internal::LoopMark::n_marks);
-      std::array<std::chrono::steady_clock::time_point, n>                host;
-      std::array<bool, n>                                                 marked{};
+      bool                                                 enabled = false;
+      CellLoopProfile                                      sums;
+      constexpr static unsigned int                        n = static_cast<unsigned int>(internal::LoopMark::n_marks);
+      std::array<std::chrono::steady_clock::time_point, n> host;
+      std::array<bool, n>                                  marked{};
 #if GPUMF_WITH_CUDA
       std::array<cudaEvent_t, n> events{};
 #endif
@@ -97,10 +97,9 @@ namespace gpumf
       m.host[i] = std::chrono::steady_clock::now();
       if (mark != LoopMark::end)
         return;
-      CellLoopProfile &s = m.sums;
-      const double     interior =
-        m.seconds(backend, LoopMark::first_start, LoopMark::first_end) +
-        m.seconds(backend, LoopMark::second_start, LoopMark::second_end);
+      CellLoopProfile &s        = m.sums;
+      const double     interior = m.seconds(backend, LoopMark::first_start, LoopMark::first_end) +
+                              m.seconds(backend, LoopMark::second_start, LoopMark::second_end);
       const double boundary = m.seconds(backend, LoopMark::boundary_start, LoopMark::boundary_end);
       const double total    = m.seconds(backend, LoopMark::begin, LoopMark::end);
       s.interior += interior;

@@ -31,7 +31,7 @@ namespace gpumf
     {
       constexpr unsigned int range    = parallel_range;
       const unsigned int     n_ranges = (n + range - 1) / range;
-      const auto         run      = [&](const unsigned int first, const unsigned int last) {
+      const auto             run      = [&](const unsigned int first, const unsigned int last) {
         for (unsigned int k = first; k < last; ++k)
           f(k * range, std::min(n, (k + 1) * range));
       };

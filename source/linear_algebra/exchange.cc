@@ -51,22 +51,22 @@ namespace gpumf
       /// (default libnccl.so.2, found on the loader's path), loaded at the first use.
       struct NcclLibrary
       {
-        ncclResult_t (*get_unique_id)(ncclUniqueId *)                                         = nullptr;
-        ncclResult_t (*comm_init_rank)(ncclComm_t *, int, ncclUniqueId, int)                  = nullptr;
-        ncclResult_t (*comm_destroy)(ncclComm_t)                                              = nullptr;
-        ncclResult_t (*group_start)()                                                         = nullptr;
-        ncclResult_t (*group_end)()                                                           = nullptr;
+        ncclResult_t (*get_unique_id)(ncclUniqueId *)                                             = nullptr;
+        ncclResult_t (*comm_init_rank)(ncclComm_t *, int, ncclUniqueId, int)                      = nullptr;
+        ncclResult_t (*comm_destroy)(ncclComm_t)                                                  = nullptr;
+        ncclResult_t (*group_start)()                                                             = nullptr;
+        ncclResult_t (*group_end)()                                                               = nullptr;
         ncclResult_t (*send)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) = nullptr;
         ncclResult_t (*recv)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t)       = nullptr;
-        const char *(*error_string)(ncclResult_t)                                             = nullptr;
+        const char *(*error_string)(ncclResult_t)                                                 = nullptr;
         /// Empty when loaded, else why not.
         std::string error;
 
         NcclLibrary()
         {
-          const char *      variable = std::getenv("GPUMF_NCCL_LIBRARY");
+          const char       *variable = std::getenv("GPUMF_NCCL_LIBRARY");
           const std::string name     = variable != nullptr && *variable != '\0' ? variable : "libnccl.so.2";
-          void *            handle   = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+          void             *handle   = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
           if (handle == nullptr)
             {
               const char *why = dlerror();
@@ -108,15 +108,15 @@ namespace gpumf
       struct CommunicatorState
       {
         /// Whether NCCL's preconditions were asked (collective), and their answer.
-        bool        probed = false;
+        bool        probed      = false;
         bool        nccl_usable = false;
         bool        shares_gpu  = false;
         std::string why_not_nccl;
         /// Whether ipc::usable() was asked for each backend (collective), and its answer.
-        bool        ipc_probed[2] = {false, false};
+        bool ipc_probed[2] = {false, false};
         /// A duplicate of the communicator for the ipc method's messages (made with the first
         /// probe), so that they never meet the program's or deal.II's messages.
-        MPI_Comm    ipc_comm = MPI_COMM_NULL;
+        MPI_Comm    ipc_comm      = MPI_COMM_NULL;
         bool        ipc_usable[2] = {false, false};
         std::string why_not_ipc[2];
         /// The notices written so far (each once per communicator).
@@ -186,14 +186,14 @@ namespace gpumf
           return;
         state.probed = true;
 #if GPUMF_NCCL_HEADER
-        const std::string &error  = nccl_library().error;
-        int                loaded = error.empty() ? 1 : 0;
+        const std::string &error      = nccl_library().error;
+        int                loaded     = error.empty() ? 1 : 0;
         int                all_loaded = 0;
         AssertThrowMPI(MPI_Allreduce(&loaded, &all_loaded, 1, MPI_INT, MPI_MIN, comm));
         state.shares_gpu = ipc::ranks_share_gpu(comm);
         if (!all_loaded)
-          state.why_not_nccl = loaded ? "NCCL could not be loaded on another rank"
-                                      : "NCCL could not be loaded: " + error;
+          state.why_not_nccl =
+            loaded ? "NCCL could not be loaded on another rank" : "NCCL could not be loaded: " + error;
         else if (state.shares_gpu)
           state.why_not_nccl = "NCCL needs a GPU of its own for each rank, and ranks of this communicator share one";
         state.nccl_usable = state.why_not_nccl.empty();
@@ -229,10 +229,9 @@ namespace gpumf
     ExchangeMethod
     resolve_exchange(const MPI_Comm comm, const Backend backend)
     {
-      const char *      variable = std::getenv("GPUMF_EXCHANGE");
+      const char       *variable = std::getenv("GPUMF_EXCHANGE");
       const std::string choice   = variable != nullptr && *variable != '\0' ? variable : "auto";
-      AssertThrow(choice == "auto" || choice == "nccl" || choice == "mpi" || choice == "staged_mpi" ||
-                    choice == "ipc",
+      AssertThrow(choice == "auto" || choice == "nccl" || choice == "mpi" || choice == "staged_mpi" || choice == "ipc",
                   ExcMessage("GPUMF_EXCHANGE must be auto, ipc, nccl, mpi or staged_mpi, not \"" + choice + "\"."));
       if (choice == "mpi")
         return ExchangeMethod::mpi;
@@ -242,34 +241,38 @@ namespace gpumf
       if (backend == Backend::host)
         {
           if (choice == "nccl")
-            notice(comm, state,
+            notice(comm,
+                   state,
                    "GPUMF_EXCHANGE=nccl: vectors on the host backend exchange through MPI (NCCL moves GPU "
                    "memory only)");
           if (choice == "ipc")
             {
               if (ipc_usable(comm, state, backend))
                 return ExchangeMethod::ipc;
-              notice(comm, state,
+              notice(comm,
+                     state,
                      "GPUMF_EXCHANGE=ipc, but " + state.why_not_ipc[0] + "; the ghost exchange uses mpi instead");
             }
           return ExchangeMethod::mpi;
         }
       probe(comm, state);
       const bool           ipc       = ipc_usable(comm, state, backend);
-      const ExchangeMethod automatic = state.shares_gpu ? (ipc ? ExchangeMethod::ipc : without_nccl()) :
+      const ExchangeMethod automatic = state.shares_gpu  ? (ipc ? ExchangeMethod::ipc : without_nccl()) :
                                        state.nccl_usable ? ExchangeMethod::nccl :
                                        ipc               ? ExchangeMethod::ipc :
                                                            without_nccl();
       if (choice == "nccl" && !state.nccl_usable)
-        notice(comm, state,
-               "GPUMF_EXCHANGE=nccl, but " + state.why_not_nccl + "; the ghost exchange uses " +
-                 to_string(automatic) + " instead");
+        notice(comm,
+               state,
+               "GPUMF_EXCHANGE=nccl, but " + state.why_not_nccl + "; the ghost exchange uses " + to_string(automatic) +
+                 " instead");
       else if (choice == "nccl")
         return ExchangeMethod::nccl;
       if (choice == "ipc" && !ipc)
-        notice(comm, state,
-               "GPUMF_EXCHANGE=ipc, but " + state.why_not_ipc[1] + "; the ghost exchange uses " +
-                 to_string(automatic) + " instead");
+        notice(comm,
+               state,
+               "GPUMF_EXCHANGE=ipc, but " + state.why_not_ipc[1] + "; the ghost exchange uses " + to_string(automatic) +
+                 " instead");
       else if (choice == "ipc")
         return ExchangeMethod::ipc;
       return automatic;
@@ -289,10 +292,10 @@ namespace gpumf
 
     void
     NcclMessages::post(const MPI_Comm    comm,
-                       const Targets &   send_targets,
-                       const void *      send,
-                       const Targets &   receive_targets,
-                       void *            receive,
+                       const Targets    &send_targets,
+                       const void       *send,
+                       const Targets    &receive_targets,
+                       void             *receive,
                        const std::size_t entry_bytes)
     {
 #if GPUMF_NCCL_HEADER
@@ -310,8 +313,8 @@ namespace gpumf
           if (Utilities::MPI::this_mpi_process(comm) == 0)
             nccl.check(nccl.get_unique_id(&id), "ncclGetUniqueId");
           AssertThrowMPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm));
-          nccl.check(nccl.comm_init_rank(&state.nccl, Utilities::MPI::n_mpi_processes(comm), id,
-                                         Utilities::MPI::this_mpi_process(comm)),
+          nccl.check(nccl.comm_init_rank(
+                       &state.nccl, Utilities::MPI::n_mpi_processes(comm), id, Utilities::MPI::this_mpi_process(comm)),
                      "ncclCommInitRank");
         }
       if (done == nullptr)
@@ -329,17 +332,19 @@ namespace gpumf
       std::size_t offset = 0;
       for (const auto &[rank, count] : receive_targets)
         {
-          nccl.check(nccl.recv(static_cast<char *>(receive) + offset, count * entry_bytes, ncclUint8, rank,
-                               state.nccl, state.stream),
-                     "ncclRecv");
+          nccl.check(
+            nccl.recv(
+              static_cast<char *>(receive) + offset, count * entry_bytes, ncclUint8, rank, state.nccl, state.stream),
+            "ncclRecv");
           offset += count * entry_bytes;
         }
       offset = 0;
       for (const auto &[rank, count] : send_targets)
         {
-          nccl.check(nccl.send(static_cast<const char *>(send) + offset, count * entry_bytes, ncclUint8, rank,
-                               state.nccl, state.stream),
-                     "ncclSend");
+          nccl.check(
+            nccl.send(
+              static_cast<const char *>(send) + offset, count * entry_bytes, ncclUint8, rank, state.nccl, state.stream),
+            "ncclSend");
           offset += count * entry_bytes;
         }
       nccl.check(nccl.group_end(), "ncclGroupEnd");
@@ -421,18 +426,18 @@ namespace gpumf
     void
     IpcLinks::connect(const MPI_Comm      comm,
                       const Backend       backend,
-                      const void *        values,
+                      const void         *values,
                       const std::uint64_t first_owned,
                       const std::uint64_t n_owned,
-                      const Targets &     import_targets,
-                      const Targets &     ghost_targets)
+                      const Targets      &import_targets,
+                      const Targets      &ghost_targets)
     {
       close_peers();
-      linked                    = false;
-      CommunicatorState &state  = state_of(comm);
+      linked                   = false;
+      CommunicatorState &state = state_of(comm);
       Assert(state.ipc_comm != MPI_COMM_NULL, ExcInternalError()); // resolve_exchange() made it
-      this->comm                = state.ipc_comm;
-      tag                       = link_tag(state.n_ipc_links++);
+      this->comm = state.ipc_comm;
+      tag        = link_tag(state.n_ipc_links++);
       // each neighbour learns where its chunk lies in this rank's ghost range
       std::map<unsigned int, PeerMessage> outgoing;
       for (const auto &[rank, count] : import_targets)
@@ -450,7 +455,7 @@ namespace gpumf
           linked = true;
           return;
         }
-      const ipc::Handle handle = ipc::export_memory(backend, values, outgoing.size());
+      const ipc::Handle        handle = ipc::export_memory(backend, values, outgoing.size());
       std::vector<PeerMessage> incoming(outgoing.size());
       std::vector<MPI_Request> requests;
       unsigned int             i = 0;
@@ -460,8 +465,8 @@ namespace gpumf
           message.first_owned = first_owned;
           message.n_owned     = n_owned;
           requests.emplace_back();
-          AssertThrowMPI(MPI_Irecv(&incoming[i++], sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, this->comm,
-                                   &requests.back()));
+          AssertThrowMPI(
+            MPI_Irecv(&incoming[i++], sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, this->comm, &requests.back()));
           requests.emplace_back();
           AssertThrowMPI(
             MPI_Isend(&message, sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, this->comm, &requests.back()));
@@ -471,7 +476,7 @@ namespace gpumf
       for (const auto &[rank, message] : outgoing)
         {
           const PeerMessage &received = incoming[i++];
-          Peer &             peer     = peers[rank];
+          Peer              &peer     = peers[rank];
           peer.handle                 = received.handle;
           peer.first_owned            = received.first_owned;
           peer.n_owned                = received.n_owned;

@@ -42,7 +42,7 @@ namespace gpumf
     class NcclMessages
     {
     public:
-      NcclMessages() = default;
+      NcclMessages()                     = default;
       NcclMessages(const NcclMessages &) = delete;
       NcclMessages &
       operator=(const NcclMessages &) = delete;
@@ -52,12 +52,12 @@ namespace gpumf
       /// Chunks of @p entry_bytes times count bytes: send consecutive chunks of @p send to
       /// the ranks of @p send_targets, receive consecutive chunks of @p receive.
       void
-      post(const MPI_Comm     comm,
-           const Targets &    send_targets,
-           const void *       send,
-           const Targets &    receive_targets,
-           void *             receive,
-           const std::size_t  entry_bytes);
+      post(const MPI_Comm    comm,
+           const Targets    &send_targets,
+           const void       *send,
+           const Targets    &receive_targets,
+           void             *receive,
+           const std::size_t entry_bytes);
 
       /// The default stream waits for the last post().
       void
@@ -107,7 +107,7 @@ namespace gpumf
         std::uint64_t first_owned = 0, n_owned = 0, ghost_offset = 0, ghost_count = 0;
       };
 
-      IpcLinks() = default;
+      IpcLinks()                 = default;
       IpcLinks(const IpcLinks &) = delete;
       IpcLinks &
       operator=(const IpcLinks &) = delete;
@@ -125,13 +125,13 @@ namespace gpumf
       /// @p first_owned on, then the ghosts) with the ranks of both target lists. Every rank
       /// of @p comm connects its vectors in the same order (the link's tags are counted).
       void
-      connect(const MPI_Comm                     comm,
-              const Backend                      backend,
-              const void *                       values,
-              const std::uint64_t                first_owned,
-              const std::uint64_t                n_owned,
-              const Targets &                    import_targets,
-              const Targets &                    ghost_targets);
+      connect(const MPI_Comm      comm,
+              const Backend       backend,
+              const void         *values,
+              const std::uint64_t first_owned,
+              const std::uint64_t n_owned,
+              const Targets      &import_targets,
+              const Targets      &ghost_targets);
 
       /// The neighbour @p rank.
       const Peer &
@@ -153,13 +153,13 @@ namespace gpumf
       close_peers() noexcept;
 
       std::map<unsigned int, Peer> peers;
-      bool                         linked           = false;
+      bool                         linked = false;
       /// between start() and finish()
-      bool                         in_flight        = false;
-      const void *                 connected_values = nullptr;
-      MPI_Comm                     comm             = MPI_COMM_NULL;
-      int                          tag              = 0;
-      std::vector<unsigned int>    readers, sources;
+      bool                      in_flight        = false;
+      const void               *connected_values = nullptr;
+      MPI_Comm                  comm             = MPI_COMM_NULL;
+      int                       tag              = 0;
+      std::vector<unsigned int> readers, sources;
       /// the receives of the sources' ready and the readers' done, and the sends
       std::vector<MPI_Request> ready_received, done_received, sent;
     };

@@ -67,8 +67,9 @@ namespace gpumf
                   fd = memfd_create("gpumf", MFD_CLOEXEC);
                 }
             }
-          AssertThrow(fd >= 0, ExcMessage(std::string("gpumf: memfd_create for shareable host memory failed: ") +
-                                          std::strerror(errno)));
+          AssertThrow(fd >= 0,
+                      ExcMessage(std::string("gpumf: memfd_create for shareable host memory failed: ") +
+                                 std::strerror(errno)));
           void *ptr = ftruncate(fd, page_rounded(bytes)) == 0 ?
                         mmap(nullptr, page_rounded(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) :
                         MAP_FAILED;
@@ -92,7 +93,7 @@ namespace gpumf
               error = "cannot open " + path + " (" + std::strerror(errno) + ")";
               return nullptr;
             }
-          void *ptr = mmap(nullptr, page_rounded(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0);
+          void     *ptr   = mmap(nullptr, page_rounded(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0);
           const int saved = errno;
           ::close(mine); // the mapping keeps the memory
           if (ptr == MAP_FAILED)
@@ -106,19 +107,19 @@ namespace gpumf
         /// An allocation of this process from allocate_shareable().
         struct Allocation
         {
-          Backend       backend = Backend::host;
-          std::size_t   bytes   = 0;
-          int           fd      = -1; // host backend: the memfd
+          Backend       backend  = Backend::host;
+          std::size_t   bytes    = 0;
+          int           fd       = -1; // host backend: the memfd
           bool          exported = false, released = false;
-          std::uint32_t slot = 0;
-          std::uint64_t id   = 0;
+          std::uint32_t slot            = 0;
+          std::uint64_t id              = 0;
           unsigned char cuda_handle[64] = {};
         };
 
         /// A neighbour's allocation mapped here.
         struct Import
         {
-          void *       base  = nullptr;
+          void        *base  = nullptr;
           unsigned int opens = 0;
         };
 
@@ -128,8 +129,8 @@ namespace gpumf
         {
           std::mutex mutex;
 
-          int                        mailbox_fd = -1;
-          Counter *                  mailbox    = nullptr;
+          int      mailbox_fd = -1;
+          Counter *mailbox    = nullptr;
           /// Slot 0 of the mailbox: a random number that names this process, so that a
           /// mailbox mapped through /proc/<pid> is known to be the exporter's (PID namespaces
           /// can give two processes of one host name the same pid)
@@ -138,13 +139,13 @@ namespace gpumf
           std::uint32_t              next_slot = 1;
           std::uint64_t              next_id   = 1;
 
-          std::map<const void *, Allocation>             allocations;
+          std::map<const void *, Allocation>              allocations;
           std::map<std::pair<int, std::uint64_t>, Import> imports;
           std::map<int, Counter *>                        peer_mailboxes;
 
           /// CUDA: this process's interprocess events, and the neighbours' opened here.
-          void *        ready = nullptr, *done = nullptr;
-          unsigned char ready_handle[64] = {}, done_handle[64] = {};
+          void                                    *ready = nullptr, *done = nullptr;
+          unsigned char                            ready_handle[64] = {}, done_handle[64] = {};
           std::map<int, std::pair<void *, void *>> peer_events;
 
           void
@@ -178,7 +179,8 @@ namespace gpumf
             if (static_cast<std::uint64_t>(mapped[0].load()) != id)
               {
                 munmap(ptr, page_rounded(mailbox_slots * sizeof(Counter)));
-                error = "/proc/" + std::to_string(pid) + " is another process than the rank's (different PID "
+                error = "/proc/" + std::to_string(pid) +
+                        " is another process than the rank's (different PID "
                         "namespaces?)";
                 return nullptr;
               }
@@ -302,8 +304,9 @@ namespace gpumf
           {
             mine = "shared memory cannot be created (" + std::string(error.what()).substr(0, 120) + ")";
           }
-        const std::uint64_t        me[3] = {std::uint64_t(getpid()), std::uint64_t(std::int64_t(state.mailbox_fd)),
-                                     state.mailbox_id};
+        const std::uint64_t        me[3] = {std::uint64_t(getpid()),
+                                            std::uint64_t(std::int64_t(state.mailbox_fd)),
+                                            state.mailbox_id};
         std::vector<std::uint64_t> all(3 * n_ranks);
         AssertThrowMPI(MPI_Allgather(me, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, comm));
         {
@@ -321,7 +324,7 @@ namespace gpumf
             for (unsigned int r = 0; r < n_ranks && mine.empty(); ++r)
               if (names[r] != names[rank])
                 {
-                  const std::string pci = names[r].substr(names[r].find('/') + 1);
+                  const std::string pci   = names[r].substr(names[r].find('/') + 1);
                   int               other = 0, can = 0;
                   if (cudaDeviceGetByPCIBusId(&other, pci.c_str()) != cudaSuccess)
                     {
@@ -364,7 +367,7 @@ namespace gpumf
       Handle
       export_memory(const Backend backend, const void *base, const unsigned int n_importers)
       {
-        Registry &                  state = registry();
+        Registry                   &state = registry();
         std::lock_guard<std::mutex> lock(state.mutex);
         state.ensure_mailbox();
         const auto found = state.allocations.find(base);
@@ -426,15 +429,15 @@ namespace gpumf
       void *
       open(const Handle &handle)
       {
-        Registry &                  state = registry();
+        Registry                   &state = registry();
         std::lock_guard<std::mutex> lock(state.mutex);
-        Import &import = state.imports[{handle.pid, handle.id}];
+        Import                     &import = state.imports[{handle.pid, handle.id}];
         if (import.opens == 0)
           {
             std::string error;
             AssertThrow(state.peer_mailbox(handle.pid, handle.mailbox_fd, handle.mailbox_id, error) != nullptr,
-                        ExcMessage("gpumf: the ipc exchange cannot reach process " + std::to_string(handle.pid) +
-                                   ": " + error));
+                        ExcMessage("gpumf: the ipc exchange cannot reach process " + std::to_string(handle.pid) + ": " +
+                                   error));
             if (static_cast<Backend>(handle.backend) == Backend::host)
               {
                 import.base = map_peer_fd(handle.pid, handle.fd, handle.bytes, error);
@@ -458,7 +461,7 @@ namespace gpumf
       void
       close(const Handle &handle) noexcept
       {
-        Registry &                  state = registry();
+        Registry                   &state = registry();
         std::lock_guard<std::mutex> lock(state.mutex);
         const auto                  found = state.imports.find({handle.pid, handle.id});
         if (found == state.imports.end())
@@ -489,7 +492,7 @@ namespace gpumf
         std::pair<void *, void *>
         peer_events(const Handle &handle)
         {
-          Registry &                  state = registry();
+          Registry                   &state = registry();
           std::lock_guard<std::mutex> lock(state.mutex);
           auto                        found = state.peer_events.find(handle.pid);
           if (found != state.peer_events.end())
@@ -576,7 +579,7 @@ namespace gpumf
     ShareableStatistics
     shareable_statistics()
     {
-      ipc::Registry &             state = ipc::registry();
+      ipc::Registry              &state = ipc::registry();
       std::lock_guard<std::mutex> lock(state.mutex);
       state.reclaim();
       ShareableStatistics result;
@@ -594,7 +597,7 @@ namespace gpumf
     {
       if (ptr == nullptr)
         return;
-      ipc::Registry &             state = ipc::registry();
+      ipc::Registry              &state = ipc::registry();
       std::lock_guard<std::mutex> lock(state.mutex);
       const auto                  found = state.allocations.find(ptr);
       if (found == state.allocations.end())

@@ -33,11 +33,11 @@ namespace gpumf
       struct Handle
       {
         /// The exporting process and its mailbox (a file descriptor there).
-        std::int32_t pid = 0, mailbox_fd = -1;
+        std::int32_t  pid = 0, mailbox_fd = -1;
         std::uint64_t mailbox_id = 0;
         /// The allocation: its counter in the mailbox, its number within the process,
         /// its size, its backend, and its memfd (host) or cudaIpcMemHandle_t (CUDA).
-        std::uint32_t slot = 0;
+        std::uint32_t slot    = 0;
         std::int32_t  backend = 0, fd = -1;
         std::uint64_t id = 0, bytes = 0;
         unsigned char memory[64] = {};

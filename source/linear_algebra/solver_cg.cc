@@ -32,21 +32,34 @@ namespace gpumf
   SolverCG<Number>::initial_direction(const VectorType &r, VectorType &p, const VectorType *D, const Number rr)
   {
     check_compatible(r, D);
-    GPUMF_DISPATCH(r.backend(), cg_direction(p.get_values(), r.get_values(), values_or_null(D), Number(), false,
-                           r.locally_owned_size()));
+    GPUMF_DISPATCH(
+      r.backend(),
+      cg_direction(p.get_values(), r.get_values(), values_or_null(D), Number(), false, r.locally_owned_size()));
     return D != nullptr ? -(r * p) : rr;
   }
 
   template <typename Number>
   std::pair<Number, Number>
-  SolverCG<Number>::update(VectorType &x, VectorType &r, const VectorType &p, const VectorType &Ap,
-                           const VectorType *D, const Number alpha)
+  SolverCG<Number>::update(VectorType       &x,
+                           VectorType       &r,
+                           const VectorType &p,
+                           const VectorType &Ap,
+                           const VectorType *D,
+                           const Number      alpha)
   {
     Number sums[2];
-    GPUMF_DISPATCH(x.backend(), cg_update(x.get_values(), r.get_values(), p.get_values(), Ap.get_values(),
-                        values_or_null(D), alpha, x.locally_owned_size(), sums));
+    GPUMF_DISPATCH(x.backend(),
+                   cg_update(x.get_values(),
+                             r.get_values(),
+                             p.get_values(),
+                             Ap.get_values(),
+                             values_or_null(D),
+                             alpha,
+                             x.locally_owned_size(),
+                             sums));
     Number global[2];
-    dealii::Utilities::MPI::sum(dealii::ArrayView<const Number>(sums, 2), x.get_mpi_communicator(),
+    dealii::Utilities::MPI::sum(dealii::ArrayView<const Number>(sums, 2),
+                                x.get_mpi_communicator(),
                                 dealii::ArrayView<Number>(global, 2));
     return {global[0], global[1]};
   }
@@ -55,8 +68,8 @@ namespace gpumf
   void
   SolverCG<Number>::direction(VectorType &p, const VectorType &r, const VectorType *D, const Number beta)
   {
-    GPUMF_DISPATCH(r.backend(), cg_direction(p.get_values(), r.get_values(), values_or_null(D), beta, true,
-                           r.locally_owned_size()));
+    GPUMF_DISPATCH(r.backend(),
+                   cg_direction(p.get_values(), r.get_values(), values_or_null(D), beta, true, r.locally_owned_size()));
   }
 
   template class SolverCG<float>;

@@ -28,7 +28,9 @@ namespace gpumf
   internal::CsrView<Number>
   SparseMatrix<Number>::csr() const
   {
-    return {n_rows, n_nonzeros, const_cast<Number *>(values.data()),
+    return {n_rows,
+            n_nonzeros,
+            const_cast<Number *>(values.data()),
             wide_indices ? static_cast<void *>(const_cast<std::int64_t *>(row_offsets64.data())) :
                            static_cast<void *>(const_cast<std::int32_t *>(row_offsets32.data())),
             wide_indices ? static_cast<void *>(const_cast<std::int64_t *>(columns64.data())) :
@@ -41,8 +43,9 @@ namespace gpumf
 
   template <typename Number>
   std::size_t
-  SparseMatrix<Number>::memory_needed(const size_type n_rows, const std::size_t n_nonzeros,
-                                      const IndexWidth index_width)
+  SparseMatrix<Number>::memory_needed(const size_type   n_rows,
+                                      const std::size_t n_nonzeros,
+                                      const IndexWidth  index_width)
   {
     const std::size_t index = index_width == IndexWidth::bits64 || needs_wide_indices(n_nonzeros) ? 8 : 4;
     return n_nonzeros * (sizeof(Number) + index) + (n_rows + 1) * index;
@@ -51,18 +54,19 @@ namespace gpumf
   template <typename Number>
   template <typename Index>
   void
-  SparseMatrix<Number>::copy_rows(const dealii::SparseMatrix<Number> &matrix, internal::Array<Index> &row_offsets,
-                                  internal::Array<Index> &columns)
+  SparseMatrix<Number>::copy_rows(const dealii::SparseMatrix<Number> &matrix,
+                                  internal::Array<Index>             &row_offsets,
+                                  internal::Array<Index>             &columns)
   {
-    const auto &             pattern = matrix.get_sparsity_pattern();
-    std::vector<Index>       offsets(n_rows + 1, 0);
-    std::vector<Index>       cols(n_nonzeros);
-    std::vector<Number>      vals(n_nonzeros);
+    const auto                               &pattern = matrix.get_sparsity_pattern();
+    std::vector<Index>                        offsets(n_rows + 1, 0);
+    std::vector<Index>                        cols(n_nonzeros);
+    std::vector<Number>                       vals(n_nonzeros);
     std::vector<std::pair<size_type, Number>> row;
     for (size_type i = 0; i < n_rows; ++i)
       {
         const std::size_t first = offsets[i], length = pattern.row_length(i);
-        offsets[i + 1]          = Index(first + length);
+        offsets[i + 1] = Index(first + length);
         // deal.II stores the diagonal first: sort the row by column
         row.clear();
         for (auto it = matrix.begin(i); it != matrix.end(i); ++it)
@@ -78,13 +82,13 @@ namespace gpumf
 
   template <typename Number>
   void
-  SparseMatrix<Number>::reinit(const dealii::SparseMatrix<Number> &matrix, const Backend backend,
-                               const IndexWidth index_width)
+  SparseMatrix<Number>::reinit(const dealii::SparseMatrix<Number> &matrix,
+                               const Backend                       backend,
+                               const IndexWidth                    index_width)
   {
     AssertThrow(matrix.m() == matrix.n(),
                 ExcNotSupported("gpumf::SparseMatrix takes square matrices; this one has " +
-                                std::to_string(matrix.m()) + " rows and " + std::to_string(matrix.n()) +
-                                " columns."));
+                                std::to_string(matrix.m()) + " rows and " + std::to_string(matrix.n()) + " columns."));
     AssertThrow(matrix.get_sparsity_pattern().is_compressed(),
                 ExcNotSupported("gpumf::SparseMatrix takes a matrix whose SparsityPattern is compressed."));
     // free the old arrays first: the new ones may need all of the GPU
@@ -99,8 +103,7 @@ namespace gpumf
         std::size_t free_bytes = 0, total_bytes = 0;
         internal::device_memory_info(free_bytes, total_bytes);
         const std::size_t needed = memory_needed(n_rows, n_nonzeros, index_width);
-        AssertThrow(needed < free_bytes,
-                    ExcMatrixDoesNotFit(n_rows, n_nonzeros, needed, free_bytes, total_bytes));
+        AssertThrow(needed < free_bytes, ExcMatrixDoesNotFit(n_rows, n_nonzeros, needed, free_bytes, total_bytes));
       }
     if (wide_indices)
       copy_rows(matrix, row_offsets64, columns64);
@@ -117,9 +120,9 @@ namespace gpumf
       {
         AssertThrow(v->size() == n_rows && v->locally_owned_size() == n_rows,
                     ExcNotSupported("gpumf::SparseMatrix::vmult takes serial vectors (one MPI rank) of the "
-                                    "matrix's size " + std::to_string(n_rows) + "; got one of size " +
-                                    std::to_string(v->size()) + " with " + std::to_string(v->locally_owned_size()) +
-                                    " entries on this rank."));
+                                    "matrix's size " +
+                                    std::to_string(n_rows) + "; got one of size " + std::to_string(v->size()) +
+                                    " with " + std::to_string(v->locally_owned_size()) + " entries on this rank."));
         AssertThrow(v->backend() == backend_,
                     ExcVectorMismatch("a vector on the " + to_string(v->backend()) + " backend",
                                       "the matrix on the " + to_string(backend_) + " backend"));

@@ -8,13 +8,13 @@
 
 #include "linear_algebra/sparse_matrix_cusparse.h"
 
-#define GPUMF_CHECK_CUSPARSE(call)                                                            \
-  do                                                                                          \
-    {                                                                                         \
-      const cusparseStatus_t gpumf_status_ = (call);                                          \
-      AssertThrow(gpumf_status_ == CUSPARSE_STATUS_SUCCESS,                                   \
-                  ::gpumf::ExcCudaError(#call, cusparseGetErrorString(gpumf_status_)));       \
-    }                                                                                         \
+#define GPUMF_CHECK_CUSPARSE(call)                                                      \
+  do                                                                                    \
+    {                                                                                   \
+      const cusparseStatus_t gpumf_status_ = (call);                                    \
+      AssertThrow(gpumf_status_ == CUSPARSE_STATUS_SUCCESS,                             \
+                  ::gpumf::ExcCudaError(#call, cusparseGetErrorString(gpumf_status_))); \
+    }                                                                                   \
   while (false)
 
 namespace gpumf
@@ -36,15 +36,15 @@ namespace gpumf
     } // namespace cuda
 
     SparseMatrixHandle::~SparseMatrixHandle()
-      {
-        // no throwing from a destructor: errors here leave nothing to recover
-        if (matrix != nullptr)
-          cusparseDestroySpMat(static_cast<cusparseSpMatDescr_t>(matrix));
-        if (handle != nullptr)
-          cusparseDestroy(static_cast<cusparseHandle_t>(handle));
-        if (buffer != nullptr)
-          cudaFree(buffer);
-      }
+    {
+      // no throwing from a destructor: errors here leave nothing to recover
+      if (matrix != nullptr)
+        cusparseDestroySpMat(static_cast<cusparseSpMatDescr_t>(matrix));
+      if (handle != nullptr)
+        cusparseDestroy(static_cast<cusparseHandle_t>(handle));
+      if (buffer != nullptr)
+        cudaFree(buffer);
+    }
 
     namespace cuda
     {
@@ -53,15 +53,23 @@ namespace gpumf
       std::unique_ptr<SparseMatrixHandle>
       sparse_matrix_handle(const CsrView<Number> &csr)
       {
-        auto              result = std::make_unique<SparseMatrixHandle>();
-        cusparseHandle_t  handle = nullptr;
+        auto             result = std::make_unique<SparseMatrixHandle>();
+        cusparseHandle_t handle = nullptr;
         GPUMF_CHECK_CUSPARSE(cusparseCreate(&handle));
-        result->handle = handle;
-        result->n_rows = csr.n_rows;
-        const cusparseIndexType_t index = csr.wide ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+        result->handle                   = handle;
+        result->n_rows                   = csr.n_rows;
+        const cusparseIndexType_t index  = csr.wide ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
         cusparseSpMatDescr_t      matrix = nullptr;
-        GPUMF_CHECK_CUSPARSE(cusparseCreateCsr(&matrix, csr.n_rows, csr.n_rows, csr.n_nonzeros, csr.row_offsets,
-                                               csr.columns, csr.values, index, index, CUSPARSE_INDEX_BASE_ZERO,
+        GPUMF_CHECK_CUSPARSE(cusparseCreateCsr(&matrix,
+                                               csr.n_rows,
+                                               csr.n_rows,
+                                               csr.n_nonzeros,
+                                               csr.row_offsets,
+                                               csr.columns,
+                                               csr.values,
+                                               index,
+                                               index,
+                                               CUSPARSE_INDEX_BASE_ZERO,
                                                data_type<Number>()));
         result->matrix = matrix;
         return result;
@@ -71,7 +79,7 @@ namespace gpumf
       void
       sparse_matrix_vmult(const CsrView<Number> &, SparseMatrixHandle *state, const Number *src, Number *dst)
       {
-        SparseMatrixHandle &m = *state;
+        SparseMatrixHandle  &m   = *state;
         const Number         one = 1, zero = 0;
         cusparseDnVecDescr_t x = nullptr, y = nullptr;
         GPUMF_CHECK_CUSPARSE(cusparseCreateDnVec(&x, m.n_rows, const_cast<Number *>(src), data_type<Number>()));
@@ -81,16 +89,31 @@ namespace gpumf
         if (!m.buffer_sized)
           {
             std::size_t bytes = 0;
-            GPUMF_CHECK_CUSPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix, x,
-                                                         &zero, y, data_type<Number>(), CUSPARSE_SPMV_ALG_DEFAULT,
+            GPUMF_CHECK_CUSPARSE(cusparseSpMV_bufferSize(handle,
+                                                         CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                         &one,
+                                                         matrix,
+                                                         x,
+                                                         &zero,
+                                                         y,
+                                                         data_type<Number>(),
+                                                         CUSPARSE_SPMV_ALG_DEFAULT,
                                                          &bytes));
             if (bytes > 0)
               m.buffer = allocate(Backend::cuda, bytes);
             m.buffer_bytes = bytes;
             m.buffer_sized = true;
           }
-        GPUMF_CHECK_CUSPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix, x, &zero, y,
-                                          data_type<Number>(), CUSPARSE_SPMV_ALG_DEFAULT, m.buffer));
+        GPUMF_CHECK_CUSPARSE(cusparseSpMV(handle,
+                                          CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                          &one,
+                                          matrix,
+                                          x,
+                                          &zero,
+                                          y,
+                                          data_type<Number>(),
+                                          CUSPARSE_SPMV_ALG_DEFAULT,
+                                          m.buffer));
         cusparseDestroyDnVec(x);
         cusparseDestroyDnVec(y);
       }

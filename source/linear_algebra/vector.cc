@@ -58,8 +58,7 @@ namespace gpumf
   }
 
   template <typename Number>
-  Vector<Number>::Vector(const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner,
-                         const Backend                                             backend)
+  Vector<Number>::Vector(const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner, const Backend backend)
   {
     reinit(partitioner, backend);
   }
@@ -70,12 +69,11 @@ namespace gpumf
   {
     if (this == &other)
       return *this;
-    if (partitioner.get() != other.partitioner.get() &&
-        !(partitioner->is_compatible(*other.partitioner)))
+    if (partitioner.get() != other.partitioner.get() && !(partitioner->is_compatible(*other.partitioner)))
       reinit(other.partitioner, backend());
     // copies between backends too: assignment is how data move host <-> device
-    internal::copy(values.backend(), values.data(), other.values.backend(), other.values.data(),
-                   values.size() * sizeof(Number));
+    internal::copy(
+      values.backend(), values.data(), other.values.backend(), other.values.data(), values.size() * sizeof(Number));
     ghosts_valid = other.ghosts_valid;
     return *this;
   }
@@ -168,19 +166,18 @@ namespace gpumf
   {
     AssertThrow(v.backend() == backend(),
                 ExcVectorMismatch("backend " + to_string(backend()), "backend " + to_string(v.backend())));
-    AssertThrow(v.locally_owned_size() == locally_owned_size() && v.size() == size(),
-                ExcVectorMismatch(std::to_string(locally_owned_size()) + " owned of " +
-                                    std::to_string(size()) + " entries",
-                                  std::to_string(v.locally_owned_size()) + " owned of " +
-                                    std::to_string(v.size()) + " entries"));
+    AssertThrow(
+      v.locally_owned_size() == locally_owned_size() && v.size() == size(),
+      ExcVectorMismatch(std::to_string(locally_owned_size()) + " owned of " + std::to_string(size()) + " entries",
+                        std::to_string(v.locally_owned_size()) + " owned of " + std::to_string(v.size()) + " entries"));
   }
 
   template <typename Number>
   Vector<Number> &
   Vector<Number>::operator*=(const Number factor)
   {
-    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), factor, true, 0, nullptr, 0,
-                             nullptr, 0));
+    GPUMF_DISPATCH(backend(),
+                   update<Number>(values.data(), locally_owned_size(), factor, true, 0, nullptr, 0, nullptr, 0));
     return *this;
   }
 
@@ -212,8 +209,7 @@ namespace gpumf
   void
   Vector<Number>::add(const Number a)
   {
-    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 1, true, 0, nullptr, 0, nullptr,
-                             a));
+    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 1, true, 0, nullptr, 0, nullptr, a));
   }
 
   template <typename Number>
@@ -221,8 +217,8 @@ namespace gpumf
   Vector<Number>::add(const Number a, const Vector &v)
   {
     check_compatible(v);
-    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 1, true, a, v.get_values(), 0,
-                             nullptr, 0));
+    GPUMF_DISPATCH(backend(),
+                   update<Number>(values.data(), locally_owned_size(), 1, true, a, v.get_values(), 0, nullptr, 0));
   }
 
   template <typename Number>
@@ -231,8 +227,8 @@ namespace gpumf
   {
     check_compatible(v);
     check_compatible(w);
-    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 1, true, a, v.get_values(), b,
-                             w.get_values(), 0));
+    GPUMF_DISPATCH(
+      backend(), update<Number>(values.data(), locally_owned_size(), 1, true, a, v.get_values(), b, w.get_values(), 0));
   }
 
   template <typename Number>
@@ -247,8 +243,8 @@ namespace gpumf
   Vector<Number>::sadd(const Number s, const Number a, const Vector &v)
   {
     check_compatible(v);
-    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), s, true, a, v.get_values(), 0,
-                             nullptr, 0));
+    GPUMF_DISPATCH(backend(),
+                   update<Number>(values.data(), locally_owned_size(), s, true, a, v.get_values(), 0, nullptr, 0));
   }
 
   template <typename Number>
@@ -256,8 +252,8 @@ namespace gpumf
   Vector<Number>::equ(const Number a, const Vector &v)
   {
     check_compatible(v);
-    GPUMF_DISPATCH(backend(), update<Number>(values.data(), locally_owned_size(), 0, false, a, v.get_values(), 0,
-                             nullptr, 0));
+    GPUMF_DISPATCH(backend(),
+                   update<Number>(values.data(), locally_owned_size(), 0, false, a, v.get_values(), 0, nullptr, 0));
   }
 
   template <typename Number>
@@ -292,9 +288,9 @@ namespace gpumf
   {
     check_compatible(v);
     check_compatible(w);
-    return Utilities::MPI::sum(GPUMF_DISPATCH(backend(), add_and_dot(values.data(), locally_owned_size(), a,
-                                                     v.get_values(), w.get_values())),
-                               get_mpi_communicator());
+    return Utilities::MPI::sum(
+      GPUMF_DISPATCH(backend(), add_and_dot(values.data(), locally_owned_size(), a, v.get_values(), w.get_values())),
+      get_mpi_communicator());
   }
 
   template <typename Number>
@@ -302,8 +298,8 @@ namespace gpumf
   Vector<Number>::l1_norm() const
   {
     return Utilities::MPI::sum(
-      GPUMF_DISPATCH(backend(), reduce<Number>(internal::Reduction::abs_sum, get_values(), nullptr,
-                               locally_owned_size())),
+      GPUMF_DISPATCH(backend(),
+                     reduce<Number>(internal::Reduction::abs_sum, get_values(), nullptr, locally_owned_size())),
       get_mpi_communicator());
   }
 
@@ -328,8 +324,8 @@ namespace gpumf
   Vector<Number>::linfty_norm() const
   {
     return Utilities::MPI::max(
-      GPUMF_DISPATCH(backend(), reduce<Number>(internal::Reduction::abs_max, get_values(), nullptr,
-                               locally_owned_size())),
+      GPUMF_DISPATCH(backend(),
+                     reduce<Number>(internal::Reduction::abs_max, get_values(), nullptr, locally_owned_size())),
       get_mpi_communicator());
   }
 
@@ -338,9 +334,10 @@ namespace gpumf
   Vector<Number>::mean_value() const
   {
     AssertThrow(size() > 0, ExcEmptyObject());
-    return Utilities::MPI::sum(GPUMF_DISPATCH(backend(), reduce<Number>(internal::Reduction::sum, get_values(),
-                                                        nullptr, locally_owned_size())),
-                               get_mpi_communicator()) /
+    return Utilities::MPI::sum(
+             GPUMF_DISPATCH(backend(),
+                            reduce<Number>(internal::Reduction::sum, get_values(), nullptr, locally_owned_size())),
+             get_mpi_communicator()) /
            Number(size());
   }
 
@@ -381,7 +378,7 @@ namespace gpumf
       /// vector's memory: packed and sent by a ghost update, received by compress.
       Array<Number> import_values;
       /// Host copies of import_values and of the ghost range, when staged (page-locked).
-      Array<Number> host_import, host_ghosts;
+      Array<Number>            host_import, host_ghosts;
       std::vector<MPI_Request> requests;
       /// The messages of the nccl method.
       NcclMessages nccl;
@@ -390,7 +387,7 @@ namespace gpumf
       IpcLinks            ipc;
       Array<unsigned int> ipc_ghost_indices;
 
-      GhostExchange() = default;
+      GhostExchange()                      = default;
       GhostExchange(const GhostExchange &) = delete;
       GhostExchange &
       operator=(const GhostExchange &) = delete;
@@ -421,9 +418,7 @@ namespace gpumf
       /// Throws unless no exchange is under way, then marks @p next as under way
       /// (method mpi until prepare() says otherwise).
       void
-      begin(const Phase                   next,
-            const char *                  function,
-            const VectorOperation::values op = VectorOperation::unknown)
+      begin(const Phase next, const char *function, const VectorOperation::values op = VectorOperation::unknown)
       {
         check_idle(function);
         phase     = next;
@@ -437,8 +432,7 @@ namespace gpumf
       {
         AssertThrow(phase == expected,
                     ExcMessage(std::string("gpumf::Vector::") + function + " was called without " +
-                               (expected == Phase::ghost_update ? "update_ghost_values_start()" :
-                                                                  "compress_start()") +
+                               (expected == Phase::ghost_update ? "update_ghost_values_start()" : "compress_start()") +
                                " before it (each _finish() needs its own _start())."));
       }
 
@@ -460,8 +454,13 @@ namespace gpumf
           {
             if (!ipc.connected(values))
               {
-                ipc.connect(p.get_mpi_communicator(), backend, values, p.local_range().first,
-                            p.locally_owned_size(), p.import_targets(), p.ghost_targets());
+                ipc.connect(p.get_mpi_communicator(),
+                            backend,
+                            values,
+                            p.local_range().first,
+                            p.locally_owned_size(),
+                            p.import_targets(),
+                            p.ghost_targets());
                 std::vector<unsigned int> indices;
                 indices.reserve(p.n_ghost_indices());
                 auto ghost = p.ghost_indices().begin();
@@ -516,9 +515,9 @@ namespace gpumf
       /// pairs of @p receive_targets, and the sends of consecutive chunks of @p send.
       void
       post(const Targets &send_targets,
-           const Number * send,
+           const Number  *send,
            const Targets &receive_targets,
-           Number *       receive,
+           Number        *receive,
            const int      tag,
            const MPI_Comm comm)
       {
@@ -529,8 +528,8 @@ namespace gpumf
         for (const auto &[rank, count] : receive_targets)
           {
             requests.emplace_back();
-            const int ierr = MPI_Irecv(receive + offset, count, Utilities::MPI::mpi_type_id_for_type<Number>,
-                                       rank, tag, comm, &requests.back());
+            const int ierr = MPI_Irecv(
+              receive + offset, count, Utilities::MPI::mpi_type_id_for_type<Number>, rank, tag, comm, &requests.back());
             AssertThrowMPI(ierr);
             offset += count;
           }
@@ -538,8 +537,8 @@ namespace gpumf
         for (const auto &[rank, count] : send_targets)
           {
             requests.emplace_back();
-            const int ierr = MPI_Isend(send + offset, count, Utilities::MPI::mpi_type_id_for_type<Number>, rank,
-                                       tag, comm, &requests.back());
+            const int ierr = MPI_Isend(
+              send + offset, count, Utilities::MPI::mpi_type_id_for_type<Number>, rank, tag, comm, &requests.back());
             AssertThrowMPI(ierr);
             offset += count;
           }
@@ -612,13 +611,12 @@ namespace gpumf
         ex.prepare(backend(), p, values.data());
         if (ex.method == ExchangeMethod::ipc)
           return ex.ipc.start(backend(), p.import_targets(), p.ghost_targets());
-        GPUMF_DISPATCH(backend(), gather(ex.import_values.data(), get_values(), import_indices.data(),
-                         p.n_import_indices()));
-        const Number *send =
-          ex.outgoing(backend(), ex.import_values.data(), ex.host_import, p.n_import_indices());
-        Number *receive = ex.staged() ? ex.host_ghosts.data() : get_values() + locally_owned_size();
-        ex.post(p.import_targets(), send, p.ghost_targets(), receive, internal::ghost_update_tag,
-                p.get_mpi_communicator());
+        GPUMF_DISPATCH(backend(),
+                       gather(ex.import_values.data(), get_values(), import_indices.data(), p.n_import_indices()));
+        const Number *send    = ex.outgoing(backend(), ex.import_values.data(), ex.host_import, p.n_import_indices());
+        Number       *receive = ex.staged() ? ex.host_ghosts.data() : get_values() + locally_owned_size();
+        ex.post(
+          p.import_targets(), send, p.ghost_targets(), receive, internal::ghost_update_tag, p.get_mpi_communicator());
       }
   }
 
@@ -635,16 +633,21 @@ namespace gpumf
         std::size_t offset = 0;
         for (const auto &[rank, count] : partitioner->ghost_targets())
           {
-            GPUMF_DISPATCH(backend(), gather(get_values() + locally_owned_size() + offset,
-                             static_cast<const Number *>(ex.ipc.peer(rank).values),
-                             ex.ipc_ghost_indices.data() + offset, count));
+            GPUMF_DISPATCH(backend(),
+                           gather(get_values() + locally_owned_size() + offset,
+                                  static_cast<const Number *>(ex.ipc.peer(rank).values),
+                                  ex.ipc_ghost_indices.data() + offset,
+                                  count));
             offset += count;
           }
         ex.ipc.finish(backend());
       }
     ex.wait();
     if (ex.staged())
-      internal::copy(backend(), get_values() + locally_owned_size(), Backend::host, ex.host_ghosts.data(),
+      internal::copy(backend(),
+                     get_values() + locally_owned_size(),
+                     Backend::host,
+                     ex.host_ghosts.data(),
                      partitioner->n_ghost_indices() * sizeof(Number));
     ghosts_valid = true;
   }
@@ -672,8 +675,7 @@ namespace gpumf
         const Number *send =
           ex.outgoing(backend(), get_values() + locally_owned_size(), ex.host_ghosts, p.n_ghost_indices());
         Number *receive = ex.staged() ? ex.host_import.data() : ex.import_values.data();
-        ex.post(p.ghost_targets(), send, p.import_targets(), receive, internal::compress_tag,
-                p.get_mpi_communicator());
+        ex.post(p.ghost_targets(), send, p.import_targets(), receive, internal::compress_tag, p.get_mpi_communicator());
       }
   }
 
@@ -698,12 +700,15 @@ namespace gpumf
             const internal::IpcLinks::Peer &peer = ex.ipc.peer(rank);
             AssertThrow(peer.ghost_count == count,
                         ExcMessage("gpumf::Vector::compress(): rank " + std::to_string(rank) + " has " +
-                                   std::to_string(peer.ghost_count) + " ghosts of this rank's entries, and this "
-                                   "rank's partitioner expects " + std::to_string(count) +
-                                   ": the ranks' partitioners do not match."));
-            GPUMF_DISPATCH(backend(), scatter_add(values.data(), import_indices.data() + offset,
-                                  static_cast<const Number *>(peer.values) + peer.n_owned + peer.ghost_offset,
-                                  count));
+                                   std::to_string(peer.ghost_count) +
+                                   " ghosts of this rank's entries, and this "
+                                   "rank's partitioner expects " +
+                                   std::to_string(count) + ": the ranks' partitioners do not match."));
+            GPUMF_DISPATCH(backend(),
+                           scatter_add(values.data(),
+                                       import_indices.data() + offset,
+                                       static_cast<const Number *>(peer.values) + peer.n_owned + peer.ghost_offset,
+                                       count));
             offset += count;
           }
         ex.ipc.finish(backend()); // the sources may zero their ghosts after this
@@ -712,13 +717,17 @@ namespace gpumf
     if (exchanged && ex.method != ExchangeMethod::ipc)
       {
         if (ex.staged())
-          internal::copy(backend(), ex.import_values.data(), Backend::host, ex.host_import.data(),
+          internal::copy(backend(),
+                         ex.import_values.data(),
+                         Backend::host,
+                         ex.host_import.data(),
                          p.n_import_indices() * sizeof(Number));
         std::size_t offset = 0;
         for (const auto &[rank, count] : p.import_targets())
           {
-            GPUMF_DISPATCH(backend(), scatter_add(values.data(), import_indices.data() + offset,
-                                  ex.import_values.data() + offset, count));
+            GPUMF_DISPATCH(
+              backend(),
+              scatter_add(values.data(), import_indices.data() + offset, ex.import_values.data() + offset, count));
             offset += count;
           }
       }
@@ -729,8 +738,7 @@ namespace gpumf
   void
   Vector<Number>::zero_out_ghost_values() const
   {
-    internal::zero(backend(), get_values() + locally_owned_size(),
-                   partitioner->n_ghost_indices() * sizeof(Number));
+    internal::zero(backend(), get_values() + locally_owned_size(), partitioner->n_ghost_indices() * sizeof(Number));
     ghosts_valid = false;
   }
 
@@ -776,8 +784,7 @@ namespace gpumf
 
   template <typename Number>
   void
-  Vector<Number>::export_to(LinearAlgebra::ReadWriteVector<Number> &rw,
-                            const VectorOperation::values           operation) const
+  Vector<Number>::export_to(LinearAlgebra::ReadWriteVector<Number> &rw, const VectorOperation::values operation) const
   {
     AssertThrow(operation == VectorOperation::insert || operation == VectorOperation::add,
                 ExcMessage("gpumf::Vector::export_to supports VectorOperation::insert and add."));
@@ -900,15 +907,16 @@ namespace dealii
         void
         set_zero_on_backend(const std::vector<types::global_dof_index> &constrained, gpumf::Vector<Number> &vec)
         {
-          const auto &              partitioner = *vec.get_partitioner();
+          const auto               &partitioner = *vec.get_partitioner();
           std::vector<unsigned int> local;
           for (const auto index : constrained)
             if (partitioner.in_local_range(index))
               local.push_back(partitioner.global_to_local(index));
           gpumf::internal::Array<unsigned int> indices;
           indices.reinit(vec.backend(), local);
-          GPUMF_DISPATCH(vec.backend(), set_indexed<Number>(vec.get_values(), indices.data(), nullptr, Number(0),
-                                               false, local.size()));
+          GPUMF_DISPATCH(
+            vec.backend(),
+            set_indexed<Number>(vec.get_values(), indices.data(), nullptr, Number(0), false, local.size()));
         }
       } // namespace
 
@@ -935,8 +943,8 @@ namespace dealii
         void
         initial_guess(gpumf::Vector<Number> &vector)
         {
-          const IndexSet &              owned = vector.locally_owned_elements();
-          const types::global_dof_index first = owned.is_empty() ? 0 : owned.nth_index_in_set(0);
+          const IndexSet                        &owned = vector.locally_owned_elements();
+          const types::global_dof_index          first = owned.is_empty() ? 0 : owned.nth_index_in_set(0);
           LinearAlgebra::ReadWriteVector<Number> entries(owned);
           for (unsigned int i = 0; i < vector.locally_owned_size(); ++i)
             entries.local_element(i) = (i + first) % 11;

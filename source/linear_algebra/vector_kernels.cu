@@ -41,8 +41,15 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
-        update_kernel(Number *x, std::size_t n, Number s, bool read_x, Number a, const Number *y,
-                      Number b, const Number *z, Number c)
+        update_kernel(Number       *x,
+                      std::size_t   n,
+                      Number        s,
+                      bool          read_x,
+                      Number        a,
+                      const Number *y,
+                      Number        b,
+                      const Number *z,
+                      Number        c)
         {
           for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
             {
@@ -106,7 +113,7 @@ namespace gpumf
               const Number v = op == Reduction::dot ? x[i] * y[i] :
                                op == Reduction::sum ? x[i] :
                                                       (x[i] < 0 ? -x[i] : x[i]);
-              r = combine(op, r, v);
+              r              = combine(op, r, v);
             }
           block_reduce(op, r, partial);
         }
@@ -127,15 +134,21 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
-        cg_update_kernel(Number *x, Number *r, const Number *p, const Number *Ap, const Number *D, Number alpha,
-                         std::size_t n, Number *partial)
+        cg_update_kernel(Number       *x,
+                         Number       *r,
+                         const Number *p,
+                         const Number *Ap,
+                         const Number *D,
+                         Number        alpha,
+                         std::size_t   n,
+                         Number       *partial)
         {
           Number rr = 0, rDr = 0;
           for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
             {
-              x[i]           = x[i] + alpha * p[i];
+              x[i]            = x[i] + alpha * p[i];
               const Number ri = r[i] + alpha * Ap[i];
-              r[i]           = ri;
+              r[i]            = ri;
               rr += ri * ri;
               rDr += ri * (D != nullptr ? D[i] * ri : ri);
             }
@@ -157,8 +170,8 @@ namespace gpumf
         finish_reduction(Reduction op, const Number *partial_device, unsigned int n_partial)
         {
           std::vector<Number> partial(n_partial);
-          GPUMF_CHECK_CUDA(cudaMemcpy(partial.data(), partial_device, n_partial * sizeof(Number),
-                                      cudaMemcpyDeviceToHost));
+          GPUMF_CHECK_CUDA(
+            cudaMemcpy(partial.data(), partial_device, n_partial * sizeof(Number), cudaMemcpyDeviceToHost));
           Number r = 0;
           for (const Number p : partial)
             r = op == Reduction::abs_max ? std::max(r, p) : r + p;
@@ -194,8 +207,12 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
-        set_indexed_kernel(Number *dst, const unsigned int *indices, const Number *src, Number value, bool add,
-                           std::size_t n)
+        set_indexed_kernel(Number             *dst,
+                           const unsigned int *indices,
+                           const Number       *src,
+                           Number              value,
+                           bool                add,
+                           std::size_t         n)
         {
           for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
             dst[indices[i]] = (add ? dst[indices[i]] : Number(0)) + (src == nullptr ? value : src[indices[i]]);
@@ -214,8 +231,15 @@ namespace gpumf
 
       template <typename Number>
       void
-      update(Number *x, std::size_t n, Number s, bool read_x, Number a, const Number *y, Number b,
-             const Number *z, Number c)
+      update(Number       *x,
+             std::size_t   n,
+             Number        s,
+             bool          read_x,
+             Number        a,
+             const Number *y,
+             Number        b,
+             const Number *z,
+             Number        c)
       {
         if (n == 0)
           return;
@@ -269,8 +293,14 @@ namespace gpumf
 
       template <typename Number>
       void
-      cg_update(Number *x, Number *r, const Number *p, const Number *Ap, const Number *D, Number alpha,
-                std::size_t n, Number (&sums)[2])
+      cg_update(Number       *x,
+                Number       *r,
+                const Number *p,
+                const Number *Ap,
+                const Number *D,
+                Number        alpha,
+                std::size_t   n,
+                Number (&sums)[2])
       {
         sums[0] = sums[1] = 0;
         if (n == 0)
@@ -279,8 +309,8 @@ namespace gpumf
         cg_update_kernel<<<blocks, block_size>>>(x, r, p, Ap, D, alpha, n, partial_buffer<Number>());
         check_launch();
         std::vector<Number> partial(2 * blocks);
-        GPUMF_CHECK_CUDA(cudaMemcpy(partial.data(), partial_buffer<Number>(), 2 * blocks * sizeof(Number),
-                                    cudaMemcpyDeviceToHost));
+        GPUMF_CHECK_CUDA(
+          cudaMemcpy(partial.data(), partial_buffer<Number>(), 2 * blocks * sizeof(Number), cudaMemcpyDeviceToHost));
         for (unsigned int b = 0; b < blocks; ++b)
           {
             sums[0] += partial[b];

@@ -22,33 +22,38 @@ namespace gpumf
   } // namespace internal
 } // namespace gpumf
 
-#define GPUMF_VECTOR_KERNELS(Number, TEMPLATE)                                                          \
-  /* x[i] = s */                                                                                        \
-  TEMPLATE void fill(Number *x, std::size_t n, Number s);                                               \
-  /* x[i] = (read_x ? s*x[i] : 0) + a*y[i] + b*z[i] + c; y, z may be null */                            \
-  TEMPLATE void update(Number *x, std::size_t n, Number s, bool read_x, Number a, const Number *y,      \
-                       Number b, const Number *z, Number c);                                            \
-  /* x[i] *= y[i] */                                                                                    \
-  TEMPLATE void scale(Number *x, std::size_t n, const Number *y);                                       \
-  /* x[i] = 1 / x[i] */                                                                                 \
-  TEMPLATE void reciprocal(Number *x, std::size_t n);                                                   \
-  /* the reduction over this rank's entries; y is used by Reduction::dot only */                        \
-  TEMPLATE Number reduce(Reduction op, const Number *x, const Number *y, std::size_t n);                \
-  /* x += a*v, returns sum x[i]*w[i] */                                                                 \
-  TEMPLATE Number add_and_dot(Number *x, std::size_t n, Number a, const Number *v, const Number *w);    \
-  /* CG pass 2: x += alpha p, r += alpha Ap; sums[0] = r.r, sums[1] = r.(D r) (D null: identity) */     \
-  TEMPLATE void cg_update(Number *x, Number *r, const Number *p, const Number *Ap, const Number *D,      \
-                          Number alpha, std::size_t n, Number(&sums)[2]);                               \
-  /* CG pass 3: p = -D r + (read_p ? beta p : 0) (D null: identity) */                                  \
-  TEMPLATE void cg_direction(Number *p, const Number *r, const Number *D, Number beta, bool read_p,     \
-                             std::size_t n);                                                            \
-  /* buffer[i] = x[indices[i]] */                                                                       \
-  TEMPLATE void gather(Number *buffer, const Number *x, const unsigned int *indices, std::size_t n);    \
-  /* x[indices[i]] += buffer[i]; indices unique */                                                      \
-  TEMPLATE void scatter_add(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n); \
-  /* dst[indices[i]] = (add ? dst[indices[i]] : 0) + (src == null ? value : src[indices[i]]) */         \
-  TEMPLATE void set_indexed(Number *dst, const unsigned int *indices, const Number *src, Number value,  \
-                            bool add, std::size_t n);
+#define GPUMF_VECTOR_KERNELS(Number, TEMPLATE)                                                                        \
+  /* x[i] = s */                                                                                                      \
+  TEMPLATE void fill(Number *x, std::size_t n, Number s);                                                             \
+  /* x[i] = (read_x ? s*x[i] : 0) + a*y[i] + b*z[i] + c; y, z may be null */                                          \
+  TEMPLATE void update(                                                                                               \
+    Number *x, std::size_t n, Number s, bool read_x, Number a, const Number *y, Number b, const Number *z, Number c); \
+  /* x[i] *= y[i] */                                                                                                  \
+  TEMPLATE void scale(Number *x, std::size_t n, const Number *y);                                                     \
+  /* x[i] = 1 / x[i] */                                                                                               \
+  TEMPLATE void reciprocal(Number *x, std::size_t n);                                                                 \
+  /* the reduction over this rank's entries; y is used by Reduction::dot only */                                      \
+  TEMPLATE Number reduce(Reduction op, const Number *x, const Number *y, std::size_t n);                              \
+  /* x += a*v, returns sum x[i]*w[i] */                                                                               \
+  TEMPLATE Number add_and_dot(Number *x, std::size_t n, Number a, const Number *v, const Number *w);                  \
+  /* CG pass 2: x += alpha p, r += alpha Ap; sums[0] = r.r, sums[1] = r.(D r) (D null: identity) */                   \
+  TEMPLATE void cg_update(Number       *x,                                                                            \
+                          Number       *r,                                                                            \
+                          const Number *p,                                                                            \
+                          const Number *Ap,                                                                           \
+                          const Number *D,                                                                            \
+                          Number        alpha,                                                                        \
+                          std::size_t   n,                                                                            \
+                          Number(&sums)[2]);                                                                          \
+  /* CG pass 3: p = -D r + (read_p ? beta p : 0) (D null: identity) */                                                \
+  TEMPLATE void cg_direction(Number *p, const Number *r, const Number *D, Number beta, bool read_p, std::size_t n);   \
+  /* buffer[i] = x[indices[i]] */                                                                                     \
+  TEMPLATE void gather(Number *buffer, const Number *x, const unsigned int *indices, std::size_t n);                  \
+  /* x[indices[i]] += buffer[i]; indices unique */                                                                    \
+  TEMPLATE void scatter_add(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n);             \
+  /* dst[indices[i]] = (add ? dst[indices[i]] : 0) + (src == null ? value : src[indices[i]]) */                       \
+  TEMPLATE void set_indexed(                                                                                          \
+    Number *dst, const unsigned int *indices, const Number *src, Number value, bool add, std::size_t n);
 
 GPUMF_DECLARE_KERNELS(GPUMF_VECTOR_KERNELS(Number, template <typename Number>))
 

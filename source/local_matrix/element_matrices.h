@@ -39,13 +39,13 @@ namespace gpumf
      */
     template <int dim, typename CellIterator, typename Wanted, typename Compute, typename Use>
     void
-    for_each_element_matrix(const dealii::Mapping<dim> &        mapping,
-                            const dealii::FiniteElement<dim> &  fe,
-                            const dealii::Quadrature<dim> &     quadrature,
-                            const std::vector<CellIterator> &   cells,
-                            const Wanted &                      wanted,
-                            const Compute &                     compute,
-                            const Use &                         use)
+    for_each_element_matrix(const dealii::Mapping<dim>       &mapping,
+                            const dealii::FiniteElement<dim> &fe,
+                            const dealii::Quadrature<dim>    &quadrature,
+                            const std::vector<CellIterator>  &cells,
+                            const Wanted                     &wanted,
+                            const Compute                    &compute,
+                            const Use                        &use)
     {
       using namespace dealii;
       constexpr unsigned int none = std::numeric_limits<unsigned int>::max();
@@ -58,7 +58,9 @@ namespace gpumf
           , matrix(element.n_dofs_per_cell(), element.n_dofs_per_cell())
         {}
         Scratch(const Scratch &other)
-          : values(other.values.get_mapping(), other.values.get_fe(), other.values.get_quadrature(),
+          : values(other.values.get_mapping(),
+                   other.values.get_fe(),
+                   other.values.get_quadrature(),
                    other.values.get_update_flags())
           , matrix(other.matrix)
         {}
@@ -70,7 +72,8 @@ namespace gpumf
       };
       using Iterator = typename std::vector<CellIterator>::const_iterator;
       WorkStream::run(
-        Iterator(cells.begin()), Iterator(cells.end()),
+        Iterator(cells.begin()),
+        Iterator(cells.end()),
         [&](const Iterator &it, Scratch &scratch, Copy &copy) {
           const unsigned int position = it - cells.begin();
           copy.position               = none;
@@ -86,7 +89,8 @@ namespace gpumf
           if (copy.position != none)
             use(copy.position, copy.matrix);
         },
-        Scratch(mapping, fe, quadrature), Copy{none, FullMatrix<double>(fe.n_dofs_per_cell(), fe.n_dofs_per_cell())});
+        Scratch(mapping, fe, quadrature),
+        Copy{none, FullMatrix<double>(fe.n_dofs_per_cell(), fe.n_dofs_per_cell())});
     }
   } // namespace internal
 } // namespace gpumf

@@ -25,7 +25,7 @@ namespace gpumf
 
         template <typename Number>
         __device__ CellMatrix<Number>
-        matrix_of(const LocalMatrixLaunch<Number> &l, const unsigned int cell)
+                   matrix_of(const LocalMatrixLaunch<Number> &l, const unsigned int cell)
         {
           CellMatrix<Number> m;
           m.cell = cell;
@@ -38,7 +38,10 @@ namespace gpumf
 
         template <typename Number>
         __device__ Number
-        entry(const LocalMatrixLaunch<Number> &l, const CellMatrix<Number> &m, const unsigned int i, const unsigned int j)
+        entry(const LocalMatrixLaunch<Number> &l,
+              const CellMatrix<Number>        &m,
+              const unsigned int               i,
+              const unsigned int               j)
         {
           const unsigned int r = l.transpose ? j : i, c = l.transpose ? i : j;
           if (m.A == nullptr)
@@ -70,9 +73,9 @@ namespace gpumf
               // (symmetric: the row of A is its column), without the index arithmetic of entry()
               constexpr unsigned int max_terms = OnTheFly<Number>::max_terms;
               const unsigned int     ns = f.n_scalar, component = i / ns, n_terms = 1 + f.dim * (f.dim + 1) / 2;
-              const std::size_t      n2 = std::size_t(ns) * ns;
-              const Number *         r  = f.reference + (i - component * ns);
-              const Number *         vc = v + component * ns;
+              const std::size_t      n2  = std::size_t(ns) * ns;
+              const Number          *r   = f.reference + (i - component * ns);
+              const Number          *vc  = v + component * ns;
               Number                 sum = 0;
               for (unsigned int j = 0; j < ns; ++j, r += ns)
                 {
@@ -94,13 +97,18 @@ namespace gpumf
         /// The diagonal of C^T A C for a cell with constraint rows, serially.
         template <typename Number>
         __device__ void
-        constrained_diagonal(const LocalMatrixLaunch<Number> &l, const unsigned int *codes, const CellMatrix<Number> &A,
-                             Number *dst)
+        constrained_diagonal(const LocalMatrixLaunch<Number> &l,
+                             const unsigned int              *codes,
+                             const CellMatrix<Number>        &A,
+                             Number                          *dst)
         {
           for (unsigned int j = 0; j < l.n; ++j)
             distribute_diagonal_column<Number>(
-              j, l.n, [&](const unsigned int k) { return codes[k]; },
-              [&](const unsigned int k) { return entry(l, A, k, j); }, l.rows,
+              j,
+              l.n,
+              [&](const unsigned int k) { return codes[k]; },
+              [&](const unsigned int k) { return entry(l, A, k, j); },
+              l.rows,
               [&](const unsigned int index, const Number value) { add(l, dst, index, value); });
         }
 
@@ -111,7 +119,7 @@ namespace gpumf
           const unsigned int cell = l.first_cell + blockIdx.x * blockDim.x + threadIdx.x;
           if (cell >= l.first_cell + l.n_cells)
             return;
-          const unsigned int *     codes = l.local_to_global + std::size_t(cell) * l.n;
+          const unsigned int      *codes = l.local_to_global + std::size_t(cell) * l.n;
           const CellMatrix<Number> A     = matrix_of(l, cell);
           const auto add_to = [&](const unsigned int index, const Number value) { add(l, dst, index, value); };
           if (l.diagonal_only)
@@ -136,11 +144,17 @@ namespace gpumf
         /// by one thread after a barrier: two DoFs of a cell may share a master.
         template <typename Number, typename Sync>
         __device__ void
-        cell_by_threads(const LocalMatrixLaunch<Number> &l, const unsigned int cell, const unsigned int t,
-                        const unsigned int stride, Number *v, Number *y, const Number *src, Number *dst,
-                        const Sync &sync)
+        cell_by_threads(const LocalMatrixLaunch<Number> &l,
+                        const unsigned int               cell,
+                        const unsigned int               t,
+                        const unsigned int               stride,
+                        Number                          *v,
+                        Number                          *y,
+                        const Number                    *src,
+                        Number                          *dst,
+                        const Sync                      &sync)
         {
-          const unsigned int *     codes = l.local_to_global + std::size_t(cell) * l.n;
+          const unsigned int      *codes = l.local_to_global + std::size_t(cell) * l.n;
           const CellMatrix<Number> A     = matrix_of(l, cell);
           const bool               rows  = l.has_rows && l.cell_has_rows[cell];
           const auto add_to = [&](const unsigned int index, const Number value) { add(l, dst, index, value); };
@@ -178,9 +192,10 @@ namespace gpumf
         block_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
         {
           extern __shared__ __align__(16) unsigned char shared_memory[];
-          Number *v = reinterpret_cast<Number *>(shared_memory);
-          cell_by_threads(l, l.first_cell + blockIdx.x, threadIdx.x, blockDim.x, v, v + l.n, src, dst,
-                          [] { __syncthreads(); });
+          Number                                       *v = reinterpret_cast<Number *>(shared_memory);
+          cell_by_threads(l, l.first_cell + blockIdx.x, threadIdx.x, blockDim.x, v, v + l.n, src, dst, [] {
+            __syncthreads();
+          });
         }
 
         constexpr unsigned int warp_cells_per_block = 4;
@@ -188,7 +203,7 @@ namespace gpumf
         /// A warp per cell (warp_cells_per_block per block), a lane per row, rows lane, lane + 32, ...
         template <typename Number>
         __global__ void __launch_bounds__(32 * warp_cells_per_block)
-        warp_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
+          warp_per_element_kernel(const LocalMatrixLaunch<Number> l, const Number *src, Number *dst)
         {
           extern __shared__ __align__(16) unsigned char shared_memory[];
           const unsigned int warp = threadIdx.x / 32, offset = blockIdx.x * warp_cells_per_block + warp;
@@ -214,13 +229,13 @@ namespace gpumf
                 break;
               }
             case LocalMatrixKernel::block_per_element:
-              block_per_element_kernel<<<launch.n_cells, launch.n, 2 * launch.n * sizeof(Number)>>>(launch, src,
-                                                                                                     dst);
+              block_per_element_kernel<<<launch.n_cells, launch.n, 2 * launch.n * sizeof(Number)>>>(launch, src, dst);
               break;
             case LocalMatrixKernel::warp_per_element:
               {
                 const unsigned int blocks = (launch.n_cells + warp_cells_per_block - 1) / warp_cells_per_block;
-                warp_per_element_kernel<<<blocks, 32 * warp_cells_per_block,
+                warp_per_element_kernel<<<blocks,
+                                          32 * warp_cells_per_block,
                                           2 * warp_cells_per_block * launch.n * sizeof(Number)>>>(launch, src, dst);
                 break;
               }

@@ -18,12 +18,12 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  LocalMatrixOperator<dim, Number>::reinit(const Mapping<dim> &             mapping,
-                                           const DoFHandler<dim> &          dof_handler,
+  LocalMatrixOperator<dim, Number>::reinit(const Mapping<dim>              &mapping,
+                                           const DoFHandler<dim>           &dof_handler,
                                            const AffineConstraints<Number> &constraints,
-                                           const Quadrature<1> &            quad,
-                                           const CellMatrixFunction &       cell_matrix,
-                                           const AdditionalData &           additional_data)
+                                           const Quadrature<1>             &quad,
+                                           const CellMatrixFunction        &cell_matrix,
+                                           const AdditionalData            &additional_data)
   {
     mf.reinit(mapping, dof_handler, constraints, quad, additional_data.matrix_free);
     const std::vector<unsigned int> &numbering = mf.get_dof_numbering();
@@ -35,12 +35,15 @@ namespace gpumf
                 additional_data.kernel;
     AssertThrow(kernel_ != Kernel::thread_per_element || n <= 64,
                 ExcNotSupported("LocalMatrixOperator: the thread-per-element kernel supports at most 64 DoFs per "
-                                "cell, got " + std::to_string(n) + "; use the warp- or block-per-element kernel."));
+                                "cell, got " +
+                                std::to_string(n) + "; use the warp- or block-per-element kernel."));
     AssertThrow(kernel_ != Kernel::warp_per_element || n <= 768,
                 ExcNotSupported("LocalMatrixOperator: the warp-per-element kernel supports at most 768 DoFs per "
-                                "cell (shared memory), got " + std::to_string(n) + "; use the block-per-element kernel."));
-    AssertThrow(n <= 1024, ExcNotSupported("LocalMatrixOperator supports at most 1024 DoFs per cell, got " +
-                                           std::to_string(n) + "."));
+                                "cell (shared memory), got " +
+                                std::to_string(n) + "; use the block-per-element kernel."));
+    AssertThrow(n <= 1024,
+                ExcNotSupported("LocalMatrixOperator supports at most 1024 DoFs per cell, got " + std::to_string(n) +
+                                "."));
     const bool on_the_fly = additional_data.storage == Storage::on_the_fly;
     laplace_coefficient   = additional_data.laplace_coefficient;
     mass_coefficient      = additional_data.mass_coefficient;
@@ -50,12 +53,12 @@ namespace gpumf
     if (on_the_fly && mf.has_affine_geometry())
       {
         // the reference matrices from the 1D integrals of the element's shape functions
-        const auto         first = mf.get_data(0);
-        const unsigned int n1 = first.n_dofs_1d, nq = first.n_q_points_1d, ns = Utilities::pow(n1, dim);
+        const auto          first = mf.get_data(0);
+        const unsigned int  n1 = first.n_dofs_1d, nq = first.n_q_points_1d, ns = Utilities::pow(n1, dim);
         std::vector<Number> values(nq * n1), gradients(nq * n1);
         internal::copy(Backend::host, values.data(), mf.backend(), first.shape_values, values.size() * sizeof(Number));
-        internal::copy(Backend::host, gradients.data(), mf.backend(), first.shape_gradients,
-                       gradients.size() * sizeof(Number));
+        internal::copy(
+          Backend::host, gradients.data(), mf.backend(), first.shape_gradients, gradients.size() * sizeof(Number));
         // M1 = (phi_a, phi_b), D1 = (phi_a', phi_b'), C1 = (phi_a', phi_b) on [0, 1]
         std::vector<double> M1(n1 * n1), D1(n1 * n1), C1(n1 * n1);
         for (unsigned int a = 0; a < n1; ++a)
@@ -84,14 +87,14 @@ namespace gpumf
                 return product;
               };
               tensors[std::size_t(j) * ns + i] = mass_except(-1, -1);
-              unsigned int t = 1;
+              unsigned int t                   = 1;
               for (int e = 0; e < dim; ++e)
                 for (int e2 = e; e2 < dim; ++e2, ++t)
                   {
-                    const double value =
-                      e == e2 ? D1[ia[e] * n1 + ja[e]] * mass_except(e, e) :
-                                (C1[ia[e] * n1 + ja[e]] * C1[ja[e2] * n1 + ia[e2]] +
-                                 C1[ja[e] * n1 + ia[e]] * C1[ia[e2] * n1 + ja[e2]]) * mass_except(e, e2);
+                    const double value                          = e == e2 ? D1[ia[e] * n1 + ja[e]] * mass_except(e, e) :
+                                                                            (C1[ia[e] * n1 + ja[e]] * C1[ja[e2] * n1 + ia[e2]] +
+                                                    C1[ja[e] * n1 + ia[e]] * C1[ia[e2] * n1 + ja[e2]]) *
+                                                     mass_except(e, e2);
                     tensors[(std::size_t(t) * ns + j) * ns + i] = Number(value);
                   }
             }
@@ -112,8 +115,12 @@ namespace gpumf
     std::vector<unsigned int> checked_cells;
     std::size_t               c = 0;
     internal::for_each_element_matrix<dim>(
-      mapping, dof_handler.get_fe(), Quadrature<dim>(quad), cells,
-      [&](const unsigned int position) { return !on_the_fly || first_of_color[position]; }, cell_matrix,
+      mapping,
+      dof_handler.get_fe(),
+      Quadrature<dim>(quad),
+      cells,
+      [&](const unsigned int position) { return !on_the_fly || first_of_color[position]; },
+      cell_matrix,
       [&](const unsigned int position, const FullMatrix<double> &local) {
         for (unsigned int i = 0; i < n; ++i)
           for (unsigned int j = 0; j < n; ++j)
@@ -132,9 +139,9 @@ namespace gpumf
           internal::copy(Backend::host, out.data(), mf.backend(), p, size * sizeof(Number));
           return out.data();
         };
-        auto &f           = host.on_the_fly;
-        f.inv_jacobian    = to_host(f.inv_jacobian, std::size_t(dim) * dim * f.jacobian_stride, inv_jacobian);
-        f.JxW             = to_host(f.JxW, f.jacobian_stride, JxW);
+        auto &f        = host.on_the_fly;
+        f.inv_jacobian = to_host(f.inv_jacobian, std::size_t(dim) * dim * f.jacobian_stride, inv_jacobian);
+        f.JxW          = to_host(f.JxW, f.jacobian_stride, JxW);
         std::vector<Number> values, gradients;
         f.shape_values    = to_host(f.shape_values, std::size_t(f.n_q_1d) * f.n_dofs_1d, values);
         f.shape_gradients = to_host(f.shape_gradients, std::size_t(f.n_q_1d) * f.n_dofs_1d, gradients);
@@ -153,11 +160,12 @@ namespace gpumf
             agree = difference <= 1e3 * std::numeric_limits<Number>::epsilon() * scale;
           }
         AssertThrow(Utilities::MPI::min(agree, comm) == 1,
-                    ExcNotSupported("LocalMatrixOperator: Storage::on_the_fly computes the form laplace_coefficient (grad "
-                                    "u, grad v) + mass_coefficient (u, v) with the constants of AdditionalData, " +
-                                    std::to_string(laplace_coefficient) + " and " + std::to_string(mass_coefficient) +
-                                    ", but the element matrices of cell_matrix differ (another form or a coefficient "
-                                    "that varies); set them, or store the matrices (Storage::per_cell)."));
+                    ExcNotSupported(
+                      "LocalMatrixOperator: Storage::on_the_fly computes the form laplace_coefficient (grad "
+                      "u, grad v) + mass_coefficient (u, v) with the constants of AdditionalData, " +
+                      std::to_string(laplace_coefficient) + " and " + std::to_string(mass_coefficient) +
+                      ", but the element matrices of cell_matrix differ (another form or a coefficient "
+                      "that varies); set them, or store the matrices (Storage::per_cell)."));
       }
     else
       {
@@ -186,10 +194,11 @@ namespace gpumf
 
   template <int dim, typename Number>
   internal::LocalMatrixLaunch<Number>
-  LocalMatrixOperator<dim, Number>::launch_data(const unsigned int color, const bool transpose,
-                                                const bool diagonal_only) const
+  LocalMatrixOperator<dim, Number>::launch_data(const unsigned int color,
+                                                const bool         transpose,
+                                                const bool         diagonal_only) const
   {
-    const auto data = mf.get_data(color);
+    const auto                 data = mf.get_data(color);
     internal::OnTheFly<Number> f{};
     f.dim             = dim;
     f.n_dofs_1d       = data.n_dofs_1d;
@@ -205,9 +214,19 @@ namespace gpumf
     f.inv_jacobian    = data.inv_jacobian;
     f.JxW             = data.JxW;
     f.jacobian_stride = data.jacobian_stride;
-    return {data.local_to_global, data.constraint_rows, data.cell_has_constraint_rows, data.has_constraint_rows,
-            storage_ == Storage::on_the_fly ? nullptr : matrices.data(), storage_ == Storage::shared, f,
-            dofs_per_cell, data.row_start, data.n_cells, !data.use_coloring, transpose, diagonal_only,
+    return {data.local_to_global,
+            data.constraint_rows,
+            data.cell_has_constraint_rows,
+            data.has_constraint_rows,
+            storage_ == Storage::on_the_fly ? nullptr : matrices.data(),
+            storage_ == Storage::shared,
+            f,
+            dofs_per_cell,
+            data.row_start,
+            data.n_cells,
+            !data.use_coloring,
+            transpose,
+            diagonal_only,
             kernel_ == Kernel::thread_per_element ? internal::LocalMatrixKernel::thread_per_element :
             kernel_ == Kernel::warp_per_element   ? internal::LocalMatrixKernel::warp_per_element :
                                                     internal::LocalMatrixKernel::block_per_element};
@@ -215,15 +234,19 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  LocalMatrixOperator<dim, Number>::apply(VectorType &dst, const VectorType &src, const bool transpose,
-                                          const bool diagonal_only) const
+  LocalMatrixOperator<dim, Number>::apply(VectorType       &dst,
+                                          const VectorType &src,
+                                          const bool        transpose,
+                                          const bool        diagonal_only) const
   {
     mf.check_vector(src);
     mf.check_vector(dst);
     internal::exchange_around(diagonal_only ? nullptr : &src, &dst, [&]() {
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
-        GPUMF_DISPATCH(mf.backend(), local_matrix_apply(launch_data(color, transpose, diagonal_only),
-                                                        src.get_values(), dst.get_values()));
+        GPUMF_DISPATCH(mf.backend(),
+                       local_matrix_apply(launch_data(color, transpose, diagonal_only),
+                                          src.get_values(),
+                                          dst.get_values()));
     });
   }
 

@@ -33,8 +33,8 @@ namespace gpumf
       void
       local_matrix_apply(const LocalMatrixLaunch<Number> &launch, const Number *src, Number *dst)
       {
-        const unsigned int n      = launch.n;
-        const auto         add_to = [dst](const unsigned int index, const Number value) { dst[index] += value; };
+        const unsigned int  n      = launch.n;
+        const auto          add_to = [dst](const unsigned int index, const Number value) { dst[index] += value; };
         std::vector<Number> v(n);
         for (unsigned int cell = launch.first_cell; cell < launch.first_cell + launch.n_cells; ++cell)
           {
@@ -42,14 +42,19 @@ namespace gpumf
             std::vector<Number> computed;
             if (launch.matrices == nullptr)
               computed = on_the_fly_matrix(launch, cell);
-            const Number *A = launch.matrices == nullptr ? computed.data() :
-                              launch.matrices + (launch.shared_matrix ? 0 : std::size_t(cell) * n * n);
+            const Number *A = launch.matrices == nullptr ?
+                                computed.data() :
+                                launch.matrices + (launch.shared_matrix ? 0 : std::size_t(cell) * n * n);
             if (launch.diagonal_only)
               {
                 for (unsigned int j = 0; j < n; ++j)
                   distribute_diagonal_column<Number>(
-                    j, n, [&](const unsigned int k) { return codes[k]; },
-                    [&](const unsigned int k) { return A[k * n + j]; }, launch.rows, add_to);
+                    j,
+                    n,
+                    [&](const unsigned int k) { return codes[k]; },
+                    [&](const unsigned int k) { return A[k * n + j]; },
+                    launch.rows,
+                    add_to);
                 continue;
               }
             for (unsigned int j = 0; j < n; ++j)

@@ -38,8 +38,8 @@ namespace gpumf
     /// The FE_Q of @p dof's element, after the checks of what is supported (before any work).
     template <int dim, typename Number>
     const FE_Q<dim> &
-    supported_element(const DoFHandler<dim> &                                  dof,
-                      const Quadrature<1> &                                    quad,
+    supported_element(const DoFHandler<dim>                                  &dof,
+                      const Quadrature<1>                                    &quad,
                       const typename MatrixFree<dim, Number>::AdditionalData &additional_data)
     {
       using MF = MatrixFree<dim, Number>;
@@ -48,20 +48,22 @@ namespace gpumf
       AssertThrow(!dof.has_hp_capabilities() || dof.get_fe_collection().size() == 1,
                   ExcNotSupported("gpumf::MatrixFree supports DoFHandlers with a single element (no hp)."));
       // FE_Q, or FESystem of one FE_Q base element with any multiplicity
-      const FiniteElement<dim> &fe         = dof.get_fe();
-      const bool                one_base   = fe.n_base_elements() == 1;
-      const auto *              fe_q       = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
+      const FiniteElement<dim> &fe       = dof.get_fe();
+      const bool                one_base = fe.n_base_elements() == 1;
+      const auto               *fe_q     = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
       AssertThrow(one_base && fe_q != nullptr,
                   ExcNotSupported("gpumf::MatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim> "
-                                  "(all components of the same degree), got " + fe.get_name() + "."));
+                                  "(all components of the same degree), got " +
+                                  fe.get_name() + "."));
       const unsigned int degree = fe_q->degree;
       const unsigned int n      = degree + 1;
       const unsigned int n_q    = quad.size();
       AssertThrow(n_q >= n && n_q <= 32,
-                  ExcNotSupported("gpumf::MatrixFree supports 1D quadratures with fe_degree + 1 = " +
-                                  std::to_string(n) + " to 32 points (Gauss with n_q >= fe_degree + 1, "
-                                  "Gauss-Lobatto with fe_degree + 1 points), got " + std::to_string(n_q) +
-                                  " points for FE_Q degree " + std::to_string(degree) + "."));
+                  ExcNotSupported(
+                    "gpumf::MatrixFree supports 1D quadratures with fe_degree + 1 = " + std::to_string(n) +
+                    " to 32 points (Gauss with n_q >= fe_degree + 1, "
+                    "Gauss-Lobatto with fe_degree + 1 points), got " +
+                    std::to_string(n_q) + " points for FE_Q degree " + std::to_string(degree) + "."));
       return *fe_q;
     }
 
@@ -94,7 +96,7 @@ namespace gpumf
                                                DoFTools::extract_locally_relevant_dofs(dof);
       const IndexSet &owned       = on_level ? dof.locally_owned_mg_dofs(mg_level) : dof.locally_owned_dofs();
       const IndexSet &local_lines = constraints.get_local_lines();
-      std::string error;
+      std::string     error;
       if (local_lines.size() != 0 && (relevant & local_lines) != relevant)
         error = on_level ?
                   "gpumf::MatrixFree needs the constraint lines of every locally relevant level DoF: initialize the "
@@ -130,20 +132,20 @@ namespace gpumf
 
     template <int dim, typename Number>
     CellCodes<dim, Number>
-    cells_and_dof_codes(const DoFHandler<dim> &                                                          dof,
-                        const FE_Q<dim> &                                                                fe_q,
-                        const AffineConstraints<Number> &                                                constraints,
+    cells_and_dof_codes(const DoFHandler<dim>                                                      &dof,
+                        const FE_Q<dim>                                                            &fe_q,
+                        const AffineConstraints<Number>                                            &constraints,
                         const std::function<bool(const typename DoFHandler<dim>::cell_iterator &)> &filter,
-                        const unsigned int                                                               mg_level,
-                        const RelevantDoFs &                                                             dofs)
+                        const unsigned int                                                          mg_level,
+                        const RelevantDoFs                                                         &dofs)
     {
-      using cell_iterator                 = typename DoFHandler<dim>::cell_iterator;
-      const FiniteElement<dim> &fe         = dof.get_fe();
-      const unsigned int        n_components = fe.n_components();
-      const unsigned int        n          = fe_q.degree + 1;
-      const bool                on_level   = mg_level != numbers::invalid_unsigned_int;
-      const IndexSet &          owned      = dofs.owned;
-      std::string               error      = dofs.error;
+      using cell_iterator                     = typename DoFHandler<dim>::cell_iterator;
+      const FiniteElement<dim>  &fe           = dof.get_fe();
+      const unsigned int         n_components = fe.n_components();
+      const unsigned int         n            = fe_q.degree + 1;
+      const bool                 on_level     = mg_level != numbers::invalid_unsigned_int;
+      const IndexSet            &owned        = dofs.owned;
+      std::string                error        = dofs.error;
       std::vector<cell_iterator> cells;
       if (on_level)
         {
@@ -166,9 +168,9 @@ namespace gpumf
         for (unsigned int i = 0; i < n_tensor_dofs; ++i)
           dof_numbering[k * n_tensor_dofs + i] =
             n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
-      const unsigned int max_entries = 2 * n_components * Utilities::pow(n, dim - 1);
-      const unsigned int n_cells     = cells.size();
-      std::vector<long long> codes(std::size_t(n_cells) * dofs_per_cell);
+      const unsigned int         max_entries = 2 * n_components * Utilities::pow(n, dim - 1);
+      const unsigned int         n_cells     = cells.size();
+      std::vector<long long>     codes(std::size_t(n_cells) * dofs_per_cell);
       std::vector<unsigned char> cell_touches_ghost(n_cells, 0);
       // Threads: each DoF's index, -1 for Dirichlet, or -2 - g for DoF g with a constraint line
       // with entries (numbered as rows of the table below, serially, in order of first use).
@@ -183,7 +185,7 @@ namespace gpumf
             for (unsigned int i = 0; i < dofs_per_cell; ++i)
               {
                 const types::global_dof_index g    = dof_indices[dof_numbering[i]];
-                long long &                   code = codes[std::size_t(c) * dofs_per_cell + i];
+                long long                    &code = codes[std::size_t(c) * dofs_per_cell + i];
                 if (!constraints.is_constrained(g))
                   {
                     code = g;
@@ -215,8 +217,10 @@ namespace gpumf
               const auto *line = constraints.get_constraint_entries(g);
               if (line->size() > max_entries && error.empty())
                 error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to " +
-                        std::to_string(line->size()) + " other DoFs (a mean-value constraint or similar); "
-                        "gpumf applies constraint lines with at most " + std::to_string(max_entries) +
+                        std::to_string(line->size()) +
+                        " other DoFs (a mean-value constraint or similar); "
+                        "gpumf applies constraint lines with at most " +
+                        std::to_string(max_entries) +
                         " entries here (hanging nodes, periodicity, normal-flux conditions), because every "
                         "cell with that DoF reads all of them. Impose the condition another way, e.g. by "
                         "fixing one DoF or projecting out the mean in the solver.";
@@ -225,7 +229,8 @@ namespace gpumf
                 {
                   if (constraints.is_constrained(master) && error.empty())
                     error = "gpumf::MatrixFree: DoF " + std::to_string(g) + " is constrained to DoF " +
-                            std::to_string(master) + ", which is itself constrained: call "
+                            std::to_string(master) +
+                            ", which is itself constrained: call "
                             "constraints.close() before reinit().";
                   if (!owned.is_element(master))
                     {
@@ -264,8 +269,8 @@ namespace gpumf
     template <typename Number>
     ConstraintTable<Number>
     constraint_table(const std::vector<std::vector<std::pair<types::global_dof_index, Number>>> &rows,
-                     const AffineConstraints<Number> &                                           constraints,
-                     const Utilities::MPI::Partitioner &                                         partitioner)
+                     const AffineConstraints<Number>                                            &constraints,
+                     const Utilities::MPI::Partitioner                                          &partitioner)
     {
       std::vector<unsigned int> row_start{0}, row_indices;
       std::vector<Number>       row_weights;
@@ -294,11 +299,11 @@ namespace gpumf
     template <int dim, typename Number>
     struct CellOrder
     {
-      typename MatrixFree<dim, Number>::ConflictStrategy                        strategy;
-      std::vector<std::vector<typename DoFHandler<dim>::cell_iterator>>         graph;
-      std::vector<unsigned int>                                                 color_start, interior_split, boundary_end;
-      std::vector<unsigned char>                                                has_rows;
-      std::vector<unsigned int>                                                 order;
+      typename MatrixFree<dim, Number>::ConflictStrategy                strategy;
+      std::vector<std::vector<typename DoFHandler<dim>::cell_iterator>> graph;
+      std::vector<unsigned int>                                         color_start, interior_split, boundary_end;
+      std::vector<unsigned char>                                        has_rows;
+      std::vector<unsigned int>                                         order;
     };
 
     template <int dim, typename Number>
@@ -306,12 +311,12 @@ namespace gpumf
     color(const Triangulation<dim> &tria, const CellCodes<dim, Number> &cell_codes, const bool use_coloring)
     {
       using ConflictStrategy                      = typename MatrixFree<dim, Number>::ConflictStrategy;
-      const auto &                     cells         = cell_codes.cells;
-      const std::vector<long long> &   codes         = cell_codes.codes;
-      const auto &                     rows          = cell_codes.rows;
-      const unsigned int               dofs_per_cell = cell_codes.dofs_per_cell;
-      const unsigned int               n_cells       = cells.size();
-      CellOrder<dim, Number>           result;
+      const auto                   &cells         = cell_codes.cells;
+      const std::vector<long long> &codes         = cell_codes.codes;
+      const auto                   &rows          = cell_codes.rows;
+      const unsigned int            dofs_per_cell = cell_codes.dofs_per_cell;
+      const unsigned int            n_cells       = cells.size();
+      CellOrder<dim, Number>        result;
       // Colors of cell positions: cells of a color touch disjoint vector entries, the vector
       // indices a cell reads and writes being its DoFs and their constraints' entries. The
       // parity coloring covers neighbors through shared DoFs only, not through constraints.
@@ -328,11 +333,14 @@ namespace gpumf
           }
         return indices;
       };
-      using Rule = internal::CellColoringRule;
-      internal::CellColoring coloring =
-        internal::color_cells<dim>(tria, cells, touched,
-                                   !use_coloring ? Rule::one_color : rows.empty() ? Rule::parity : Rule::graph);
-      std::vector<std::vector<unsigned int>> &colors = coloring.colors;
+      using Rule                                       = internal::CellColoringRule;
+      internal::CellColoring                  coloring = internal::color_cells<dim>(tria,
+                                                                   cells,
+                                                                   touched,
+                                                                   !use_coloring ? Rule::one_color :
+                                                                                    rows.empty()  ? Rule::parity :
+                                                                                                    Rule::graph);
+      std::vector<std::vector<unsigned int>> &colors   = coloring.colors;
       result.strategy = coloring.rule == Rule::parity ? ConflictStrategy::cartesian_coloring :
                         coloring.rule == Rule::graph  ? ConflictStrategy::graph_coloring :
                                                         ConflictStrategy::atomics;
@@ -341,7 +349,7 @@ namespace gpumf
       // each of the three, the cells with constraint rows last, so that the blocks of a launch
       // (several cells each, waiting for each other at barriers) hold cells of one kind.
       const std::vector<unsigned char> &cell_touches_ghost = cell_codes.cell_touches_ghost;
-      std::vector<unsigned char> &      has_rows           = result.has_rows;
+      std::vector<unsigned char>       &has_rows           = result.has_rows;
       has_rows.assign(n_cells, 0);
       for (std::size_t k = 0; k < codes.size(); ++k)
         if (codes[k] <= -2)
@@ -353,12 +361,13 @@ namespace gpumf
       std::vector<unsigned int> &color_start    = result.color_start;
       std::vector<unsigned int> &interior_split = result.interior_split;
       std::vector<unsigned int> &boundary_end   = result.boundary_end;
-      auto &                     graph          = result.graph;
+      auto                      &graph          = result.graph;
       color_start.assign(1, 0);
       for (auto &color : colors)
         {
-          const auto interior = std::stable_partition(color.begin(), color.end(),
-                                                      [&](const unsigned int c) { return !cell_touches_ghost[c]; });
+          const auto         interior   = std::stable_partition(color.begin(), color.end(), [&](const unsigned int c) {
+            return !cell_touches_ghost[c];
+          });
           const unsigned int n_interior = interior - color.begin();
           const unsigned int n_first    = n_interior / 2;
           std::rotate(color.begin() + n_first, interior, color.end());
@@ -409,27 +418,27 @@ namespace gpumf
      */
     template <int dim, typename Number>
     Geometry<dim, Number>
-    geometry(const Mapping<dim> &                                    mapping,
-             const FiniteElement<dim> &                              fe,
-             const Quadrature<1> &                                   quad,
-             const CellCodes<dim, Number> &                          cell_codes,
-             const CellOrder<dim, Number> &                          cell_order,
-             const Utilities::MPI::Partitioner &                     partitioner,
+    geometry(const Mapping<dim>                                     &mapping,
+             const FiniteElement<dim>                               &fe,
+             const Quadrature<1>                                    &quad,
+             const CellCodes<dim, Number>                           &cell_codes,
+             const CellOrder<dim, Number>                           &cell_order,
+             const Utilities::MPI::Partitioner                      &partitioner,
              const typename MatrixFree<dim, Number>::GeometryStorage storage,
              const MPI_Comm                                          comm,
              const bool                                              with_mpi)
     {
-      using G          = typename MatrixFree<dim, Number>::GeometryStorage;
-      using point_type = typename MatrixFree<dim, Number>::point_type;
-      const auto &                      cells         = cell_codes.cells;
-      const std::vector<long long> &    codes         = cell_codes.codes;
+      using G                                         = typename MatrixFree<dim, Number>::GeometryStorage;
+      using point_type                                = typename MatrixFree<dim, Number>::point_type;
+      const auto                       &cells         = cell_codes.cells;
+      const std::vector<long long>     &codes         = cell_codes.codes;
       const unsigned int                dofs_per_cell = cell_codes.dofs_per_cell;
       const std::vector<unsigned char> &has_rows      = cell_order.has_rows;
-      const std::vector<unsigned int> & order         = cell_order.order;
+      const std::vector<unsigned int>  &order         = cell_order.order;
       const unsigned int                n_cells       = cells.size();
-      const Quadrature<dim>      quadrature(quad);
-      const unsigned int         n_points = quadrature.size();
-      const std::size_t          n_total  = std::size_t(n_cells) * n_points;
+      const Quadrature<dim>             quadrature(quad);
+      const unsigned int                n_points = quadrature.size();
+      const std::size_t                 n_total  = std::size_t(n_cells) * n_points;
       // the kernels index per-point arrays with 32-bit integers: the points themselves always, the
       // inverse Jacobians (dim * dim per point) where the geometry is stored per point (checked below)
       AssertThrow(n_total < std::numeric_limits<unsigned int>::max(),
@@ -443,19 +452,19 @@ namespace gpumf
       // per-point JxW and inverse Jacobians are only written where needed: an affine mesh (every
       // cell a parallelepiped) keeps one of each per cell, and never touches those pages.
       static_assert(sizeof(point_type) == dim * sizeof(Number), "Point<dim, Number> is dim Numbers");
-      std::unique_ptr<Number[]>             point_coordinates(new Number[dim * n_total]);
-      point_type *const                     host_points = reinterpret_cast<point_type *>(point_coordinates.get());
-      std::unique_ptr<Number[]>             host_JxW(new Number[n_total]);
-      std::unique_ptr<Number[]>             host_inv_jacobian(new Number[dim * dim * n_total]);
-      std::unique_ptr<unsigned int[]>       host_indices(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
-      std::unique_ptr<Number[]>             cell_det(new Number[n_cells]);
-      std::unique_ptr<Number[]>             cell_inverse(new Number[dim * dim * std::size_t(n_cells)]);
+      std::unique_ptr<Number[]>       point_coordinates(new Number[dim * n_total]);
+      point_type *const               host_points = reinterpret_cast<point_type *>(point_coordinates.get());
+      std::unique_ptr<Number[]>       host_JxW(new Number[n_total]);
+      std::unique_ptr<Number[]>       host_inv_jacobian(new Number[dim * dim * n_total]);
+      std::unique_ptr<unsigned int[]> host_indices(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
+      std::unique_ptr<Number[]>       cell_det(new Number[n_cells]);
+      std::unique_ptr<Number[]>       cell_inverse(new Number[dim * dim * std::size_t(n_cells)]);
       // per position: 1 when the cell there has a constraint row (the flag the ordering used)
       std::vector<unsigned char> host_has_rows(n_cells);
       for (unsigned int c = 0; c < n_cells; ++c)
         host_has_rows[c] = has_rows[order[c]];
       // per cell: 1 when its Jacobian is not constant (to rounding) over its points
-      std::vector<unsigned char>           curved(n_cells, 0);
+      std::vector<unsigned char> curved(n_cells, 0);
       // Per range of cells (internal::parallel_for): whether its per-point arrays were written. A
       // range writes them when per-point storage is asked for or a curved cell was seen before it
       // started; if the mesh turns out not affine, the other ranges are computed again. A range's
@@ -465,7 +474,9 @@ namespace gpumf
       std::atomic<bool>          seen_curved{storage == G::per_point};
       const auto geometry = [&](const unsigned int begin, const unsigned int end, const bool first_pass) {
         const bool    per_point = seen_curved.load();
-        FEValues<dim> fe_values(mapping, fe, quadrature,
+        FEValues<dim> fe_values(mapping,
+                                fe,
+                                quadrature,
                                 update_quadrature_points | update_JxW_values | update_inverse_jacobians);
         for (unsigned int c = begin; c < end; ++c)
           {
@@ -487,17 +498,17 @@ namespace gpumf
               for (unsigned int d = 0; d < dim; ++d)
                 host_points[k0 + q][d] = fe_values.quadrature_point(q)[d];
             // the cell's Jacobian at point 0, and whether it is the same at every point
-            const auto   inverse_0 = fe_values.inverse_jacobian(0);
+            const auto inverse_0 = fe_values.inverse_jacobian(0);
             // the test for constant Jacobians in double: the geometry of a float object
             // is rounded to float only when stored
-            const double JxW_0     = fe_values.JxW(0);
-            cell_det[c]            = JxW_0 / quadrature.weight(0);
-            double scale           = 0;
+            const double JxW_0 = fe_values.JxW(0);
+            cell_det[c]        = JxW_0 / quadrature.weight(0);
+            double scale       = 0;
             for (unsigned int e = 0; e < dim; ++e)
               for (unsigned int d = 0; d < dim; ++d)
                 {
                   cell_inverse[(e * dim + d) * std::size_t(n_cells) + c] = inverse_0[e][d];
-                  scale = std::max(scale, std::abs(inverse_0[e][d]));
+                  scale                                                  = std::max(scale, std::abs(inverse_0[e][d]));
                 }
             const double det = JxW_0 / quadrature.weight(0);
             for (unsigned int q = 1; q < n_points && !curved[c]; ++q)
@@ -516,32 +527,33 @@ namespace gpumf
             for (unsigned int i = 0; i < dofs_per_cell; ++i)
               {
                 const long long code = codes[std::size_t(order[c]) * dofs_per_cell + i];
-                unsigned int &  out  = host_indices[std::size_t(c) * dofs_per_cell + i];
-                out = code >= 0 ? partitioner.global_to_local(code) :
-                      code == -1 ? internal::no_dof :
-                                   internal::constrained_flag | static_cast<unsigned int>(-2 - code);
+                unsigned int   &out  = host_indices[std::size_t(c) * dofs_per_cell + i];
+                out                  = code >= 0  ? partitioner.global_to_local(code) :
+                                       code == -1 ? internal::no_dof :
+                                                    internal::constrained_flag | static_cast<unsigned int>(-2 - code);
               }
           }
         if (first_pass)
           range_has_points[begin / range] = per_point;
       };
-      internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
-        geometry(begin, end, true);
-      });
+      internal::parallel_for(n_cells,
+                             [&](const unsigned int begin, const unsigned int end) { geometry(begin, end, true); });
 
       // Geometry per point, or per cell where every cell is a parallelepiped (constant Jacobian).
       const auto first_curved = std::find(curved.begin(), curved.end(), 1);
       AssertThrow(first_curved == curved.end() || storage != G::affine,
                   ExcNotSupported("gpumf::MatrixFree: GeometryStorage::affine needs parallelepiped cells "
                                   "(constant Jacobian), but the Jacobian varies within locally owned cell " +
-                                  std::to_string(first_curved - curved.begin()) + " in color order. Use "
+                                  std::to_string(first_curved - curved.begin()) +
+                                  " in color order. Use "
                                   "GeometryStorage::per_point or automatic."));
       const bool affine = storage != G::per_point && first_curved == curved.end();
       AssertThrow(affine || n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
-                  ExcNotSupported("gpumf::MatrixFree: geometry per point needs dim^2 = " + std::to_string(dim * dim) +
-                                  " entries for each of the " + std::to_string(n_total) +
-                                  " quadrature points on this rank, more than the 2^32 that 32-bit indices reach. "
-                                  "Distribute the mesh over more ranks, or use an affine mesh (one Jacobian per cell)."));
+                  ExcNotSupported(
+                    "gpumf::MatrixFree: geometry per point needs dim^2 = " + std::to_string(dim * dim) +
+                    " entries for each of the " + std::to_string(n_total) +
+                    " quadrature points on this rank, more than the 2^32 that 32-bit indices reach. "
+                    "Distribute the mesh over more ranks, or use an affine mesh (one Jacobian per cell)."));
       if (!affine)
         internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
           if (!range_has_points[begin / range])
@@ -558,17 +570,18 @@ namespace gpumf
         for (unsigned int c = 0; c < (affine ? n_cells : 0u); ++c)
           for (unsigned int e = 0; e <= dim * dim; ++e)
             {
-              const double value = e == 0 ? double(cell_det[c]) : double(cell_inverse[(e - 1) * std::size_t(n_cells) + c]);
-              low[e]             = std::min(low[e], value);
-              high[e]            = std::max(high[e], value);
+              const double value =
+                e == 0 ? double(cell_det[c]) : double(cell_inverse[(e - 1) * std::size_t(n_cells) + c]);
+              low[e]  = std::min(low[e], value);
+              high[e] = std::max(high[e], value);
             }
         if (with_mpi)
           {
             MPI_Allreduce(MPI_IN_PLACE, low.data(), dim * dim + 1, MPI_DOUBLE, MPI_MIN, comm);
             MPI_Allreduce(MPI_IN_PLACE, high.data(), dim * dim + 1, MPI_DOUBLE, MPI_MAX, comm);
           }
-        const bool all_affine  = with_mpi ? Utilities::MPI::min(int(affine), comm) == 1 : affine;
-        double     scale       = 0;
+        const bool all_affine = with_mpi ? Utilities::MPI::min(int(affine), comm) == 1 : affine;
+        double     scale      = 0;
         for (unsigned int e = 1; e <= dim * dim; ++e)
           scale = std::max({scale, std::abs(low[e]), std::abs(high[e])});
         uniform = all_affine && low[0] <= high[0]; // (no cell on any rank: not uniform)
@@ -610,7 +623,7 @@ namespace gpumf
       const unsigned int               n             = fe_q.degree + 1;
       const unsigned int               n_q           = quad.size();
       const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
-      std::vector<Number> values_1d(n_q * n), gradients_1d(n_q * n), derivatives_on_points(n_q * n_q);
+      std::vector<Number>              values_1d(n_q * n), gradients_1d(n_q * n), derivatives_on_points(n_q * n_q);
       const std::vector<Polynomials::Polynomial<double>> lagrange_on_points =
         Polynomials::generate_complete_Lagrange_basis(quad.get_points());
       for (unsigned int q = 0; q < n_q; ++q)
@@ -647,36 +660,36 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::reinit(const Mapping<dim> &             mapping,
-                                  const DoFHandler<dim> &          dof_handler,
+  MatrixFree<dim, Number>::reinit(const Mapping<dim>              &mapping,
+                                  const DoFHandler<dim>           &dof_handler,
                                   const AffineConstraints<Number> &constraints,
-                                  const Quadrature<1> &            quad,
-                                  const AdditionalData &           additional_data)
+                                  const Quadrature<1>             &quad,
+                                  const AdditionalData            &additional_data)
   {
-    internal_reinit(mapping, dof_handler, constraints, quad, [](const cell_iterator &) { return true; },
-                    additional_data);
+    internal_reinit(
+      mapping, dof_handler, constraints, quad, [](const cell_iterator &) { return true; }, additional_data);
   }
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::reinit(const DoFHandler<dim> &          dof_handler,
+  MatrixFree<dim, Number>::reinit(const DoFHandler<dim>           &dof_handler,
                                   const AffineConstraints<Number> &constraints,
-                                  const Quadrature<1> &            quad,
-                                  const AdditionalData &           additional_data)
+                                  const Quadrature<1>             &quad,
+                                  const AdditionalData            &additional_data)
   {
     reinit(MappingQ1<dim>(), dof_handler, constraints, quad, additional_data);
   }
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::internal_reinit(const Mapping<dim> &                              mapping,
-                                           const DoFHandler<dim> &                           dof,
-                                           const AffineConstraints<Number> &                 constraints,
-                                           const Quadrature<1> &                             quad,
+  MatrixFree<dim, Number>::internal_reinit(const Mapping<dim>                               &mapping,
+                                           const DoFHandler<dim>                            &dof,
+                                           const AffineConstraints<Number>                  &constraints,
+                                           const Quadrature<1>                              &quad,
                                            const std::function<bool(const cell_iterator &)> &filter,
-                                           const AdditionalData &                            additional_data)
+                                           const AdditionalData                             &additional_data)
   {
-    const FE_Q<dim> &  fe_q   = supported_element<dim, Number>(dof, quad, additional_data);
+    const FE_Q<dim>   &fe_q   = supported_element<dim, Number>(dof, quad, additional_data);
     const unsigned int degree = fe_q.degree;
     const unsigned int n_q    = quad.size();
 
@@ -707,8 +720,8 @@ namespace gpumf
 
     const MPI_Comm comm = dof.get_triangulation().get_communicator();
     // the active cells, or those of one multigrid level with its level DoFs
-    mg_level                      = additional_data.mg_level;
-    const RelevantDoFs dofs       = relevant_dofs(dof, constraints, mg_level);
+    mg_level                = additional_data.mg_level;
+    const RelevantDoFs dofs = relevant_dofs(dof, constraints, mg_level);
 
     internal::SetupSection section("MatrixFree::reinit: cells, DoF codes");
     CellCodes<dim, Number> cell_codes = cells_and_dof_codes(dof, fe_q, constraints, filter, mg_level, dofs);
@@ -724,7 +737,7 @@ namespace gpumf
           free();
           AssertThrow(false, ExcNotSupported(message));
         }
-    partitioner = std::make_shared<Utilities::MPI::Partitioner>(dofs.owned, cell_codes.ghosts, comm);
+    partitioner                   = std::make_shared<Utilities::MPI::Partitioner>(dofs.owned, cell_codes.ghosts, comm);
     ConstraintTable<Number> table = constraint_table(cell_codes.rows, constraints, *partitioner);
     constraint_row_start.reinit(backend_, table.row_start);
     constraint_indices.reinit(backend_, table.row_indices);
@@ -741,10 +754,10 @@ namespace gpumf
     boundary_end                      = std::move(cell_order.boundary_end);
 
     section.next("MatrixFree::reinit: geometry (FEValues), DoF codes");
-    const Geometry<dim, Number> geo = geometry(mapping, dof.get_fe(), quad, cell_codes, cell_order, *partitioner,
-                                             additional_data.geometry, comm, with_mpi);
-    affine                        = geo.affine;
-    uniform                       = geo.uniform;
+    const Geometry<dim, Number> geo = geometry(
+      mapping, dof.get_fe(), quad, cell_codes, cell_order, *partitioner, additional_data.geometry, comm, with_mpi);
+    affine  = geo.affine;
+    uniform = geo.uniform;
 
     section.next("MatrixFree::reinit: copies to the backend");
     const unsigned int n_cells = cell_codes.cells.size();
@@ -752,9 +765,9 @@ namespace gpumf
     cell_has_constraint_rows.reinit(backend_, geo.has_rows);
     color_has_constraint_rows.clear();
     for (unsigned int color = 0; color < graph.size(); ++color)
-      color_has_constraint_rows.push_back(
-        std::any_of(geo.has_rows.begin() + color_start[color], geo.has_rows.begin() + color_start[color + 1],
-                    [](const unsigned char has) { return has != 0; }));
+      color_has_constraint_rows.push_back(std::any_of(geo.has_rows.begin() + color_start[color],
+                                                      geo.has_rows.begin() + color_start[color + 1],
+                                                      [](const unsigned char has) { return has != 0; }));
     q_points.reinit(backend_, reinterpret_cast<const point_type *>(geo.point_coordinates.get()), geo.n_total);
     if (affine)
       {
@@ -793,27 +806,27 @@ namespace gpumf
     const unsigned int end   = range == CellRange::interior_first ? interior_split[color] :
                                range == CellRange::boundary       ? boundary_end[color] :
                                                                     color_start[color + 1];
-    Data data;
-    data.q_points           = q_points.data();
-    data.local_to_global    = local_to_global.data();
-    data.inv_jacobian       = inv_jacobian.data();
-    data.JxW                = JxW.data();
-    data.shape_values       = shape_values.data();
-    data.shape_gradients    = shape_gradients.data();
-    data.co_shape_gradients = co_shape_gradients.data();
-    data.quadrature_weights = quadrature_weights.data();
-    data.id                 = id;
-    data.n_cells            = end - first;
-    data.row_start          = first;
-    data.jacobian_stride    = JxW.size();
-    data.n_dofs_1d          = fe_degree + 1;
-    data.n_q_points_1d      = n_q_points_1d;
-    data.n_components       = n_components_;
-    data.cells_per_block    = 1; // set per launch (cells_per_block(layout))
-    data.use_coloring       = strategy != ConflictStrategy::atomics;
-    data.affine             = affine;
-    data.collocation        = collocation;
-    data.constraint_rows    = {constraint_row_start.data(), constraint_indices.data(), constraint_weights.data()};
+    Data               data;
+    data.q_points                 = q_points.data();
+    data.local_to_global          = local_to_global.data();
+    data.inv_jacobian             = inv_jacobian.data();
+    data.JxW                      = JxW.data();
+    data.shape_values             = shape_values.data();
+    data.shape_gradients          = shape_gradients.data();
+    data.co_shape_gradients       = co_shape_gradients.data();
+    data.quadrature_weights       = quadrature_weights.data();
+    data.id                       = id;
+    data.n_cells                  = end - first;
+    data.row_start                = first;
+    data.jacobian_stride          = JxW.size();
+    data.n_dofs_1d                = fe_degree + 1;
+    data.n_q_points_1d            = n_q_points_1d;
+    data.n_components             = n_components_;
+    data.cells_per_block          = 1; // set per launch (cells_per_block(layout))
+    data.use_coloring             = strategy != ConflictStrategy::atomics;
+    data.affine                   = affine;
+    data.collocation              = collocation;
+    data.constraint_rows          = {constraint_row_start.data(), constraint_indices.data(), constraint_weights.data()};
     data.cell_has_constraint_rows = cell_has_constraint_rows.data();
     data.has_constraint_rows      = color_has_constraint_rows[color];
     data.backend                  = backend_;
@@ -874,12 +887,12 @@ namespace gpumf
     AssertThrow(n_dofs_1d == fe_degree + 1 && n_q_points == this->n_q_points() &&
                   (n_local_dofs == n_tensor_dofs || n_local_dofs == n_components * n_tensor_dofs) &&
                   n_components == n_components_,
-                ExcNotSupported("The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) +
-                                ", n_local_dofs = " + std::to_string(n_local_dofs) + ", n_q_points = " +
-                                std::to_string(n_q_points) + ", n_components = " + std::to_string(n_components) +
-                                ", but this MatrixFree object has FE_Q degree " + std::to_string(fe_degree) + ", " +
-                                std::to_string(n_q_points_1d) + " quadrature points per direction and " +
-                                std::to_string(n_components_) + " components."));
+                ExcNotSupported(
+                  "The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) +
+                  ", n_local_dofs = " + std::to_string(n_local_dofs) + ", n_q_points = " + std::to_string(n_q_points) +
+                  ", n_components = " + std::to_string(n_components) + ", but this MatrixFree object has FE_Q degree " +
+                  std::to_string(fe_degree) + ", " + std::to_string(n_q_points_1d) +
+                  " quadrature points per direction and " + std::to_string(n_components_) + " components."));
   }
 
   template <int dim, typename Number>
@@ -915,8 +928,10 @@ namespace gpumf
   {
     check_owned_entries(src);
     check_owned_entries(dst);
-    GPUMF_DISPATCH(backend_, set_indexed(dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), false,
-                          constrained_dofs.size()));
+    GPUMF_DISPATCH(
+      backend_,
+      set_indexed(
+        dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), false, constrained_dofs.size()));
   }
 
   template <int dim, typename Number>
@@ -925,8 +940,10 @@ namespace gpumf
   {
     check_owned_entries(src);
     check_owned_entries(dst);
-    GPUMF_DISPATCH(backend_, set_indexed(dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), true,
-                          constrained_dofs.size()));
+    GPUMF_DISPATCH(
+      backend_,
+      set_indexed(
+        dst.get_values(), constrained_dofs.data(), src.get_values(), Number(), true, constrained_dofs.size()));
   }
 
   template <int dim, typename Number>
@@ -934,8 +951,9 @@ namespace gpumf
   MatrixFree<dim, Number>::set_constrained_values(const Number val, Vector<Number> &dst) const
   {
     check_owned_entries(dst);
-    GPUMF_DISPATCH(backend_, set_indexed<Number>(dst.get_values(), constrained_dofs.data(), nullptr, val, false,
-                                  constrained_dofs.size()));
+    GPUMF_DISPATCH(
+      backend_,
+      set_indexed<Number>(dst.get_values(), constrained_dofs.data(), nullptr, val, false, constrained_dofs.size()));
   }
 
   template <int dim, typename Number>
@@ -984,9 +1002,9 @@ namespace gpumf
     color_has_constraint_rows.clear();
     interior_split.clear();
     boundary_end.clear();
-    overlap         = false;
-    dof_handler     = nullptr;
-    mg_level        = numbers::invalid_unsigned_int;
+    overlap                   = false;
+    dof_handler               = nullptr;
+    mg_level                  = numbers::invalid_unsigned_int;
     affine                    = false;
     uniform                   = false;
     collocation               = false;
@@ -1080,19 +1098,18 @@ namespace gpumf
   template <int dim, typename Number>
   unsigned int
   MatrixFree<dim, Number>::cells_per_block(const internal::CellLayout<dim> layout,
-                                           const unsigned int             n_fe_evaluations) const
+                                           const unsigned int              n_fe_evaluations) const
   {
     if (backend_ != Backend::cuda)
       return 1;
     AssertThrow(shared_memory_per_block_for(1, n_fe_evaluations) <= max_shared_memory,
-                ExcNotSupported("gpumf::MatrixFree: a functor with " + std::to_string(n_fe_evaluations) +
-                                " FEEvaluation objects needs " +
-                                std::to_string(shared_memory_per_block_for(1, n_fe_evaluations)) +
-                                " bytes of shared memory per cell; the GPU offers " +
-                                std::to_string(max_shared_memory) +
-                                " per block. Use fewer FEEvaluation objects per functor (or two loops)."));
+                ExcNotSupported(
+                  "gpumf::MatrixFree: a functor with " + std::to_string(n_fe_evaluations) +
+                  " FEEvaluation objects needs " + std::to_string(shared_memory_per_block_for(1, n_fe_evaluations)) +
+                  " bytes of shared memory per cell; the GPU offers " + std::to_string(max_shared_memory) +
+                  " per block. Use fewer FEEvaluation objects per functor (or two loops)."));
     const unsigned int most = layout.max_cells_per_block();
-    unsigned int k = requested_cells_per_block == 0 ? most : std::min(requested_cells_per_block, most);
+    unsigned int       k    = requested_cells_per_block == 0 ? most : std::min(requested_cells_per_block, most);
     while (k > 1 && shared_memory_per_block_for(k, n_fe_evaluations) > max_shared_memory)
       --k;
     return k;
@@ -1102,9 +1119,9 @@ namespace gpumf
   DataHost<dim, Number>
   copy_mf_data_to_host(const typename MatrixFree<dim, Number>::Data &data, const UpdateFlags &update_flags)
   {
-    const unsigned int n_q = Utilities::pow(data.n_q_points_1d, dim);
-    const unsigned int dofs_per_cell = data.n_components * Utilities::pow(data.n_dofs_1d, dim);
-    const std::size_t  n_points = std::size_t(data.n_cells) * n_q;
+    const unsigned int    n_q           = Utilities::pow(data.n_q_points_1d, dim);
+    const unsigned int    dofs_per_cell = data.n_components * Utilities::pow(data.n_dofs_1d, dim);
+    const std::size_t     n_points      = std::size_t(data.n_cells) * n_q;
     DataHost<dim, Number> host;
     host.id             = data.id;
     host.n_cells        = data.n_cells;
@@ -1116,7 +1133,9 @@ namespace gpumf
       if (n > 0)
         internal::copy(Backend::host, target.data(), data.backend, source + first, n * sizeof(target[0]));
     };
-    fetch(host.local_to_global, data.local_to_global, std::size_t(data.row_start) * dofs_per_cell,
+    fetch(host.local_to_global,
+          data.local_to_global,
+          std::size_t(data.row_start) * dofs_per_cell,
           std::size_t(data.n_cells) * dofs_per_cell);
     if (update_flags & update_quadrature_points)
       fetch(host.q_points, data.q_points, std::size_t(data.row_start) * n_q, n_points);
@@ -1138,7 +1157,9 @@ namespace gpumf
         for (unsigned int ed = 0; ed < dim * dim; ++ed)
           {
             std::vector<Number> component;
-            fetch(component, data.inv_jacobian, ed * std::size_t(data.jacobian_stride) + data.row_start * per_cell,
+            fetch(component,
+                  data.inv_jacobian,
+                  ed * std::size_t(data.jacobian_stride) + data.row_start * per_cell,
                   std::size_t(data.n_cells) * per_cell);
             for (std::size_t k = 0; k < n_points; ++k)
               host.inv_jacobian[k * dim * dim + ed] = component[data.affine ? k / n_q : k];
@@ -1147,10 +1168,14 @@ namespace gpumf
     return host;
   }
 
-  template DataHost<2, float>  copy_mf_data_to_host<2, float>(const MatrixFree<2, float>::Data &, const UpdateFlags &);
-  template DataHost<2, double> copy_mf_data_to_host<2, double>(const MatrixFree<2, double>::Data &, const UpdateFlags &);
-  template DataHost<3, float>  copy_mf_data_to_host<3, float>(const MatrixFree<3, float>::Data &, const UpdateFlags &);
-  template DataHost<3, double> copy_mf_data_to_host<3, double>(const MatrixFree<3, double>::Data &, const UpdateFlags &);
+  template DataHost<2, float>
+  copy_mf_data_to_host<2, float>(const MatrixFree<2, float>::Data &, const UpdateFlags &);
+  template DataHost<2, double>
+  copy_mf_data_to_host<2, double>(const MatrixFree<2, double>::Data &, const UpdateFlags &);
+  template DataHost<3, float>
+  copy_mf_data_to_host<3, float>(const MatrixFree<3, float>::Data &, const UpdateFlags &);
+  template DataHost<3, double>
+  copy_mf_data_to_host<3, double>(const MatrixFree<3, double>::Data &, const UpdateFlags &);
 
   template class MatrixFree<2, float>;
   template class MatrixFree<2, double>;

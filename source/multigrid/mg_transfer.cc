@@ -47,10 +47,12 @@ namespace gpumf
       {
         const FiniteElement<dim> &fe       = dof.get_fe();
         const bool                one_base = fe.n_base_elements() == 1;
-        const auto *              fe_q     = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
+        const auto               *fe_q     = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
         AssertThrow(one_base && fe_q != nullptr,
-                    ExcNotSupported("gpumf::MGTransferMatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim>, "
-                                    "got " + fe.get_name() + "."));
+                    ExcNotSupported(
+                      "gpumf::MGTransferMatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim>, "
+                      "got " +
+                      fe.get_name() + "."));
         AssertThrow(dof.has_level_dofs(),
                     ExcNotSupported("gpumf::MGTransferMatrixFree::build(): the DoFHandler has no level DoFs; call "
                                     "dof_handler.distribute_mg_dofs() first."));
@@ -65,7 +67,7 @@ namespace gpumf
       std::vector<Number>
       embedding_1d(const FE_Q<dim> &fe_q)
       {
-        const unsigned int               fe_degree     = fe_q.degree;
+        const unsigned int               fe_degree = fe_q.degree;
         const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
         const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
         std::vector<Point<1>>            points_1d(n);
@@ -109,11 +111,11 @@ namespace gpumf
       Patches<dim>
       patches(const DoFHandler<dim> &dof, const FE_Q<dim> &fe_q, const MGConstrainedDoFs *mg_constrained_dofs)
       {
-        const FiniteElement<dim> &fe           = dof.get_fe();
-        const unsigned int        fe_degree    = fe_q.degree;
-        const unsigned int        n_components = fe.n_components();
-        const unsigned int        n = fe_degree + 1, N = 2 * fe_degree + 1;
-        const unsigned int        n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
+        const FiniteElement<dim>        &fe           = dof.get_fe();
+        const unsigned int               fe_degree    = fe_q.degree;
+        const unsigned int               n_components = fe.n_components();
+        const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
+        const unsigned int               n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
         const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
         // cell DoF index of component k, lexicographic i
         std::vector<unsigned int> numbering(n_components * n_coarse);
@@ -122,27 +124,27 @@ namespace gpumf
             numbering[k * n_coarse + i] =
               n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
 
-        const Triangulation<dim> &tria     = dof.get_triangulation();
-        const unsigned int        n_levels = tria.n_global_levels();
-        const auto is_boundary = [&](const unsigned int level, const types::global_dof_index i) {
+        const Triangulation<dim> &tria        = dof.get_triangulation();
+        const unsigned int        n_levels    = tria.n_global_levels();
+        const auto                is_boundary = [&](const unsigned int level, const types::global_dof_index i) {
           return mg_constrained_dofs != nullptr && mg_constrained_dofs->is_boundary_index(level, i);
         };
-        const unsigned int   coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
+        const unsigned int        coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
         std::vector<Parents<dim>> parents(n_levels);
         std::vector<IndexSet>     ghosts(n_levels);
         for (unsigned int l = 0; l < n_levels; ++l)
           ghosts[l] = DoFTools::extract_locally_relevant_level_dofs(dof, l);
         // the indices of @p list not in @p owned, added to @p set at once
-        const auto add_not_owned = [](const std::vector<types::global_dof_index> &list, const IndexSet &owned,
-                                      IndexSet &set) {
-          std::vector<types::global_dof_index> others;
-          for (const types::global_dof_index g : list)
-            if (!owned.is_element(g))
-              others.push_back(g);
-          std::sort(others.begin(), others.end());
-          others.erase(std::unique(others.begin(), others.end()), others.end());
-          set.add_indices(others.begin(), others.end());
-        };
+        const auto add_not_owned =
+          [](const std::vector<types::global_dof_index> &list, const IndexSet &owned, IndexSet &set) {
+            std::vector<types::global_dof_index> others;
+            for (const types::global_dof_index g : list)
+              if (!owned.is_element(g))
+                others.push_back(g);
+            std::sort(others.begin(), others.end());
+            others.erase(std::unique(others.begin(), others.end()), others.end());
+            set.add_indices(others.begin(), others.end());
+          };
         for (unsigned int l = 1; l < n_levels; ++l)
           {
             Parents<dim> &p = parents[l];
@@ -194,12 +196,12 @@ namespace gpumf
        */
       template <int dim>
       std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>>
-      level_layouts(const DoFHandler<dim> &                                                dof,
+      level_layouts(const DoFHandler<dim>                                                 &dof,
                     std::vector<IndexSet>                                                  ghosts,
                     const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &external_partitioners,
                     const MPI_Comm                                                         comm)
       {
-        const unsigned int n_levels = ghosts.size();
+        const unsigned int                                              n_levels = ghosts.size();
         std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> partitioners(n_levels);
         for (unsigned int l = 0; l < n_levels; ++l)
           {
@@ -215,7 +217,8 @@ namespace gpumf
             if (Utilities::MPI::min(int(external), comm) == 1)
               partitioners[l] = external_partitioners[l];
             else
-              partitioners[l] = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_mg_dofs(l), ghosts[l], comm);
+              partitioners[l] =
+                std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_mg_dofs(l), ghosts[l], comm);
           }
         return partitioners;
       }
@@ -236,10 +239,10 @@ namespace gpumf
        */
       template <int dim, typename Number>
       LevelPatches<Number>
-      level_patches(const Triangulation<dim> &         tria,
-                    const Parents<dim> &               p,
-                    const unsigned int                 fe_degree,
-                    const unsigned int                 n_components,
+      level_patches(const Triangulation<dim>                                 &tria,
+                    const Parents<dim>                                       &p,
+                    const unsigned int                                        fe_degree,
+                    const unsigned int                                        n_components,
                     const std::shared_ptr<const Utilities::MPI::Partitioner> &coarse,
                     const std::shared_ptr<const Utilities::MPI::Partitioner> &fine)
       {
@@ -277,16 +280,18 @@ namespace gpumf
             color_start.push_back(order.size());
           }
         // the patches in color order, with the weights 1/touch of the 3^dim classes of patch points
-        const unsigned int  n_classes = Utilities::pow(3u, dim);
+        const unsigned int        n_classes = Utilities::pow(3u, dim);
         std::vector<unsigned int> coarse_local(p.coarse.size()), fine_local(p.fine.size());
         std::vector<Number>       weights(std::size_t(n_parents) * n_classes);
         internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
           for (unsigned int position = begin; position < end; ++position)
             {
               const unsigned int c = order[position];
-              std::copy_n(coarse_patch.begin() + std::size_t(c) * coarse_per_parent, coarse_per_parent,
+              std::copy_n(coarse_patch.begin() + std::size_t(c) * coarse_per_parent,
+                          coarse_per_parent,
                           coarse_local.begin() + std::size_t(position) * coarse_per_parent);
-              std::copy_n(fine_patch.begin() + std::size_t(c) * fine_per_parent, fine_per_parent,
+              std::copy_n(fine_patch.begin() + std::size_t(c) * fine_per_parent,
+                          fine_per_parent,
                           fine_local.begin() + std::size_t(position) * fine_per_parent);
               for (unsigned int j = 0; j < n_fine; ++j)
                 {
@@ -317,40 +322,45 @@ namespace gpumf
        */
       template <int dim>
       CopyIndices
-      copy_indices(const DoFHandler<dim> &                                                 dof,
-                   const std::shared_ptr<const Utilities::MPI::Partitioner> &              global_partitioner,
+      copy_indices(const DoFHandler<dim>                                                 &dof,
+                   const std::shared_ptr<const Utilities::MPI::Partitioner>              &global_partitioner,
                    const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &partitioners,
-                   const MGConstrainedDoFs *                                               mg_constrained_dofs)
+                   const MGConstrainedDoFs                                               *mg_constrained_dofs)
       {
-        const Triangulation<dim> &         tria               = dof.get_triangulation();
-        const FiniteElement<dim> &         fe                 = dof.get_fe();
-        const unsigned int                 n_levels           = partitioners.size();
-        CopyIndices                        result{std::vector<std::vector<unsigned int>>(n_levels),
-                                                  std::vector<std::vector<unsigned int>>(n_levels),
-                                                  std::vector<std::vector<double>>(n_levels)};
+        const Triangulation<dim> &tria     = dof.get_triangulation();
+        const FiniteElement<dim> &fe       = dof.get_fe();
+        const unsigned int        n_levels = partitioners.size();
+        CopyIndices               result{std::vector<std::vector<unsigned int>>(n_levels),
+                           std::vector<std::vector<unsigned int>>(n_levels),
+                           std::vector<std::vector<double>>(n_levels)};
         std::vector<typename Triangulation<dim>::active_cell_iterator> active;
         for (const auto &cell : tria.active_cell_iterators())
           if (cell->is_locally_owned())
             active.push_back(cell);
         // per DoF of each active cell: its local index in the global layout (invalid at a refinement
         // edge) and its level index, in threads
-        const unsigned int        dofs_per_cell = fe.n_dofs_per_cell();
-        std::vector<unsigned int> cell_global(active.size() * std::size_t(dofs_per_cell));
+        const unsigned int                   dofs_per_cell = fe.n_dofs_per_cell();
+        std::vector<unsigned int>            cell_global(active.size() * std::size_t(dofs_per_cell));
         std::vector<types::global_dof_index> cell_level(cell_global.size());
         internal::parallel_for(active.size(), [&](const unsigned int begin, const unsigned int end) {
           std::vector<types::global_dof_index> global_indices(dofs_per_cell), level_indices(dofs_per_cell);
           for (unsigned int c = begin; c < end; ++c)
             {
-              const typename DoFHandler<dim>::active_cell_iterator cell(&tria, active[c]->level(), active[c]->index(), &dof);
+              const typename DoFHandler<dim>::active_cell_iterator cell(&tria,
+                                                                        active[c]->level(),
+                                                                        active[c]->index(),
+                                                                        &dof);
               const unsigned int                                   l = cell->level();
               cell->get_dof_indices(global_indices);
               cell->get_mg_dof_indices(level_indices);
               for (unsigned int i = 0; i < dofs_per_cell; ++i)
                 {
                   const std::size_t k = std::size_t(c) * dofs_per_cell + i;
-                  const bool edge = mg_constrained_dofs != nullptr && mg_constrained_dofs->at_refinement_edge(l, level_indices[i]);
-                  cell_global[k]  = edge ? numbers::invalid_unsigned_int : global_partitioner->global_to_local(global_indices[i]);
-                  cell_level[k]   = level_indices[i];
+                  const bool        edge =
+                    mg_constrained_dofs != nullptr && mg_constrained_dofs->at_refinement_edge(l, level_indices[i]);
+                  cell_global[k] =
+                    edge ? numbers::invalid_unsigned_int : global_partitioner->global_to_local(global_indices[i]);
+                  cell_level[k] = level_indices[i];
                 }
             }
         });
@@ -422,17 +432,17 @@ namespace gpumf
   template <int dim, typename Number>
   void
   MGTransferMatrixFree<dim, Number>::build(
-    const DoFHandler<dim> &                                                 dof,
+    const DoFHandler<dim>                                                 &dof,
     const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &external_partitioners,
-    const Backend                                                           backend)
+    const Backend                                                          backend)
   {
     clear();
     if (backend == Backend::cuda)
       AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
-    backend_                = backend;
-    const FE_Q<dim> &fe_q   = internal::supported_element(dof);
-    fe_degree               = fe_q.degree;
-    n_components            = dof.get_fe().n_components();
+    backend_              = backend;
+    const FE_Q<dim> &fe_q = internal::supported_element(dof);
+    fe_degree             = fe_q.degree;
+    n_components          = dof.get_fe().n_components();
 #if GPUMF_WITH_CUDA
     if (backend_ == Backend::cuda)
       {
@@ -444,8 +454,10 @@ namespace gpumf
         const std::size_t bytes = (N * n + 2 * n_fine) * sizeof(Number);
         AssertThrow(bytes <= std::size_t(max_shared),
                     ExcNotSupported("gpumf::MGTransferMatrixFree: FE_Q degree " + std::to_string(fe_degree) +
-                                    " needs " + std::to_string(bytes) + " bytes of shared memory per parent cell; "
-                                    "the GPU offers " + std::to_string(max_shared) + "."));
+                                    " needs " + std::to_string(bytes) +
+                                    " bytes of shared memory per parent cell; "
+                                    "the GPU offers " +
+                                    std::to_string(max_shared) + "."));
       }
 #endif
     prolongation_matrix.reinit(backend_, internal::embedding_1d<dim, Number>(fe_q));
@@ -455,7 +467,8 @@ namespace gpumf
     const unsigned int        n_levels = tria.n_global_levels();
 
     internal::SetupSection section("MGTransferMatrixFree::build: patches");
-    internal::Patches<dim> patches = internal::patches(dof, fe_q, static_cast<const MGConstrainedDoFs *>(mg_constrained_dofs));
+    internal::Patches<dim> patches =
+      internal::patches(dof, fe_q, static_cast<const MGConstrainedDoFs *>(mg_constrained_dofs));
 
     section.next("MGTransferMatrixFree::build: level layouts");
     partitioners = internal::level_layouts(dof, std::move(patches.ghosts), external_partitioners, comm);
@@ -474,10 +487,11 @@ namespace gpumf
       }
 
     section.next("MGTransferMatrixFree::build: copy_to_mg indices");
-    global_partitioner = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_dofs(),
-                                                                       DoFTools::extract_locally_relevant_dofs(dof), comm);
-    const internal::CopyIndices copies = internal::copy_indices(dof, global_partitioner, partitioners,
-                                                                static_cast<const MGConstrainedDoFs *>(mg_constrained_dofs));
+    global_partitioner                 = std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_dofs(),
+                                                                       DoFTools::extract_locally_relevant_dofs(dof),
+                                                                       comm);
+    const internal::CopyIndices copies = internal::copy_indices(
+      dof, global_partitioner, partitioners, static_cast<const MGConstrainedDoFs *>(mg_constrained_dofs));
     for (unsigned int l = 0; l < n_levels; ++l)
       {
         levels[l].global_indices.reinit(backend_, copies.global_local[l]);
@@ -505,8 +519,16 @@ namespace gpumf
     if (!internal::same_layout(own, partitioners[level]))
       own.reinit(partitioners[level], backend_);
     own.zero_out_ghost_values();
-    GPUMF_DISPATCH(backend_, update<Number>(own.get_values(), v.locally_owned_size(), Number(0), false, Number(1),
-                               v.get_values(), Number(0), nullptr, Number(0)));
+    GPUMF_DISPATCH(backend_,
+                   update<Number>(own.get_values(),
+                                  v.locally_owned_size(),
+                                  Number(0),
+                                  false,
+                                  Number(1),
+                                  v.get_values(),
+                                  Number(0),
+                                  nullptr,
+                                  Number(0)));
     return own;
   }
 
@@ -535,8 +557,9 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MGTransferMatrixFree<dim, Number>::prolongate(const unsigned int to_level, VectorType &dst,
-                                                const VectorType &src) const
+  MGTransferMatrixFree<dim, Number>::prolongate(const unsigned int to_level,
+                                                VectorType        &dst,
+                                                const VectorType  &src) const
   {
     dst = Number(0);
     prolongate_and_add(to_level, dst, src);
@@ -544,24 +567,28 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MGTransferMatrixFree<dim, Number>::prolongate_and_add(const unsigned int to_level, VectorType &dst,
-                                                        const VectorType &src) const
+  MGTransferMatrixFree<dim, Number>::prolongate_and_add(const unsigned int to_level,
+                                                        VectorType        &dst,
+                                                        const VectorType  &src) const
   {
     apply(to_level, false, dst, src);
   }
 
   template <int dim, typename Number>
   void
-  MGTransferMatrixFree<dim, Number>::restrict_and_add(const unsigned int from_level, VectorType &dst,
-                                                      const VectorType &src) const
+  MGTransferMatrixFree<dim, Number>::restrict_and_add(const unsigned int from_level,
+                                                      VectorType        &dst,
+                                                      const VectorType  &src) const
   {
     apply(from_level, true, dst, src);
   }
 
   template <int dim, typename Number>
   void
-  MGTransferMatrixFree<dim, Number>::apply(const unsigned int fine_level, const bool restriction, VectorType &dst,
-                                           const VectorType &src) const
+  MGTransferMatrixFree<dim, Number>::apply(const unsigned int fine_level,
+                                           const bool         restriction,
+                                           VectorType        &dst,
+                                           const VectorType  &src) const
   {
     AssertThrow(fine_level >= 1 && fine_level < levels.size(),
                 ExcNotSupported(std::string("MGTransferMatrixFree::") +
@@ -570,21 +597,25 @@ namespace gpumf
                                 " (call build() first)."));
     const unsigned int src_level = restriction ? fine_level : fine_level - 1;
     const unsigned int dst_level = restriction ? fine_level - 1 : fine_level;
-    const VectorType & input     = in_layout(src_level, src);
-    VectorType &       output    = accumulation_target(dst_level, dst);
-    const Level &      level     = levels[fine_level];
+    const VectorType  &input     = in_layout(src_level, src);
+    VectorType        &output    = accumulation_target(dst_level, dst);
+    const Level       &level     = levels[fine_level];
     internal::exchange_around(&input, &output, [&]() {
-    for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
-      {
-        const internal::TransferLevel<dim, Number> data{level.coarse_indices.data(), level.fine_indices.data(),
-                                                   level.weights.data(), prolongation_matrix.data(), fe_degree + 1,
-                                                   n_components, level.color_start[c],
-                                                   level.color_start[c + 1] - level.color_start[c]};
-        if (restriction)
-          GPUMF_DISPATCH(backend_, restrict_add(data, output.get_values(), input.get_values()));
-        else
-          GPUMF_DISPATCH(backend_, prolongate_add(data, output.get_values(), input.get_values()));
-      }
+      for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
+        {
+          const internal::TransferLevel<dim, Number> data{level.coarse_indices.data(),
+                                                          level.fine_indices.data(),
+                                                          level.weights.data(),
+                                                          prolongation_matrix.data(),
+                                                          fe_degree + 1,
+                                                          n_components,
+                                                          level.color_start[c],
+                                                          level.color_start[c + 1] - level.color_start[c]};
+          if (restriction)
+            GPUMF_DISPATCH(backend_, restrict_add(data, output.get_values(), input.get_values()));
+          else
+            GPUMF_DISPATCH(backend_, prolongate_add(data, output.get_values(), input.get_values()));
+        }
     });
     if (&output != &dst)
       dst += output;
@@ -593,8 +624,9 @@ namespace gpumf
   template <int dim, typename Number>
   template <typename Number2>
   void
-  MGTransferMatrixFree<dim, Number>::copy_to_mg(const DoFHandler<dim> &, MGLevelObject<VectorType> &dst,
-                                                const Vector<Number2> &src) const
+  MGTransferMatrixFree<dim, Number>::copy_to_mg(const DoFHandler<dim> &,
+                                                MGLevelObject<VectorType> &dst,
+                                                const Vector<Number2>     &src) const
   {
     AssertThrow(global_partitioner != nullptr, ExcNotSupported("MGTransferMatrixFree: call build() first."));
     AssertThrow(src.locally_owned_size() == global_partitioner->locally_owned_size() && src.backend() == backend_,
@@ -611,8 +643,16 @@ namespace gpumf
     if (!internal::same_layout(src, global_partitioner))
       {
         ghosted_src.reinit(global_partitioner, backend_);
-        GPUMF_DISPATCH(backend_, update<Number2>(ghosted_src.get_values(), src.locally_owned_size(), Number2(0), false,
-                                  Number2(1), src.get_values(), Number2(0), nullptr, Number2(0)));
+        GPUMF_DISPATCH(backend_,
+                       update<Number2>(ghosted_src.get_values(),
+                                       src.locally_owned_size(),
+                                       Number2(0),
+                                       false,
+                                       Number2(1),
+                                       src.get_values(),
+                                       Number2(0),
+                                       nullptr,
+                                       Number2(0)));
         global = &ghosted_src;
       }
     global->update_ghost_values();
@@ -622,9 +662,14 @@ namespace gpumf
           dst[l].reinit(partitioners[l], backend_);
         else
           dst[l] = Number(0);
-        GPUMF_DISPATCH(backend_, copy_indexed(dst[l].get_values(), levels[l].level_indices.data(), global->get_values(),
-                               levels[l].global_indices.data(), levels[l].copy_weights.data(),
-                               levels[l].level_indices.size(), true));
+        GPUMF_DISPATCH(backend_,
+                       copy_indexed(dst[l].get_values(),
+                                    levels[l].level_indices.data(),
+                                    global->get_values(),
+                                    levels[l].global_indices.data(),
+                                    levels[l].copy_weights.data(),
+                                    levels[l].level_indices.size(),
+                                    true));
         dst[l].compress_start(VectorOperation::add);
       }
     // the levels' exchanges travel at once (one NCCL group or set of MPI messages each)
@@ -636,8 +681,9 @@ namespace gpumf
   template <int dim, typename Number>
   template <typename Number2>
   void
-  MGTransferMatrixFree<dim, Number>::copy_from_mg(Vector<Number2> &dst, const MGLevelObject<VectorType> &src,
-                                                  const bool add) const
+  MGTransferMatrixFree<dim, Number>::copy_from_mg(Vector<Number2>                 &dst,
+                                                  const MGLevelObject<VectorType> &src,
+                                                  const bool                       add) const
   {
     AssertThrow(global_partitioner != nullptr, ExcNotSupported("MGTransferMatrixFree: call build() first."));
     AssertThrow(dst.locally_owned_size() == global_partitioner->locally_owned_size() && dst.backend() == backend_,
@@ -646,9 +692,9 @@ namespace gpumf
                                   "the DoFHandler's " + std::to_string(global_partitioner->locally_owned_size()) +
                                     " on " + to_string(backend_)));
     // contributions go into a vector with the ghosts of the locally relevant DoFs, then compress(add)
-    Vector<Number2> own;
-    const bool      in_place = internal::same_layout(dst, global_partitioner);
-    Vector<Number2> &target  = in_place ? dst : own;
+    Vector<Number2>  own;
+    const bool       in_place = internal::same_layout(dst, global_partitioner);
+    Vector<Number2> &target   = in_place ? dst : own;
     if (in_place)
       {
         dst.zero_out_ghost_values();
@@ -669,9 +715,14 @@ namespace gpumf
       {
         const VectorType &level = *inputs[l];
         level.update_ghost_values_finish();
-        GPUMF_DISPATCH(backend_, copy_indexed(target.get_values(), levels[l].global_indices.data(), level.get_values(),
-                               levels[l].level_indices.data(), levels[l].copy_weights.data(),
-                               levels[l].level_indices.size(), true));
+        GPUMF_DISPATCH(backend_,
+                       copy_indexed(target.get_values(),
+                                    levels[l].global_indices.data(),
+                                    level.get_values(),
+                                    levels[l].level_indices.data(),
+                                    levels[l].copy_weights.data(),
+                                    levels[l].level_indices.size(),
+                                    true));
         level.zero_out_ghost_values();
       }
     target.compress(VectorOperation::add);
@@ -686,7 +737,8 @@ namespace gpumf
   template <int dim, typename Number>
   template <typename Number2>
   void
-  MGTransferMatrixFree<dim, Number>::copy_from_mg(const DoFHandler<dim> &, Vector<Number2> &dst,
+  MGTransferMatrixFree<dim, Number>::copy_from_mg(const DoFHandler<dim> &,
+                                                  Vector<Number2>                 &dst,
                                                   const MGLevelObject<VectorType> &src) const
   {
     copy_from_mg(dst, src, false);
@@ -695,7 +747,8 @@ namespace gpumf
   template <int dim, typename Number>
   template <typename Number2>
   void
-  MGTransferMatrixFree<dim, Number>::copy_from_mg_add(const DoFHandler<dim> &, Vector<Number2> &dst,
+  MGTransferMatrixFree<dim, Number>::copy_from_mg_add(const DoFHandler<dim> &,
+                                                      Vector<Number2>                 &dst,
                                                       const MGLevelObject<VectorType> &src) const
   {
     copy_from_mg(dst, src, true);
@@ -731,13 +784,17 @@ namespace gpumf
     return bytes;
   }
 
-#define GPUMF_INSTANTIATE(dim, Number, Number2)                                                                  \
-  template void MGTransferMatrixFree<dim, Number>::copy_to_mg<Number2>(                                         \
-    const DoFHandler<dim> &, MGLevelObject<Vector<Number>> &, const Vector<Number2> &) const;                    \
-  template void MGTransferMatrixFree<dim, Number>::copy_from_mg<Number2>(                                       \
-    const DoFHandler<dim> &, Vector<Number2> &, const MGLevelObject<Vector<Number>> &) const;                    \
-  template void MGTransferMatrixFree<dim, Number>::copy_from_mg_add<Number2>(                                   \
-    const DoFHandler<dim> &, Vector<Number2> &, const MGLevelObject<Vector<Number>> &) const;
+#define GPUMF_INSTANTIATE(dim, Number, Number2)                                                                        \
+  template void MGTransferMatrixFree<dim, Number>::copy_to_mg<Number2>(const DoFHandler<dim> &,                        \
+                                                                       MGLevelObject<Vector<Number>> &,                \
+                                                                       const Vector<Number2> &) const;                 \
+  template void MGTransferMatrixFree<dim, Number>::copy_from_mg<Number2>(const DoFHandler<dim> &,                      \
+                                                                         Vector<Number2> &,                            \
+                                                                         const MGLevelObject<Vector<Number>> &) const; \
+  template void MGTransferMatrixFree<dim, Number>::copy_from_mg_add<Number2>(const DoFHandler<dim> &,                  \
+                                                                             Vector<Number2> &,                        \
+                                                                             const MGLevelObject<Vector<Number>> &)    \
+    const;
   template class MGTransferMatrixFree<2, float>;
   template class MGTransferMatrixFree<2, double>;
   template class MGTransferMatrixFree<3, float>;

@@ -24,8 +24,14 @@ namespace gpumf
         /// r of extent n_out, s of extent n_in, b of extent n_after.
         template <typename Number>
         __device__ void
-        pass(const Number *P, const unsigned int n, const bool transpose, const Number *in, Number *out,
-             const unsigned int n_before, const unsigned int n_in, const unsigned int n_out,
+        pass(const Number      *P,
+             const unsigned int n,
+             const bool         transpose,
+             const Number      *in,
+             Number            *out,
+             const unsigned int n_before,
+             const unsigned int n_in,
+             const unsigned int n_out,
              const unsigned int n_after)
         {
           const unsigned int total = n_before * n_out * n_after;
@@ -46,15 +52,15 @@ namespace gpumf
         transfer_kernel(const TransferLevel<dim, Number> level, Number *out, const Number *in)
         {
           extern __shared__ unsigned char shared_bytes[];
-          Number *           P = reinterpret_cast<Number *>(shared_bytes);
-          const unsigned int n = level.n, N = 2 * n - 1;
+          Number                         *P = reinterpret_cast<Number *>(shared_bytes);
+          const unsigned int              n = level.n, N = 2 * n - 1;
           const unsigned int n_coarse = dim == 2 ? n * n : n * n * n, n_fine = dim == 2 ? N * N : N * N * N;
-          Number *           a = P + N * n, *b = a + n_fine;
+          Number            *a = P + N * n, *b = a + n_fine;
           for (unsigned int t = threadIdx.x; t < N * n; t += blockDim.x)
             P[t] = level.prolongation[t];
           const unsigned int parent = level.first + blockIdx.x;
-          const Number *     w      = level.weights + parent * (dim == 2 ? 9 : 27);
-          const auto weight = [&](const unsigned int t) {
+          const Number      *w      = level.weights + parent * (dim == 2 ? 9 : 27);
+          const auto         weight = [&](const unsigned int t) {
             return w[weight_class(t % N, N) + 3 * weight_class((t / N) % N, N) +
                      (dim == 3 ? 9 * weight_class(t / (N * N), N) : 0)];
           };
@@ -125,12 +131,18 @@ namespace gpumf
 
         template <typename Dst, typename Src>
         __global__ void
-        copy_indexed_kernel(Dst *dst, const unsigned int *dst_indices, const Src *src, const unsigned int *src_indices,
-                            const double *weights, std::size_t n, bool add)
+        copy_indexed_kernel(Dst                *dst,
+                            const unsigned int *dst_indices,
+                            const Src          *src,
+                            const unsigned int *src_indices,
+                            const double       *weights,
+                            std::size_t         n,
+                            bool                add)
         {
           for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
             {
-              const Dst value = weights == nullptr ? Dst(src[src_indices[i]]) : Dst(weights[i] * double(src[src_indices[i]]));
+              const Dst value =
+                weights == nullptr ? Dst(src[src_indices[i]]) : Dst(weights[i] * double(src[src_indices[i]]));
               if (add)
                 dst[dst_indices[i]] += value;
               else
@@ -170,8 +182,13 @@ namespace gpumf
 
       template <typename Dst, typename Src>
       void
-      copy_indexed(Dst *dst, const unsigned int *dst_indices, const Src *src, const unsigned int *src_indices,
-                   const double *weights, std::size_t n, bool add)
+      copy_indexed(Dst                *dst,
+                   const unsigned int *dst_indices,
+                   const Src          *src,
+                   const unsigned int *src_indices,
+                   const double       *weights,
+                   std::size_t         n,
+                   bool                add)
       {
         if (n == 0)
           return;

@@ -34,8 +34,8 @@ namespace gpumf
     {
       const unsigned int *coarse_indices;
       const unsigned int *fine_indices;
-      const Number *      weights;
-      const Number *      prolongation; // [q * n + i], q < 2p+1, i < n = p+1
+      const Number       *weights;
+      const Number       *prolongation; // [q * n + i], q < 2p+1, i < n = p+1
       unsigned int        n;            // p + 1
       unsigned int        n_components;
       unsigned int        first;
@@ -45,27 +45,32 @@ namespace gpumf
   } // namespace internal
 } // namespace gpumf
 
-#define GPUMF_MG_TRANSFER_KERNELS(dim, Number, TEMPLATE)                                            \
-  /* fine += weights .* (P x P x P) coarse, per parent of the color */                              \
+#define GPUMF_MG_TRANSFER_KERNELS(dim, Number, TEMPLATE)                                                     \
+  /* fine += weights .* (P x P x P) coarse, per parent of the color */                                       \
   TEMPLATE void prolongate_add(const TransferLevel<dim, Number> &level, Number *fine, const Number *coarse); \
-  /* coarse += (P x P x P)^T (weights .* fine), per parent of the color */                          \
+  /* coarse += (P x P x P)^T (weights .* fine), per parent of the color */                                   \
   TEMPLATE void restrict_add(const TransferLevel<dim, Number> &level, Number *coarse, const Number *fine);
 
 #define GPUMF_TEMPLATE_DST_SRC template <typename Dst, typename Src>
-#define GPUMF_MG_COPY_KERNELS(Dst, Src, TEMPLATE)                                                   \
+#define GPUMF_MG_COPY_KERNELS(Dst, Src, TEMPLATE)                                                  \
   /* dst[dst_indices[i]] (+)= Dst(weights[i] * src[src_indices[i]]) for i < n (weights null: 1) */ \
-  TEMPLATE void copy_indexed(Dst *dst, const unsigned int *dst_indices, const Src *src,            \
-                             const unsigned int *src_indices, const double *weights, std::size_t n, bool add);
+  TEMPLATE void copy_indexed(Dst                *dst,                                              \
+                             const unsigned int *dst_indices,                                      \
+                             const Src          *src,                                              \
+                             const unsigned int *src_indices,                                      \
+                             const double       *weights,                                          \
+                             std::size_t         n,                                                \
+                             bool                add);
 
 // what each implementation file instantiates: dim 2, 3; float, double; copies between both
-#define GPUMF_MG_TRANSFER_INSTANTIATIONS                                                            \
-  GPUMF_MG_TRANSFER_KERNELS(2, float, template)                                                     \
-  GPUMF_MG_TRANSFER_KERNELS(2, double, template)                                                    \
-  GPUMF_MG_TRANSFER_KERNELS(3, float, template)                                                     \
-  GPUMF_MG_TRANSFER_KERNELS(3, double, template)                                                    \
-  GPUMF_MG_COPY_KERNELS(float, float, template)                                                     \
-  GPUMF_MG_COPY_KERNELS(float, double, template)                                                    \
-  GPUMF_MG_COPY_KERNELS(double, float, template)                                                    \
+#define GPUMF_MG_TRANSFER_INSTANTIATIONS         \
+  GPUMF_MG_TRANSFER_KERNELS(2, float, template)  \
+  GPUMF_MG_TRANSFER_KERNELS(2, double, template) \
+  GPUMF_MG_TRANSFER_KERNELS(3, float, template)  \
+  GPUMF_MG_TRANSFER_KERNELS(3, double, template) \
+  GPUMF_MG_COPY_KERNELS(float, float, template)  \
+  GPUMF_MG_COPY_KERNELS(float, double, template) \
+  GPUMF_MG_COPY_KERNELS(double, float, template) \
   GPUMF_MG_COPY_KERNELS(double, double, template)
 
 GPUMF_DECLARE_KERNELS(GPUMF_MG_TRANSFER_KERNELS(dim, Number, GPUMF_TEMPLATE_DIM_NUMBER)

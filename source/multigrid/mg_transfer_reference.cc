@@ -12,7 +12,7 @@ namespace gpumf
     namespace host
     {
 
-    /**
+      /**
        * Host reference of prolongate_add(): every fine value of a patch directly as
        * sum_i prod_d P(q_d, i_d) u_i (no sum factorization), times its weight.
        */
@@ -81,17 +81,22 @@ namespace gpumf
 
       template <typename Dst, typename Src>
       void
-      copy_indexed(Dst *dst, const unsigned int *dst_indices, const Src *src,
-                   const unsigned int *src_indices, const double *weights, std::size_t n, bool add)
+      copy_indexed(Dst                *dst,
+                   const unsigned int *dst_indices,
+                   const Src          *src,
+                   const unsigned int *src_indices,
+                   const double       *weights,
+                   std::size_t         n,
+                   bool                add)
       {
         for (std::size_t i = 0; i < n; ++i)
-          dst[dst_indices[i]] = (add ? dst[dst_indices[i]] : Dst(0)) +
-                                (weights == nullptr ? Dst(src[src_indices[i]]) :
-                                                      Dst(weights[i] * double(src[src_indices[i]])));
+          dst[dst_indices[i]] =
+            (add ? dst[dst_indices[i]] : Dst(0)) +
+            (weights == nullptr ? Dst(src[src_indices[i]]) : Dst(weights[i] * double(src[src_indices[i]])));
       }
 
 
-    GPUMF_MG_TRANSFER_INSTANTIATIONS
+      GPUMF_MG_TRANSFER_INSTANTIATIONS
     } // namespace host
   }   // namespace internal
 } // namespace gpumf

@@ -9,8 +9,10 @@ namespace dealii
   {
     template <typename VectorType>
     void
-    prolongate_and_add_through_temporary(const MGTransferBase<VectorType> &transfer, const unsigned int to_level,
-                                         VectorType &dst, const VectorType &src)
+    prolongate_and_add_through_temporary(const MGTransferBase<VectorType> &transfer,
+                                         const unsigned int                to_level,
+                                         VectorType                       &dst,
+                                         const VectorType                 &src)
     {
       VectorType temporary;
       temporary.reinit(dst, true);
@@ -21,7 +23,8 @@ namespace dealii
 
   template <>
   void
-  MGTransferBase<gpumf::Vector<float>>::prolongate_and_add(const unsigned int to_level, gpumf::Vector<float> &dst,
+  MGTransferBase<gpumf::Vector<float>>::prolongate_and_add(const unsigned int          to_level,
+                                                           gpumf::Vector<float>       &dst,
                                                            const gpumf::Vector<float> &src) const
   {
     prolongate_and_add_through_temporary(*this, to_level, dst, src);
@@ -29,7 +32,8 @@ namespace dealii
 
   template <>
   void
-  MGTransferBase<gpumf::Vector<double>>::prolongate_and_add(const unsigned int to_level, gpumf::Vector<double> &dst,
+  MGTransferBase<gpumf::Vector<double>>::prolongate_and_add(const unsigned int           to_level,
+                                                            gpumf::Vector<double>       &dst,
                                                             const gpumf::Vector<double> &src) const
   {
     prolongate_and_add_through_temporary(*this, to_level, dst, src);
@@ -37,7 +41,8 @@ namespace dealii
 
   template <>
   void
-  MGSmootherBase<gpumf::Vector<float>>::apply(const unsigned int level, gpumf::Vector<float> &u,
+  MGSmootherBase<gpumf::Vector<float>>::apply(const unsigned int          level,
+                                              gpumf::Vector<float>       &u,
                                               const gpumf::Vector<float> &rhs) const
   {
     u = 0.f;
@@ -46,7 +51,8 @@ namespace dealii
 
   template <>
   void
-  MGSmootherBase<gpumf::Vector<double>>::apply(const unsigned int level, gpumf::Vector<double> &u,
+  MGSmootherBase<gpumf::Vector<double>>::apply(const unsigned int           level,
+                                               gpumf::Vector<double>       &u,
                                                const gpumf::Vector<double> &rhs) const
   {
     u = 0.;

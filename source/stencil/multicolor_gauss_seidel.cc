@@ -37,9 +37,11 @@ namespace gpumf
 
     template <typename Number>
     internal::StencilLaunch<Number>
-    launch_of(const internal::Array<unsigned int> &rows, const internal::Array<unsigned int> &columns,
-              const internal::Array<Number> &values, const internal::Array<Number> &inverse_diagonal,
-              const unsigned int n_slots)
+    launch_of(const internal::Array<unsigned int> &rows,
+              const internal::Array<unsigned int> &columns,
+              const internal::Array<Number>       &values,
+              const internal::Array<Number>       &inverse_diagonal,
+              const unsigned int                   n_slots)
     {
       return {rows.data(), columns.data(), values.data(), inverse_diagonal.data(), unsigned(rows.size()), n_slots};
     }
@@ -47,11 +49,11 @@ namespace gpumf
     /// Per owned and ghost entry of the vector of @p mf: whether its DoF is constrained.
     template <int dim, typename Number>
     std::vector<bool>
-    constrained_entries(const MatrixFree<dim, Number> &                           mf,
+    constrained_entries(const MatrixFree<dim, Number>                            &mf,
                         const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner)
     {
       const unsigned int n_owned = partitioner->locally_owned_size();
-      Vector<Number> flags(partitioner, Backend::host);
+      Vector<Number>     flags(partitioner, Backend::host);
       for (const unsigned int i : mf.get_constrained_dofs())
         flags.get_values()[i] = Number(1);
       flags.update_ghost_values();
@@ -67,10 +69,10 @@ namespace gpumf
     std::vector<typename DoFHandler<dim>::cell_iterator>
     cells_around(const MatrixFree<dim, Number> &mf)
     {
-      using cell_iterator             = typename DoFHandler<dim>::cell_iterator;
-      const DoFHandler<dim> &   dof      = mf.get_dof_handler();
-      const Triangulation<dim> &tria     = dof.get_triangulation();
-      const bool                on_level = mf.get_mg_level() != numbers::invalid_unsigned_int;
+      using cell_iterator                 = typename DoFHandler<dim>::cell_iterator;
+      const DoFHandler<dim>     &dof      = mf.get_dof_handler();
+      const Triangulation<dim>  &tria     = dof.get_triangulation();
+      const bool                 on_level = mf.get_mg_level() != numbers::invalid_unsigned_int;
       const unsigned int         level    = mf.get_mg_level();
       std::vector<cell_iterator> cells;
       if (on_level)
@@ -101,13 +103,13 @@ namespace gpumf
     /// The rows from the element matrices, cell by cell; constrained rows are identity rows.
     template <int dim, typename Number>
     AssembledRows
-    assembled_rows(const MatrixFree<dim, Number> &                                       mf,
-                   const typename MultiColorGaussSeidel<dim, Number>::AdditionalData &   data,
-                   const std::vector<typename DoFHandler<dim>::cell_iterator> &          cells,
-                   const std::vector<bool> &                                             constrained)
+    assembled_rows(const MatrixFree<dim, Number>                                     &mf,
+                   const typename MultiColorGaussSeidel<dim, Number>::AdditionalData &data,
+                   const std::vector<typename DoFHandler<dim>::cell_iterator>        &cells,
+                   const std::vector<bool>                                           &constrained)
     {
       using cell_iterator                   = typename DoFHandler<dim>::cell_iterator;
-      const auto &              partitioner = mf.get_vector_partitioner();
+      const auto               &partitioner = mf.get_vector_partitioner();
       const FiniteElement<dim> &fe          = mf.get_dof_handler().get_fe();
       const bool                on_level    = mf.get_mg_level() != numbers::invalid_unsigned_int;
       const unsigned int        n_owned     = partitioner->locally_owned_size();
@@ -116,9 +118,9 @@ namespace gpumf
       for (unsigned int i = 0; i < n_owned; ++i)
         if (constrained[i])
           entries[i].emplace_back(i, 1.);
-      const MappingQ<dim>        q1(1);
-      const Mapping<dim> &       mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
-      const unsigned int         n = fe.n_dofs_per_cell();
+      const MappingQ<dim> q1(1);
+      const Mapping<dim> &mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
+      const unsigned int  n       = fe.n_dofs_per_cell();
       // per cell: the global and local indices of its DoFs (the local ones kept for the coloring)
       std::vector<types::global_dof_index> dof_indices(cells.size() * n);
       std::vector<unsigned int>            cell_dofs(cells.size() * n);
@@ -140,7 +142,11 @@ namespace gpumf
         }
       // element matrices in deal.II's threads, added into the rows in cell order
       internal::for_each_element_matrix<dim>(
-        mapping, fe, QGauss<dim>(data.n_q_points_1d), cells, [&](const unsigned int c) { return touches_row[c]; },
+        mapping,
+        fe,
+        QGauss<dim>(data.n_q_points_1d),
+        cells,
+        [&](const unsigned int c) { return touches_row[c]; },
         [&](const cell_iterator &cell, const FEValues<dim> &fe_values, FullMatrix<double> &matrix) {
           if (data.cell_matrix)
             data.cell_matrix(cell, fe_values, matrix);
@@ -200,12 +206,12 @@ namespace gpumf
     /// Colors: vertex parities on a logically Cartesian mesh (FE_Q(1): DoF a at vertex a).
     template <int dim>
     VertexColors
-    vertex_colors(const Triangulation<dim> &                                  tria,
+    vertex_colors(const Triangulation<dim>                                   &tria,
                   const std::vector<typename DoFHandler<dim>::cell_iterator> &cells,
-                  const std::vector<unsigned int> &                           cell_dofs,
+                  const std::vector<unsigned int>                            &cell_dofs,
                   const unsigned int                                          n_owned)
     {
-      const unsigned int n = GeometryInfo<dim>::vertices_per_cell;
+      const unsigned int        n = GeometryInfo<dim>::vertices_per_cell;
       std::vector<unsigned int> color(n_owned, no_index);
       bool                      cartesian = true;
       if (!cells.empty())
@@ -241,9 +247,9 @@ namespace gpumf
     inline unsigned int
     greedy_colors(const std::vector<std::vector<std::pair<unsigned int, double>>> &entries,
                   const unsigned int                                               n_owned,
-                  std::vector<unsigned int> &                                      color)
+                  std::vector<unsigned int>                                       &color)
     {
-      unsigned int n_colors_ = 1;
+      unsigned int      n_colors_ = 1;
       std::vector<bool> used;
       for (unsigned int i = 0; i < n_owned; ++i)
         {
@@ -251,7 +257,7 @@ namespace gpumf
           for (const auto &[j, value] : entries[i])
             if (j < i)
               used[color[j]] = true;
-          color[i] = std::find(used.begin(), used.end(), false) - used.begin();
+          color[i]  = std::find(used.begin(), used.end(), false) - used.begin();
           n_colors_ = std::max(n_colors_, color[i] + 1);
         }
       return n_colors_;
@@ -272,15 +278,15 @@ namespace gpumf
     template <typename Number>
     EllArrays<Number>
     ell_arrays(const std::vector<std::vector<std::pair<unsigned int, double>>> &entries,
-               const std::vector<double> &                                      diagonal,
-               const std::vector<unsigned int> &                                color,
+               const std::vector<double>                                       &diagonal,
+               const std::vector<unsigned int>                                 &color,
                const unsigned int                                               n_colors_)
     {
-      const unsigned int n_owned = entries.size();
+      const unsigned int                     n_owned = entries.size();
       std::vector<std::vector<unsigned int>> colored_rows_host(n_colors_);
       for (unsigned int i = 0; i < n_owned; ++i)
         colored_rows_host[color[i]].push_back(i);
-      std::vector<unsigned int>              color_start{0};
+      std::vector<unsigned int> color_start{0};
       std::vector<unsigned int> row_of_position;
       for (const auto &rows_of_color : colored_rows_host)
         {
@@ -304,8 +310,13 @@ namespace gpumf
             }
           inverse_host[r] = Number(1. / diagonal[i]);
         }
-      return {std::move(colored_rows_host), std::move(color_start),  std::move(row_of_position), n_slots,
-              std::move(column_host),       std::move(value_host), std::move(inverse_host)};
+      return {std::move(colored_rows_host),
+              std::move(color_start),
+              std::move(row_of_position),
+              n_slots,
+              std::move(column_host),
+              std::move(value_host),
+              std::move(inverse_host)};
     }
   } // namespace
 
@@ -314,12 +325,13 @@ namespace gpumf
   MultiColorGaussSeidel<dim, Number>::reinit(const MatrixFree<dim, Number> &mf, const AdditionalData &data)
   {
     clear();
-    const DoFHandler<dim> &   dof  = mf.get_dof_handler();
+    const DoFHandler<dim>    &dof  = mf.get_dof_handler();
     const Triangulation<dim> &tria = dof.get_triangulation();
     const FiniteElement<dim> &fe   = dof.get_fe();
     AssertThrow(dynamic_cast<const FE_Q<dim> *>(&fe) != nullptr && fe.degree == 1 && fe.n_components() == 1,
                 ExcNotSupported("MultiColorGaussSeidel supports the scalar FE_Q(1) element (trilinear, a 3^dim-point "
-                                "stencil), got " + fe.get_name() + "."));
+                                "stencil), got " +
+                                fe.get_name() + "."));
     AssertThrow(data.relaxation > 0. && data.relaxation < 2.,
                 ExcNotSupported("MultiColorGaussSeidel: the relaxation parameter must lie in (0, 2), got " +
                                 std::to_string(data.relaxation) + "."));
@@ -374,9 +386,10 @@ namespace gpumf
     if (Utilities::MPI::max(int(has_constraint_rows), comm) > 0)
       {
         clear();
-        AssertThrow(false, ExcNotSupported("MultiColorGaussSeidel: the constraints have lines with entries (hanging "
-                                           "nodes, periodicity); the stencil supports constraints without entries "
-                                           "(Dirichlet conditions) on conforming meshes."));
+        AssertThrow(false,
+                    ExcNotSupported("MultiColorGaussSeidel: the constraints have lines with entries (hanging "
+                                    "nodes, periodicity); the stencil supports constraints without entries "
+                                    "(Dirichlet conditions) on conforming meshes."));
       }
 
     const std::vector<bool>          constrained = constrained_entries(mf, partitioner);
@@ -385,19 +398,20 @@ namespace gpumf
     // the first problem found on this rank; thrown on every rank
     const std::string &error = assembled.error;
 
-    VertexColors colors = vertex_colors<dim>(tria, cells, assembled.cell_dofs, n_owned);
-    std::vector<unsigned int> &color = colors.color;
-    parity = Utilities::MPI::min(int(colors.cartesian), comm) == 1;
-    unsigned int n_colors_ = 1u << dim;
+    VertexColors               colors = vertex_colors<dim>(tria, cells, assembled.cell_dofs, n_owned);
+    std::vector<unsigned int> &color  = colors.color;
+    parity                            = Utilities::MPI::min(int(colors.cartesian), comm) == 1;
+    unsigned int n_colors_            = 1u << dim;
     if (!parity)
       {
         if (Utilities::MPI::n_mpi_processes(comm) > 1)
           {
             clear();
-            AssertThrow(false, ExcNotSupported("MultiColorGaussSeidel: the mesh is not logically Cartesian (a "
-                                               "subdivided box, uniformly refined, deformed in any way); on such a "
-                                               "mesh the rows are colored greedily, which gpumf supports on one MPI "
-                                               "rank only."));
+            AssertThrow(false,
+                        ExcNotSupported("MultiColorGaussSeidel: the mesh is not logically Cartesian (a "
+                                        "subdivided box, uniformly refined, deformed in any way); on such a "
+                                        "mesh the rows are colored greedily, which gpumf supports on one MPI "
+                                        "rank only."));
           }
         n_colors_ = greedy_colors(assembled.entries, n_owned, color);
       }
@@ -450,23 +464,27 @@ namespace gpumf
   MultiColorGaussSeidel<dim, Number>::check_vector(const VectorType &v) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
-    AssertThrow(v.backend() == backend_ && (v.get_partitioner().get() == partitioner.get() ||
-                                            v.get_partitioner()->is_compatible(*partitioner)),
-                ExcVectorMismatch("a vector of another layout or backend",
-                                  "the layout and backend of the MatrixFree object of MultiColorGaussSeidel::reinit()"));
+    AssertThrow(
+      v.backend() == backend_ &&
+        (v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner)),
+      ExcVectorMismatch("a vector of another layout or backend",
+                        "the layout and backend of the MatrixFree object of MultiColorGaussSeidel::reinit()"));
   }
 
   template <int dim, typename Number>
   void
-  MultiColorGaussSeidel<dim, Number>::sweep(VectorType &x, const VectorType &b, const std::vector<unsigned int> &order) const
+  MultiColorGaussSeidel<dim, Number>::sweep(VectorType                      &x,
+                                            const VectorType                &b,
+                                            const std::vector<unsigned int> &order) const
   {
     check_vector(x);
     check_vector(b);
-    AssertThrow(&x != &b, ExcNotSupported("MultiColorGaussSeidel: the solution and the right-hand side must be "
-                                          "different vectors."));
-    const bool exchange = partitioner->n_mpi_processes() > 1;
-    const auto stencil  = launch_of(rows, columns, values, inverse_diagonal, n_slots);
-    const Number w      = Number(omega);
+    AssertThrow(&x != &b,
+                ExcNotSupported("MultiColorGaussSeidel: the solution and the right-hand side must be "
+                                "different vectors."));
+    const bool   exchange = partitioner->n_mpi_processes() > 1;
+    const auto   stencil  = launch_of(rows, columns, values, inverse_diagonal, n_slots);
+    const Number w        = Number(omega);
     for (unsigned int k = 0; k < order.size(); ++k)
       {
         const unsigned int c = order[k];
@@ -583,9 +601,11 @@ namespace gpumf
   typename MultiColorGaussSeidel<dim, Number>::HostStencil
   MultiColorGaussSeidel<dim, Number>::get_stencil() const
   {
-    AssertThrow(!on_grid, ExcNotSupported("MultiColorGaussSeidel::get_stencil(): the stencil is stored on the grid (" +
-                                          to_string(grid.storage()) + "; StencilOperator::get_grid()); the rows "
-                                          "exist with AdditionalData::storage = general."));
+    AssertThrow(!on_grid,
+                ExcNotSupported("MultiColorGaussSeidel::get_stencil(): the stencil is stored on the grid (" +
+                                to_string(grid.storage()) +
+                                "; StencilOperator::get_grid()); the rows "
+                                "exist with AdditionalData::storage = general."));
     HostStencil result;
     result.n_slots     = n_slots;
     result.color_start = color_start;
@@ -642,7 +662,8 @@ namespace gpumf
   std::size_t
   MultiColorGaussSeidel<dim, Number>::memory_consumption() const
   {
-    std::size_t bytes = (on_grid ? grid.memory_consumption() : 0) + rows.memory_consumption() + columns.memory_consumption() + values.memory_consumption() +
+    std::size_t bytes = (on_grid ? grid.memory_consumption() : 0) + rows.memory_consumption() +
+                        columns.memory_consumption() + values.memory_consumption() +
                         inverse_diagonal.memory_consumption() +
                         (color_start.size() + forward_order.size() + backward_order.size()) * sizeof(unsigned int);
     for (const auto &c : colored_rows_host)

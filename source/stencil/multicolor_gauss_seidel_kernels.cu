@@ -16,8 +16,11 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
-        gauss_seidel_color_kernel(const StencilLaunch<Number> stencil, const unsigned int begin,
-                                  const unsigned int end, const Number omega, const Number *__restrict__ b,
+        gauss_seidel_color_kernel(const StencilLaunch<Number> stencil,
+                                  const unsigned int          begin,
+                                  const unsigned int          end,
+                                  const Number                omega,
+                                  const Number *__restrict__ b,
                                   Number *x)
         {
           const unsigned int r = begin + blockIdx.x * blockDim.x + threadIdx.x;
@@ -37,7 +40,8 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
-        stencil_vmult_kernel(const StencilLaunch<Number> stencil, const Number *__restrict__ src,
+        stencil_vmult_kernel(const StencilLaunch<Number> stencil,
+                             const Number *__restrict__ src,
                              Number *__restrict__ dst)
         {
           const unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
@@ -55,8 +59,12 @@ namespace gpumf
 
       template <typename Number>
       void
-      gauss_seidel_color(const StencilLaunch<Number> &stencil, const unsigned int begin, const unsigned int end,
-                         const Number omega, const Number *b, Number *x)
+      gauss_seidel_color(const StencilLaunch<Number> &stencil,
+                         const unsigned int           begin,
+                         const unsigned int           end,
+                         const Number                 omega,
+                         const Number                *b,
+                         Number                      *x)
       {
         if (end <= begin)
           return;

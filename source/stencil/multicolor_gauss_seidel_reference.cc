@@ -12,8 +12,12 @@ namespace gpumf
     {
       template <typename Number>
       void
-      gauss_seidel_color(const StencilLaunch<Number> &stencil, const unsigned int begin, const unsigned int end,
-                         const Number omega, const Number *b, Number *x)
+      gauss_seidel_color(const StencilLaunch<Number> &stencil,
+                         const unsigned int           begin,
+                         const unsigned int           end,
+                         const Number                 omega,
+                         const Number                *b,
+                         Number                      *x)
       {
         for (unsigned int r = begin; r < end; ++r)
           {

@@ -2,10 +2,10 @@
 // grid (3D: a column of tiles, marching in z through up to 32 planes). Each plane of the tile plus
 // a one-point halo is staged once in shared memory with consecutive threads on consecutive x
 // (coalesced); in 2D each thread sums its point's stencil from shared memory, in 3D each thread
-// adds every plane's 3 x 3 values to the three points of its column they belong to (registers). Stencils: constant and semi-constant tables read through the read-only cache (a warp
-// shares its entries), variable ones slot-major (consecutive points, consecutive addresses).
-// The Gauss-Seidel sweep of one color stages the same planes (64 x 16 points plus halo, a thread
-// per point of the color) in a ring of three shared-memory planes.
+// adds every plane's 3 x 3 values to the three points of its column they belong to (registers). Stencils: constant and
+// semi-constant tables read through the read-only cache (a warp shares its entries), variable ones slot-major
+// (consecutive points, consecutive addresses). The Gauss-Seidel sweep of one color stages the same planes (64 x 16
+// points plus halo, a thread per point of the color) in a ring of three shared-memory planes.
 #include <gpumf/internal/cuda_check.h>
 
 #include "stencil/stencil_kernels.h"
@@ -116,10 +116,14 @@ namespace gpumf
         /// from the mesh's boundary (loads without tests).
         template <int dim, typename Number>
         __device__ inline void
-        classify_tile(const StencilGrid<dim, Number> &g, const long lo[], const long hi[], bool &rows_inside, bool &direct)
+        classify_tile(const StencilGrid<dim, Number> &g,
+                      const long                      lo[],
+                      const long                      hi[],
+                      bool                           &rows_inside,
+                      bool                           &direct)
         {
           bool halo_in_box = true, halo_off_boundary = true;
-          rows_inside      = true;
+          rows_inside = true;
           for (unsigned int d = 0; d < dim; ++d)
             {
               const long n = g.global_size[d], f = g.first[d];
@@ -132,17 +136,18 @@ namespace gpumf
 
         /// 2D: each thread sums the 9-point stencil of its point from the staged tile.
         template <typename Number>
-        __global__ void __launch_bounds__(tile_x *tile_y)
-        stencil_kernel_2d(const StencilGrid<2, Number> g, const Number *__restrict__ src, Number *__restrict__ dst)
+        __global__ void
+        __launch_bounds__(tile_x *tile_y)
+          stencil_kernel_2d(const StencilGrid<2, Number> g, const Number *__restrict__ src, Number *__restrict__ dst)
         {
           __shared__ Number  tile[halo_y][halo_x];
           const unsigned int tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
           const long         size[2] = {long(g.size[0]), long(g.size[1])};
           const long         x0 = long(blockIdx.x) * tile_x, y0 = long(blockIdx.y) * tile_y;
-          const long lo[2] = {x0, y0};
-          const long hi[2] = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
-                              (y0 + tile_y < size[1] ? y0 + tile_y : size[1]) - 1};
-          bool rows_inside = false, direct = false;
+          const long         lo[2]       = {x0, y0};
+          const long         hi[2]       = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
+                                            (y0 + tile_y < size[1] ? y0 + tile_y : size[1]) - 1};
+          bool               rows_inside = false, direct = false;
           classify_tile<2>(g, lo, hi, rows_inside, direct);
           for (unsigned int e = t; e < halo_x * halo_y; e += tile_x * tile_y)
             {
@@ -160,7 +165,9 @@ namespace gpumf
               dst[i] = __ldg(src + i);
               return;
             }
-          const Number *    s      = g.storage == 3 ? g.stencils + i : rows_inside && g.storage == 1 ? g.stencils + 4 * 9 : table<2>(g, p);
+          const Number     *s      = g.storage == 3                ? g.stencils + i :
+                                     rows_inside && g.storage == 1 ? g.stencils + 4 * 9 :
+                                                                     table<2>(g, p);
           const std::size_t stride = g.storage == 3 ? g.n_owned : 1;
           Number            sum    = 0;
 #pragma unroll
@@ -176,21 +183,24 @@ namespace gpumf
         /// (no boundary rows) with a constant stencil keep its 27 entries in registers; blocks whose
         /// tile and halo lie inside the owned box and away from constrained faces load without tests.
         template <typename Number>
-        __global__ void __launch_bounds__(tile_x *tile_y, 3)
-        stencil_kernel_3d(const StencilGrid<3, Number> g, const unsigned int planes, const Number *__restrict__ src,
-                          Number *__restrict__ dst)
+        __global__ void
+        __launch_bounds__(tile_x *tile_y, 3) stencil_kernel_3d(const StencilGrid<3, Number> g,
+                                                               const unsigned int           planes,
+                                                               const Number *__restrict__ src,
+                                                               Number *__restrict__ dst)
         {
           __shared__ Number  plane[halo_y][halo_x];
           const unsigned int tx = threadIdx.x, ty = threadIdx.y, t = ty * tile_x + tx;
           const long         size[3] = {long(g.size[0]), long(g.size[1]), long(g.size[2])};
           const long         x0 = long(blockIdx.x) * tile_x, y0 = long(blockIdx.y) * tile_y;
-          const long         z0 = long(blockIdx.z) * planes;
+          const long         z0    = long(blockIdx.z) * planes;
           const long         z_end = z0 + planes < size[2] ? z0 + planes : size[2];
           // the tile's points [lo, hi] per direction, in box coordinates
-          const long lo[3] = {x0, y0, z0};
-          const long hi[3] = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
-                              (y0 + tile_y < size[1] ? y0 + tile_y : size[1]) - 1, z_end - 1};
-          bool rows_inside = false, direct = false;
+          const long lo[3]       = {x0, y0, z0};
+          const long hi[3]       = {(x0 + tile_x < size[0] ? x0 + tile_x : size[0]) - 1,
+                                    (y0 + tile_y < size[1] ? y0 + tile_y : size[1]) - 1,
+                                    z_end - 1};
+          bool       rows_inside = false, direct = false;
           classify_tile<3>(g, lo, hi, rows_inside, direct);
           const bool uniform = g.storage == 1 && rows_inside;
           Number     c[27];
@@ -198,7 +208,7 @@ namespace gpumf
             for (unsigned int k = 0; k < 27; ++k)
               c[k] = __ldg(g.stencils + 13 * 27 + k); // class 13: inside in every direction
           const long        px = x0 + tx, py = y0 + ty;
-          const bool        active = px < size[0] && py < size[1];
+          const bool        active     = px < size[0] && py < size[1];
           const std::size_t plane_size = std::size_t(size[0]) * size[1];
           const std::size_t column     = std::size_t(py) * size[0] + px;
           Number            previous = 0, current = 0; // points z - 1 and z, partial
@@ -214,8 +224,8 @@ namespace gpumf
                 if (e < halo_x * halo_y)
                   {
                     const long b[3] = {x0 + long(e % halo_x) - 1, y0 + long(e / halo_x) - 1, z};
-                    ahead[r] = direct ? __ldg(src + (std::size_t(b[2]) * size[1] + b[1]) * size[0] + b[0]) :
-                                        load<3>(g, src, b);
+                    ahead[r] =
+                      direct ? __ldg(src + (std::size_t(b[2]) * size[1] + b[1]) * size[0] + b[0]) : load<3>(g, src, b);
                   }
               }
           };
@@ -259,7 +269,7 @@ namespace gpumf
                       return;
                     const long        p[3]   = {px, py, point_z};
                     const std::size_t i      = std::size_t(point_z) * plane_size + column;
-                    const Number *    s      = g.storage == 3 ? g.stencils + i : table<3>(g, p);
+                    const Number     *s      = g.storage == 3 ? g.stencils + i : table<3>(g, p);
                     const std::size_t stride = g.storage == 3 ? g.n_owned : 1;
 #pragma unroll
                     for (unsigned int j = 0; j < 9; ++j)
@@ -293,10 +303,13 @@ namespace gpumf
         /// the values a thread reads belong to other colors (no thread of the launch writes them) or
         /// to its own point, read before it writes it.
         template <int dim, typename Number>
-        __global__ void __launch_bounds__(tile_x *tile_y, 3)
-        stencil_relax_kernel(const StencilGrid<dim, Number> g, const unsigned int planes, const unsigned int color,
-                             const Number omega,
-                             const Number *__restrict__ b, Number *x)
+        __global__ void
+        __launch_bounds__(tile_x *tile_y, 3) stencil_relax_kernel(const StencilGrid<dim, Number> g,
+                                                                  const unsigned int             planes,
+                                                                  const unsigned int             color,
+                                                                  const Number                   omega,
+                                                                  const Number *__restrict__ b,
+                                                                  Number *x)
         {
           constexpr unsigned int n_entries = dim == 2 ? 9 : 27, n_slots = dim == 2 ? 1 : 3;
           __shared__ Number      staged[n_slots][relax_halo_y][relax_halo_x];
@@ -309,17 +322,18 @@ namespace gpumf
           long o[3] = {0, 0, 0};
           for (unsigned int d = 0; d < dim; ++d)
             o[d] = ((color >> d) ^ g.first[d]) & 1u;
-          const long lo[3] = {x0, y0, z0};
-          const long hi[3] = {(x0 + relax_x < size[0] ? x0 + relax_x : size[0]) - 1,
-                              (y0 + relax_y < size[1] ? y0 + relax_y : size[1]) - 1, z_end - 1};
-          bool rows_inside = false, direct = false;
+          const long lo[3]       = {x0, y0, z0};
+          const long hi[3]       = {(x0 + relax_x < size[0] ? x0 + relax_x : size[0]) - 1,
+                                    (y0 + relax_y < size[1] ? y0 + relax_y : size[1]) - 1,
+                                    z_end - 1};
+          bool       rows_inside = false, direct = false;
           classify_tile<dim>(g, lo, hi, rows_inside, direct);
           const bool uniform = g.storage == 1 && rows_inside;
           Number     c[n_entries];
           if (uniform)
             for (unsigned int k = 0; k < n_entries; ++k)
               c[k] = __ldg(g.stencils + (n_entries / 2) * n_entries + k); // inside in every direction
-          const long lx = 2 * long(tx) + o[0], ly = 2 * long(ty) + o[1]; // the point's -1 neighbour in the plane
+          const long lx = 2 * long(tx) + o[0], ly = 2 * long(ty) + o[1];  // the point's -1 neighbour in the plane
           const long px = x0 + lx, py = y0 + ly;
           const bool active = px < size[0] && py < size[1];
           const auto stage  = [&](const long z) {
@@ -353,7 +367,7 @@ namespace gpumf
                   x[i]             = own + omega * (__ldg(b + i) - own);
                   continue;
                 }
-              const Number *    s      = g.storage == 3 ? g.stencils + i : uniform ? nullptr : table<dim>(g, p);
+              const Number     *s      = g.storage == 3 ? g.stencils + i : uniform ? nullptr : table<dim>(g, p);
               const std::size_t stride = g.storage == 3 ? g.n_owned : 1;
               Number            sum    = 0;
 #pragma unroll
@@ -387,8 +401,11 @@ namespace gpumf
 
       template <int dim, typename Number>
       void
-      stencil_relax_color(const StencilGrid<dim, Number> &grid, const unsigned int color, const Number omega,
-                          const Number *b, Number *x)
+      stencil_relax_color(const StencilGrid<dim, Number> &grid,
+                          const unsigned int              color,
+                          const Number                    omega,
+                          const Number                   *b,
+                          Number                         *x)
       {
         if (grid.n_owned == 0)
           return;

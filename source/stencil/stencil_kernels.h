@@ -18,7 +18,7 @@ namespace gpumf
       unsigned int        first[3], size[3], global_size[3];
       unsigned int        dirichlet_faces;
       const unsigned int *halo;
-      const Number *      stencils;
+      const Number       *stencils;
       int                 storage;
       unsigned int        direction;
       unsigned int        n_owned;
@@ -48,19 +48,19 @@ namespace gpumf
   } // namespace internal
 } // namespace gpumf
 
-#define GPUMF_STENCIL_KERNELS(dim, Number, TEMPLATE)                                                   \
-  /* dst = A src on the owned box of grid (src: owned and ghost entries) */                            \
-  TEMPLATE void stencil_apply(const StencilGrid<dim, Number> &grid, const Number *src, Number *dst);   \
+#define GPUMF_STENCIL_KERNELS(dim, Number, TEMPLATE)                                                  \
+  /* dst = A src on the owned box of grid (src: owned and ghost entries) */                           \
+  TEMPLATE void stencil_apply(const StencilGrid<dim, Number> &grid, const Number *src, Number *dst);  \
   /* x_i += omega (b_i - (A x)_i) / a_ii for the owned points of color (stencil_color_of()); x: owned \
      and current ghost entries. Points of one color do not couple, so all of them update at once. */  \
-  TEMPLATE void stencil_relax_color(const StencilGrid<dim, Number> &grid, unsigned int color, Number omega, \
-                                    const Number *b, Number *x);
+  TEMPLATE void stencil_relax_color(                                                                  \
+    const StencilGrid<dim, Number> &grid, unsigned int color, Number omega, const Number *b, Number *x);
 
 // what each implementation file instantiates: dim 2, 3; float, double
-#define GPUMF_STENCIL_INSTANTIATIONS             \
-  GPUMF_STENCIL_KERNELS(2, float, template)      \
-  GPUMF_STENCIL_KERNELS(2, double, template)     \
-  GPUMF_STENCIL_KERNELS(3, float, template)      \
+#define GPUMF_STENCIL_INSTANTIATIONS         \
+  GPUMF_STENCIL_KERNELS(2, float, template)  \
+  GPUMF_STENCIL_KERNELS(2, double, template) \
+  GPUMF_STENCIL_KERNELS(3, float, template)  \
   GPUMF_STENCIL_KERNELS(3, double, template)
 
 GPUMF_DECLARE_KERNELS(GPUMF_STENCIL_KERNELS(dim, Number, GPUMF_TEMPLATE_DIM_NUMBER))

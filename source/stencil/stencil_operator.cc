@@ -54,17 +54,19 @@ namespace gpumf
     /// 0 on every rank. Empty when the mesh is not logically Cartesian.
     template <int dim>
     std::vector<std::array<long, dim>>
-    dof_coordinates(const DoFHandler<dim> &dof, const std::vector<typename DoFHandler<dim>::cell_iterator> &cells,
-                    const Utilities::MPI::Partitioner &partitioner, std::vector<unsigned int> &cell_dofs)
+    dof_coordinates(const DoFHandler<dim>                                      &dof,
+                    const std::vector<typename DoFHandler<dim>::cell_iterator> &cells,
+                    const Utilities::MPI::Partitioner                          &partitioner,
+                    std::vector<unsigned int>                                  &cell_dofs)
     {
-      const Triangulation<dim> &tria = dof.get_triangulation();
+      const Triangulation<dim> &tria        = dof.get_triangulation();
       const auto                coordinates = internal::cartesian_coordinates<dim>(
         tria, std::vector<typename Triangulation<dim>::cell_iterator>(cells.begin(), cells.end()));
-      const unsigned int n_local = partitioner.locally_owned_size() + partitioner.n_ghost_indices();
+      const unsigned int                 n_local = partitioner.locally_owned_size() + partitioner.n_ghost_indices();
       std::vector<std::array<long, dim>> result(n_local);
       const unsigned int                 n = GeometryInfo<dim>::vertices_per_cell;
       cell_dofs.assign(cells.size() * n, no_index);
-      int ok = coordinates.size() == cells.size();
+      int                   ok = coordinates.size() == cells.size();
       std::array<long, dim> lowest;
       lowest.fill(std::numeric_limits<long>::max());
       std::vector<bool>                    seen(n_local);
@@ -85,8 +87,8 @@ namespace gpumf
                 }
               if (seen[i] && result[i] != g)
                 ok = false; // one DoF, two positions: not a conforming grid
-              result[i]              = g;
-              seen[i]                = true;
+              result[i]            = g;
+              seen[i]              = true;
               cell_dofs[c * n + a] = i;
             }
         }
@@ -171,10 +173,10 @@ namespace gpumf
     GridPoints<dim>
     grid_points(const DoFHandler<dim> &dof, const Utilities::MPI::Partitioner &partitioner, const std::string &who)
     {
-      using cell_iterator = typename DoFHandler<dim>::cell_iterator;
-      std::vector<cell_iterator>       cells = owned_and_ghost_cells(dof);
-      std::vector<unsigned int>        cell_dofs;
-      auto                             coordinates = dof_coordinates<dim>(dof, cells, partitioner, cell_dofs);
+      using cell_iterator              = typename DoFHandler<dim>::cell_iterator;
+      std::vector<cell_iterator> cells = owned_and_ghost_cells(dof);
+      std::vector<unsigned int>  cell_dofs;
+      auto                       coordinates = dof_coordinates<dim>(dof, cells, partitioner, cell_dofs);
       AssertThrow(!coordinates.empty(),
                   ExcNotSupported(who + ": the mesh is not logically Cartesian (a subdivided box refined uniformly, "
                                         "deformed in any way)."));
@@ -194,10 +196,10 @@ namespace gpumf
     owned_box(const std::vector<std::array<long, dim>> &coordinates,
               const unsigned int                        n_owned,
               const MPI_Comm                            comm,
-              const std::string &                       who)
+              const std::string                        &who)
     {
-      const unsigned int n_local = coordinates.size();
-      GridBox            grid;
+      const unsigned int  n_local = coordinates.size();
+      GridBox             grid;
       std::array<long, 3> lowest{{0, 0, 0}}, highest{{0, 0, 0}};
       for (unsigned int d = 0; d < dim; ++d)
         {
@@ -253,16 +255,16 @@ namespace gpumf
 
     template <int dim, typename Number>
     FaceConstraints
-    face_constraints(const MatrixFree<dim, Number> &                           mf,
+    face_constraints(const MatrixFree<dim, Number>                            &mf,
                      const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner,
-                     const std::vector<std::array<long, dim>> &                coordinates,
-                     const GridBox &                                           grid)
+                     const std::vector<std::array<long, dim>>                 &coordinates,
+                     const GridBox                                            &grid)
     {
       const MPI_Comm     comm            = partitioner->get_mpi_communicator();
       const unsigned int n_owned         = partitioner->locally_owned_size();
       const unsigned int n_local         = coordinates.size();
       unsigned int       dirichlet_faces = 0;
-      std::vector<bool> constrained(n_local, false);
+      std::vector<bool>  constrained(n_local, false);
       {
         Vector<Number> flags(partitioner, Backend::host);
         for (const unsigned int i : mf.get_constrained_dofs())
@@ -302,22 +304,25 @@ namespace gpumf
     /// The rows of the owned points by neighbour offset (n_entries each), from the element matrices.
     template <int dim, typename Number>
     std::vector<double>
-    element_rows(const FiniteElement<dim> &                                     fe,
+    element_rows(const FiniteElement<dim>                                    &fe,
                  const typename StencilOperator<dim, Number>::AdditionalData &data,
-                 const GridPoints<dim> &                                        points,
-                 const unsigned int                                             n_owned)
+                 const GridPoints<dim>                                       &points,
+                 const unsigned int                                           n_owned)
     {
       using cell_iterator              = typename DoFHandler<dim>::cell_iterator;
       constexpr unsigned int n_entries = StencilOperator<dim, Number>::n_entries;
-      const auto &           cells     = points.cells;
-      const auto &           cell_dofs = points.cell_dofs;
-      std::vector<double>        rows(std::size_t(n_entries) * n_owned, 0.);
-      const MappingQ<dim>        q1(1);
-      const Mapping<dim> &       mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
-      const unsigned int         n = fe.n_dofs_per_cell();
+      const auto            &cells     = points.cells;
+      const auto            &cell_dofs = points.cell_dofs;
+      std::vector<double>    rows(std::size_t(n_entries) * n_owned, 0.);
+      const MappingQ<dim>    q1(1);
+      const Mapping<dim>    &mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
+      const unsigned int     n       = fe.n_dofs_per_cell();
       // element matrices in deal.II's threads, summed into the rows in cell order
       internal::for_each_element_matrix<dim>(
-        mapping, fe, QGauss<dim>(data.n_q_points_1d), cells,
+        mapping,
+        fe,
+        QGauss<dim>(data.n_q_points_1d),
+        cells,
         [&](const unsigned int c) {
           bool touches = false;
           for (unsigned int a = 0; a < n; ++a)
@@ -359,14 +364,14 @@ namespace gpumf
 
     template <int dim, typename Number>
     Stencils<Number>
-    stencils(const std::vector<double> &                rows,
-             const std::vector<std::array<long, dim>> & coordinates,
-             const FaceConstraints &                    faces,
-             const GridBox &                            grid,
-             const unsigned int                         n_owned,
-             const StencilStorage                       wanted_storage,
-             const MPI_Comm                             comm,
-             const std::string &                        who)
+    stencils(const std::vector<double>                &rows,
+             const std::vector<std::array<long, dim>> &coordinates,
+             const FaceConstraints                    &faces,
+             const GridBox                            &grid,
+             const unsigned int                        n_owned,
+             const StencilStorage                      wanted_storage,
+             const MPI_Comm                            comm,
+             const std::string                        &who)
     {
       constexpr unsigned int   n_entries   = StencilOperator<dim, Number>::n_entries;
       const unsigned int       n_local     = coordinates.size();
@@ -391,7 +396,7 @@ namespace gpumf
             if (constrained[i])
               continue; // identity rows: from the Dirichlet faces
             const std::size_t key = key_of(coordinates[i]);
-            const double *    row = rows.data() + std::size_t(i) * n_entries;
+            const double     *row = rows.data() + std::size_t(i) * n_entries;
             if (!set[key])
               std::copy(row, row + n_entries, table.begin() + key * n_entries), set[key] = true;
             else
@@ -399,20 +404,22 @@ namespace gpumf
           }
         return Utilities::MPI::min(ok, comm) == 1;
       };
-      const unsigned int  n_classes = Utilities::pow(3, dim);
-      std::vector<double> table;
-      StencilStorage      chosen = StencilStorage::variable;
+      const unsigned int   n_classes = Utilities::pow(3, dim);
+      std::vector<double>  table;
+      StencilStorage       chosen = StencilStorage::variable;
       const StencilStorage wanted = wanted_storage;
       if (faces_ok && (wanted == StencilStorage::automatic || wanted == StencilStorage::constant) &&
           uniform([&](const std::array<long, dim> &g) { return class_of(g, dim); }, n_classes, table))
         chosen = StencilStorage::constant;
       else if (faces_ok && (wanted == StencilStorage::automatic || wanted == StencilStorage::semi_constant))
         for (int d = dim - 1; d >= 0 && chosen == StencilStorage::variable; --d)
-          if (uniform([&](const std::array<long, dim> &g) { return std::size_t(g[d]) * (n_classes / 3) + class_of(g, d); },
-                      std::size_t(grid.global_size[d]) * (n_classes / 3), table))
+          if (uniform(
+                [&](const std::array<long, dim> &g) { return std::size_t(g[d]) * (n_classes / 3) + class_of(g, d); },
+                std::size_t(grid.global_size[d]) * (n_classes / 3),
+                table))
             {
-              chosen         = StencilStorage::semi_constant;
-              direction      = d;
+              chosen    = StencilStorage::semi_constant;
+              direction = d;
             }
       AssertThrow(wanted == StencilStorage::automatic || wanted == chosen,
                   ExcNotSupported(who + ": the storage " + to_string(wanted) + " cannot hold this operator (" +
@@ -425,7 +432,7 @@ namespace gpumf
           // [entry][point], constraints applied: identity rows, no columns of constrained points
           stored.assign(std::size_t(n_entries) * n_owned, Number(0));
           std::unordered_map<std::size_t, unsigned int> local_of; // global grid index -> local index
-          const auto global_index = [&](const std::array<long, dim> &g) {
+          const auto                                    global_index = [&](const std::array<long, dim> &g) {
             std::size_t index = 0;
             for (int d = dim - 1; d >= 0; --d)
               index = index * grid.global_size[d] + g[d];
@@ -436,8 +443,8 @@ namespace gpumf
           for (unsigned int i = 0; i < n_owned; ++i)
             for (unsigned int k = 0; k < n_entries; ++k)
               {
-                std::array<long, dim> g = coordinates[i];
-                unsigned int          r = k;
+                std::array<long, dim> g      = coordinates[i];
+                unsigned int          r      = k;
                 bool                  inside = true;
                 for (unsigned int d = 0; d < dim; ++d, r /= 3)
                   {
@@ -466,7 +473,7 @@ namespace gpumf
     halo_indices(const std::vector<std::array<long, dim>> &coordinates, const unsigned int n_owned, const GridBox &grid)
     {
       const unsigned int n_local = coordinates.size();
-      std::size_t ext = 1;
+      std::size_t        ext     = 1;
       for (unsigned int d = 0; d < dim; ++d)
         ext *= grid.size[d] + 2;
       std::vector<unsigned int> halo(n_owned > 0 ? ext : 0, no_index);
@@ -494,9 +501,8 @@ namespace gpumf
     check_element(dof.get_fe(), "gpumf::renumber_lexicographic");
     const IndexSet &owned    = dof.locally_owned_dofs();
     const IndexSet  relevant = DoFTools::extract_locally_relevant_dofs(dof);
-    const auto      partitioner =
-      std::make_shared<Utilities::MPI::Partitioner>(owned, relevant, dof.get_communicator());
-    const auto                cells = owned_and_ghost_cells(dof);
+    const auto partitioner   = std::make_shared<Utilities::MPI::Partitioner>(owned, relevant, dof.get_communicator());
+    const auto cells         = owned_and_ghost_cells(dof);
     std::vector<unsigned int> cell_dofs;
     const auto                coordinates = dof_coordinates<dim>(dof, cells, *partitioner, cell_dofs);
     AssertThrow(!coordinates.empty(),
@@ -522,9 +528,9 @@ namespace gpumf
   void
   StencilOperator<dim, Number>::reinit(const MatrixFree<dim, Number> &mf, const AdditionalData &data)
   {
-    const std::string who = "StencilOperator";
-    const DoFHandler<dim> &dof = mf.get_dof_handler();
-    const FiniteElement<dim> &fe = dof.get_fe();
+    const std::string         who = "StencilOperator";
+    const DoFHandler<dim>    &dof = mf.get_dof_handler();
+    const FiniteElement<dim> &fe  = dof.get_fe();
     check_element(fe, who);
     AssertThrow(data.storage != StencilStorage::general,
                 ExcNotSupported(who + " stores its stencils on the grid (automatic, constant, semi_constant or "
@@ -532,10 +538,10 @@ namespace gpumf
     AssertThrow(mf.get_mg_level() == numbers::invalid_unsigned_int,
                 ExcNotSupported(who + " works on the active cells; a MatrixFree object of a multigrid level is not "
                                       "supported."));
-    partitioner          = mf.get_vector_partitioner();
-    backend_             = mf.backend();
-    const MPI_Comm comm  = partitioner->get_mpi_communicator();
-    bool has_constraint_rows = false;
+    partitioner                        = mf.get_vector_partitioner();
+    backend_                           = mf.backend();
+    const MPI_Comm comm                = partitioner->get_mpi_communicator();
+    bool           has_constraint_rows = false;
     for (unsigned int c = 0; c < mf.n_colors(); ++c)
       has_constraint_rows = has_constraint_rows || mf.get_data(c).has_constraint_rows;
     AssertThrow(Utilities::MPI::max(int(has_constraint_rows), comm) == 0,
@@ -572,8 +578,8 @@ namespace gpumf
   StencilOperator<dim, Number>::check_vector(const VectorType &v) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
-    AssertThrow(v.backend() == backend_ && (v.get_partitioner().get() == partitioner.get() ||
-                                            v.get_partitioner()->is_compatible(*partitioner)),
+    AssertThrow(v.backend() == backend_ &&
+                  (v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner)),
                 ExcVectorMismatch("a vector of another layout or backend",
                                   "the layout and backend of the MatrixFree object of StencilOperator::reinit()"));
   }
@@ -602,14 +608,16 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  StencilOperator<dim, Number>::relax_color(const unsigned int color, const Number omega, const VectorType &b,
-                                            VectorType &x) const
+  StencilOperator<dim, Number>::relax_color(const unsigned int color,
+                                            const Number       omega,
+                                            const VectorType  &b,
+                                            VectorType        &x) const
   {
     check_vector(x);
     check_vector(b);
     AssertIndexRange(color, 1u << dim);
-    GPUMF_DISPATCH(backend_, stencil_relax_color(launch_of<dim, Number>(grid), color, omega, b.get_values(),
-                                                 x.get_values()));
+    GPUMF_DISPATCH(backend_,
+                   stencil_relax_color(launch_of<dim, Number>(grid), color, omega, b.get_values(), x.get_values()));
   }
 
   template <int dim, typename Number>
@@ -684,8 +692,10 @@ namespace gpumf
     return grid;
   }
 
-  template void renumber_lexicographic<2>(DoFHandler<2> &);
-  template void renumber_lexicographic<3>(DoFHandler<3> &);
+  template void
+  renumber_lexicographic<2>(DoFHandler<2> &);
+  template void
+  renumber_lexicographic<3>(DoFHandler<3> &);
   template class StencilOperator<2, float>;
   template class StencilOperator<2, double>;
   template class StencilOperator<3, float>;

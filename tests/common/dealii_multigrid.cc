@@ -17,11 +17,11 @@ namespace test
   struct DealiiMultigrid<dim>::Impl
   {
     using LevelOperator = MatrixFreeOperators::LaplaceOperator<dim, -1, 0, 1, VectorType>;
-    MGTransferMatrixFree<dim, double> transfer;
-    MGLevelObject<LevelOperator>      operators;
+    MGTransferMatrixFree<dim, double>                     transfer;
+    MGLevelObject<LevelOperator>                          operators;
     std::vector<std::shared_ptr<MatrixFree<dim, double>>> mf;
-    const DoFHandler<dim> *           dof                 = nullptr;
-    const MGConstrainedDoFs *         mg_constrained_dofs = nullptr;
+    const DoFHandler<dim>                                *dof                 = nullptr;
+    const MGConstrainedDoFs                              *mg_constrained_dofs = nullptr;
   };
 
   template <int dim>
@@ -34,7 +34,8 @@ namespace test
 
   template <int dim>
   void
-  DealiiMultigrid<dim>::reinit(const Mapping<dim> &mapping, const DoFHandler<dim> &dof,
+  DealiiMultigrid<dim>::reinit(const Mapping<dim>      &mapping,
+                               const DoFHandler<dim>   &dof,
                                const MGConstrainedDoFs &mg_constrained_dofs)
   {
     impl->dof                 = &dof;

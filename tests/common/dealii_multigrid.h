@@ -26,7 +26,8 @@ namespace test
     /// Transfer and level operators (-Laplace, zero Dirichlet values on the MGConstrainedDoFs'
     /// boundary indices) on every level, with Gauss quadrature of degree + 1 points.
     void
-    reinit(const dealii::Mapping<dim> &mapping, const dealii::DoFHandler<dim> &dof_handler,
+    reinit(const dealii::Mapping<dim>      &mapping,
+           const dealii::DoFHandler<dim>   &dof_handler,
            const dealii::MGConstrainedDoFs &mg_constrained_dofs);
 
     /// The layout of the level operator.

@@ -22,9 +22,9 @@ namespace test
   template <int dim>
   struct DealiiHelmholtzOperator<dim>::Impl
   {
-    MatrixFree<dim, double>                 mf;
-    std::vector<unsigned int>               constrained; // local indices of owned constrained DoFs
-    Table<2, VectorizedArray<double>>       coefficient;
+    MatrixFree<dim, double>           mf;
+    std::vector<unsigned int>         constrained; // local indices of owned constrained DoFs
+    Table<2, VectorizedArray<double>> coefficient;
 
     /// From the DoF values of phi's cell to its integrated test-function values: the
     /// operation of vmult() and compute_diagonal().
@@ -52,8 +52,8 @@ namespace test
 
   template <int dim>
   void
-  DealiiHelmholtzOperator<dim>::reinit(const Mapping<dim> &             mapping,
-                                       const DoFHandler<dim> &          dof_handler,
+  DealiiHelmholtzOperator<dim>::reinit(const Mapping<dim>              &mapping,
+                                       const DoFHandler<dim>           &dof_handler,
                                        const AffineConstraints<double> &constraints,
                                        const unsigned int               n_q_points_1d)
   {
@@ -92,9 +92,11 @@ namespace test
   void
   DealiiHelmholtzOperator<dim>::vmult(VectorType &dst, const VectorType &src) const
   {
-    const std::function<void(const MatrixFree<dim, double> &, VectorType &, const VectorType &,
-                             const std::pair<unsigned int, unsigned int> &)>
-      cell_operation = [this](const MatrixFree<dim, double> &mf, VectorType &dst, const VectorType &src,
+    const std::function<void(
+      const MatrixFree<dim, double> &, VectorType &, const VectorType &, const std::pair<unsigned int, unsigned int> &)>
+      cell_operation = [this](const MatrixFree<dim, double>               &mf,
+                              VectorType                                  &dst,
+                              const VectorType                            &src,
                               const std::pair<unsigned int, unsigned int> &range) {
         FEEvaluation<dim, -1, 0, 1, double> phi(mf);
         for (unsigned int cell = range.first; cell < range.second; ++cell)
@@ -134,14 +136,14 @@ namespace test
 
   template <int dim>
   void
-  two_field_form(const Mapping<dim> &                          mapping,
-                 const DoFHandler<dim> &                       dof_handler,
-                 const AffineConstraints<double> &             constraints,
+  two_field_form(const Mapping<dim>                           &mapping,
+                 const DoFHandler<dim>                        &dof_handler,
+                 const AffineConstraints<double>              &constraints,
                  const unsigned int                            n_q_points_1d,
                  const LinearAlgebra::ReadWriteVector<double> &u,
                  const LinearAlgebra::ReadWriteVector<double> &v,
                  const double                                  a,
-                 LinearAlgebra::ReadWriteVector<double> &      dst)
+                 LinearAlgebra::ReadWriteVector<double>       &dst)
   {
     using VectorType = LinearAlgebra::distributed::Vector<double>;
     typename MatrixFree<dim, double>::AdditionalData data;
@@ -156,9 +158,13 @@ namespace test
         src[k].import(k == 0 ? u : v, VectorOperation::insert);
       }
     mf.initialize_dof_vector(result);
-    const std::function<void(const MatrixFree<dim, double> &, VectorType &, const std::vector<VectorType> &,
+    const std::function<void(const MatrixFree<dim, double> &,
+                             VectorType &,
+                             const std::vector<VectorType> &,
                              const std::pair<unsigned int, unsigned int> &)>
-      cell_operation = [a](const MatrixFree<dim, double> &mf, VectorType &dst, const std::vector<VectorType> &src,
+      cell_operation = [a](const MatrixFree<dim, double>               &mf,
+                           VectorType                                  &dst,
+                           const std::vector<VectorType>               &src,
                            const std::pair<unsigned int, unsigned int> &range) {
         FEEvaluation<dim, -1, 0, 1, double> phi_u(mf), phi_v(mf);
         for (unsigned int cell = range.first; cell < range.second; ++cell)
@@ -184,14 +190,24 @@ namespace test
     dst.import(result, VectorOperation::insert);
   }
 
-  template void two_field_form<2>(const Mapping<2> &, const DoFHandler<2> &, const AffineConstraints<double> &,
-                                  const unsigned int, const LinearAlgebra::ReadWriteVector<double> &,
-                                  const LinearAlgebra::ReadWriteVector<double> &, const double,
-                                  LinearAlgebra::ReadWriteVector<double> &);
-  template void two_field_form<3>(const Mapping<3> &, const DoFHandler<3> &, const AffineConstraints<double> &,
-                                  const unsigned int, const LinearAlgebra::ReadWriteVector<double> &,
-                                  const LinearAlgebra::ReadWriteVector<double> &, const double,
-                                  LinearAlgebra::ReadWriteVector<double> &);
+  template void
+  two_field_form<2>(const Mapping<2> &,
+                    const DoFHandler<2> &,
+                    const AffineConstraints<double> &,
+                    const unsigned int,
+                    const LinearAlgebra::ReadWriteVector<double> &,
+                    const LinearAlgebra::ReadWriteVector<double> &,
+                    const double,
+                    LinearAlgebra::ReadWriteVector<double> &);
+  template void
+  two_field_form<3>(const Mapping<3> &,
+                    const DoFHandler<3> &,
+                    const AffineConstraints<double> &,
+                    const unsigned int,
+                    const LinearAlgebra::ReadWriteVector<double> &,
+                    const LinearAlgebra::ReadWriteVector<double> &,
+                    const double,
+                    LinearAlgebra::ReadWriteVector<double> &);
 
   template <int dim>
   struct AssembledOperator<dim>::Impl
@@ -210,12 +226,12 @@ namespace test
 
   template <int dim>
   void
-  AssembledOperator<dim>::assemble(const Mapping<dim> &             mapping,
-                                   const DoFHandler<dim> &          dof_handler,
+  AssembledOperator<dim>::assemble(const Mapping<dim>              &mapping,
+                                   const DoFHandler<dim>           &dof_handler,
                                    const AffineConstraints<double> &constraints,
-                                   const Quadrature<1> &            quad,
-                                   const Function<dim> *            value_coefficient,
-                                   const Function<dim> *            gradient_coefficient)
+                                   const Quadrature<1>             &quad,
+                                   const Function<dim>             *value_coefficient,
+                                   const Function<dim>             *gradient_coefficient)
   {
     DynamicSparsityPattern dsp(dof_handler.n_dofs());
     DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
@@ -223,17 +239,18 @@ namespace test
     impl->matrix.reinit(impl->pattern);
 
     // the element matrices of gpumf's LocalMatrixOperator built-ins (FEValues, no sum factorization)
-    using LM = gpumf::LocalMatrixOperator<dim, double>;
-    const typename LM::CellMatrixFunction form =
-      value_coefficient && gradient_coefficient ? LM::helmholtz(gradient_coefficient, value_coefficient) :
-      value_coefficient                         ? LM::mass(value_coefficient) :
-                                                  LM::laplace(gradient_coefficient);
-    const FiniteElement<dim> &           fe = dof_handler.get_fe();
-    FEValues<dim>                        fe_values(mapping, fe, Quadrature<dim>(quad),
-                                                   update_values | update_gradients | update_JxW_values |
-                                                     update_quadrature_points);
-    FullMatrix<double>                   cell_matrix(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
-    std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+    using LM                                   = gpumf::LocalMatrixOperator<dim, double>;
+    const typename LM::CellMatrixFunction form = value_coefficient && gradient_coefficient ?
+                                                   LM::helmholtz(gradient_coefficient, value_coefficient) :
+                                                 value_coefficient ? LM::mass(value_coefficient) :
+                                                                     LM::laplace(gradient_coefficient);
+    const FiniteElement<dim>             &fe   = dof_handler.get_fe();
+    FEValues<dim>                         fe_values(mapping,
+                            fe,
+                            Quadrature<dim>(quad),
+                            update_values | update_gradients | update_JxW_values | update_quadrature_points);
+    FullMatrix<double>                    cell_matrix(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
+    std::vector<types::global_dof_index>  indices(fe.n_dofs_per_cell());
     for (const auto &cell : dof_handler.active_cell_iterators())
       {
         fe_values.reinit(cell);
@@ -265,13 +282,13 @@ namespace test
 
   template <int dim, typename Number>
   void
-  assemble_laplace_matrix(const Mapping<dim> &             mapping,
-                          const DoFHandler<dim> &          dof_handler,
+  assemble_laplace_matrix(const Mapping<dim>              &mapping,
+                          const DoFHandler<dim>           &dof_handler,
                           const unsigned int               level,
                           const AffineConstraints<Number> &constraints,
                           const unsigned int               n_q_points_1d,
-                          SparsityPattern &                pattern,
-                          SparseMatrix<double> &           matrix)
+                          SparsityPattern                 &pattern,
+                          SparseMatrix<double>            &matrix)
   {
     const bool                    active = level == numbers::invalid_unsigned_int;
     const auto                    cells  = cells_of(dof_handler, level);
@@ -286,8 +303,10 @@ namespace test
       }
     pattern.copy_from(dsp);
     matrix.reinit(pattern);
-    FEValues<dim>      fe_values(mapping, dof_handler.get_fe(), QGauss<dim>(n_q_points_1d),
-                                 update_gradients | update_JxW_values);
+    FEValues<dim>      fe_values(mapping,
+                            dof_handler.get_fe(),
+                            QGauss<dim>(n_q_points_1d),
+                            update_gradients | update_JxW_values);
     const unsigned int m = dof_handler.get_fe().n_dofs_per_cell();
     for (const auto &cell : cells)
       {
@@ -308,16 +327,36 @@ namespace test
         matrix.set(i, i, 1.);
   }
 
-  template void assemble_laplace_matrix<2, double>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int,
-                                                  const AffineConstraints<double> &, const unsigned int,
-                                                  SparsityPattern &, SparseMatrix<double> &);
-  template void assemble_laplace_matrix<2, float>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int,
-                                                  const AffineConstraints<float> &, const unsigned int,
-                                                  SparsityPattern &, SparseMatrix<double> &);
-  template void assemble_laplace_matrix<3, double>(const Mapping<3> &, const DoFHandler<3> &, const unsigned int,
-                                                  const AffineConstraints<double> &, const unsigned int,
-                                                  SparsityPattern &, SparseMatrix<double> &);
-  template void assemble_laplace_matrix<3, float>(const Mapping<3> &, const DoFHandler<3> &, const unsigned int,
-                                                  const AffineConstraints<float> &, const unsigned int,
-                                                  SparsityPattern &, SparseMatrix<double> &);
+  template void
+  assemble_laplace_matrix<2, double>(const Mapping<2> &,
+                                     const DoFHandler<2> &,
+                                     const unsigned int,
+                                     const AffineConstraints<double> &,
+                                     const unsigned int,
+                                     SparsityPattern &,
+                                     SparseMatrix<double> &);
+  template void
+  assemble_laplace_matrix<2, float>(const Mapping<2> &,
+                                    const DoFHandler<2> &,
+                                    const unsigned int,
+                                    const AffineConstraints<float> &,
+                                    const unsigned int,
+                                    SparsityPattern &,
+                                    SparseMatrix<double> &);
+  template void
+  assemble_laplace_matrix<3, double>(const Mapping<3> &,
+                                     const DoFHandler<3> &,
+                                     const unsigned int,
+                                     const AffineConstraints<double> &,
+                                     const unsigned int,
+                                     SparsityPattern &,
+                                     SparseMatrix<double> &);
+  template void
+  assemble_laplace_matrix<3, float>(const Mapping<3> &,
+                                    const DoFHandler<3> &,
+                                    const unsigned int,
+                                    const AffineConstraints<float> &,
+                                    const unsigned int,
+                                    SparsityPattern &,
+                                    SparseMatrix<double> &);
 } // namespace test

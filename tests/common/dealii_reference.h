@@ -29,8 +29,8 @@ namespace test
 
     /// deal.II MatrixFree with QGauss<1>(n_q_points_1d), FEEvaluation<dim, -1> (any degree).
     void
-    reinit(const dealii::Mapping<dim> &             mapping,
-           const dealii::DoFHandler<dim> &          dof_handler,
+    reinit(const dealii::Mapping<dim>              &mapping,
+           const dealii::DoFHandler<dim>           &dof_handler,
            const dealii::AffineConstraints<double> &constraints,
            const unsigned int                       n_q_points_1d);
 
@@ -58,14 +58,14 @@ namespace test
    */
   template <int dim>
   void
-  two_field_form(const dealii::Mapping<dim> &                             mapping,
-                 const dealii::DoFHandler<dim> &                          dof_handler,
-                 const dealii::AffineConstraints<double> &                constraints,
-                 const unsigned int                                       n_q_points_1d,
-                 const dealii::LinearAlgebra::ReadWriteVector<double> &   u,
-                 const dealii::LinearAlgebra::ReadWriteVector<double> &   v,
-                 const double                                             a,
-                 dealii::LinearAlgebra::ReadWriteVector<double> &         dst);
+  two_field_form(const dealii::Mapping<dim>                           &mapping,
+                 const dealii::DoFHandler<dim>                        &dof_handler,
+                 const dealii::AffineConstraints<double>              &constraints,
+                 const unsigned int                                    n_q_points_1d,
+                 const dealii::LinearAlgebra::ReadWriteVector<double> &u,
+                 const dealii::LinearAlgebra::ReadWriteVector<double> &v,
+                 const double                                          a,
+                 dealii::LinearAlgebra::ReadWriteVector<double>       &dst);
 
   /**
    * The matrix of (kappa grad u, grad v) + (a u, v), component by component, assembled from
@@ -82,12 +82,12 @@ namespace test
     ~AssembledOperator();
 
     void
-    assemble(const dealii::Mapping<dim> &             mapping,
-             const dealii::DoFHandler<dim> &          dof_handler,
+    assemble(const dealii::Mapping<dim>              &mapping,
+             const dealii::DoFHandler<dim>           &dof_handler,
              const dealii::AffineConstraints<double> &constraints,
-             const dealii::Quadrature<1> &            quad,
-             const dealii::Function<dim> *            value_coefficient,
-             const dealii::Function<dim> *            gradient_coefficient);
+             const dealii::Quadrature<1>             &quad,
+             const dealii::Function<dim>             *value_coefficient,
+             const dealii::Function<dim>             *gradient_coefficient);
 
     void
     vmult(dealii::Vector<double> &dst, const dealii::Vector<double> &src) const;
@@ -109,13 +109,13 @@ namespace test
    */
   template <int dim, typename Number>
   void
-  assemble_laplace_matrix(const dealii::Mapping<dim> &             mapping,
-                          const dealii::DoFHandler<dim> &          dof_handler,
+  assemble_laplace_matrix(const dealii::Mapping<dim>              &mapping,
+                          const dealii::DoFHandler<dim>           &dof_handler,
                           const unsigned int                       level,
                           const dealii::AffineConstraints<Number> &constraints,
                           const unsigned int                       n_q_points_1d,
-                          dealii::SparsityPattern &                pattern,
-                          dealii::SparseMatrix<double> &           matrix);
+                          dealii::SparsityPattern                 &pattern,
+                          dealii::SparseMatrix<double>            &matrix);
 } // namespace test
 
 #endif

@@ -22,8 +22,11 @@ namespace test
   /// zero Dirichlet values on boundary id 0 (active cells and levels), as step-37 sets them up.
   template <int dim>
   void
-  distribute_mg_dofs(const Mapping<dim> &mapping, const FiniteElement<dim> &fe, DoFHandler<dim> &dof,
-                     AffineConstraints<double> &constraints, MGConstrainedDoFs &mg_constrained_dofs)
+  distribute_mg_dofs(const Mapping<dim>        &mapping,
+                     const FiniteElement<dim>  &fe,
+                     DoFHandler<dim>           &dof,
+                     AffineConstraints<double> &constraints,
+                     MGConstrainedDoFs         &mg_constrained_dofs)
   {
     dof.distribute_dofs(fe);
     dof.distribute_mg_dofs();
@@ -40,9 +43,11 @@ namespace test
   /// them up (cells colored with @p use_coloring, else atomics).
   template <int dim, int degree, typename Number>
   void
-  make_level_operators(const Mapping<dim> &mapping, const DoFHandler<dim> &dof,
-                       const MGConstrainedDoFs &mg_constrained_dofs, const gpumf::Backend backend,
-                       const bool                                                             use_coloring,
+  make_level_operators(const Mapping<dim>                                                        &mapping,
+                       const DoFHandler<dim>                                                     &dof,
+                       const MGConstrainedDoFs                                                   &mg_constrained_dofs,
+                       const gpumf::Backend                                                       backend,
+                       const bool                                                                 use_coloring,
                        MGLevelObject<gpumf::LaplaceOperator<dim, degree, degree + 1, 1, Number>> &operators)
   {
     const unsigned int n_levels = dof.get_triangulation().n_global_levels();

@@ -110,9 +110,9 @@ namespace test
   /// @p local_refinements in turn where it accepts a cell's center (hanging nodes).
   template <int dim>
   void
-  make_mesh(Triangulation<dim> &                  tria,
-            const Domain                          domain,
-            const unsigned int                    n_refinements,
+  make_mesh(Triangulation<dim>                  &tria,
+            const Domain                         domain,
+            const unsigned int                   n_refinements,
             const std::vector<RefineWhere<dim>> &local_refinements = {})
   {
     switch (domain)
@@ -283,7 +283,7 @@ namespace test
   double
   relative_difference(const LinearAlgebra::ReadWriteVector<Number> &a,
                       const LinearAlgebra::ReadWriteVector<Number> &b,
-                      const MPI_Comm                                 comm)
+                      const MPI_Comm                                comm)
   {
     double diff = 0, scale = 0;
     for (const auto i : b.get_stored_elements())
@@ -301,7 +301,7 @@ namespace test
   bool
   bitwise_equal(const LinearAlgebra::ReadWriteVector<Number> &a,
                 const LinearAlgebra::ReadWriteVector<Number> &b,
-                const MPI_Comm                                 comm)
+                const MPI_Comm                                comm)
   {
     unsigned int differ = 0;
     for (const auto i : b.get_stored_elements())
@@ -407,7 +407,7 @@ namespace test
   auto
   with_exchange(const std::string &method, const Body &body)
   {
-    const char *      original = std::getenv("GPUMF_EXCHANGE");
+    const char       *original = std::getenv("GPUMF_EXCHANGE");
     const std::string saved    = original != nullptr ? original : "";
     const auto        restore  = [&] {
       if (original != nullptr)
@@ -441,9 +441,8 @@ namespace test
   inline std::vector<gpumf::ExchangeMethod>
   exchange_methods(const gpumf::Backend backend, const MPI_Comm comm)
   {
-    using M = gpumf::ExchangeMethod;
-    const bool ipc =
-      with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); }) == M::ipc;
+    using M        = gpumf::ExchangeMethod;
+    const bool ipc = with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); }) == M::ipc;
     if (backend == gpumf::Backend::host)
       return ipc ? std::vector<M>{M::mpi, M::staged_mpi, M::ipc} : std::vector<M>{M::mpi, M::staged_mpi};
     std::vector<M> methods{M::staged_mpi};

@@ -99,11 +99,11 @@ namespace gpumf
       /// SharedData over the scratch at @p values, with the 1D tables at @p shape_values and
       /// @p co_shape_gradients (shape_gradients stay in the object's memory).
       __host__ __device__ static SharedData<dim, Number>
-      make(Number *                                       values,
-           const Number *                                 shape_values,
-           const Number *                                 co_shape_gradients,
-           const typename MatrixFree<dim, Number>::Data &data,
-           PointAccess *                                  host_access = nullptr)
+               make(Number                                       *values,
+                    const Number                                 *shape_values,
+                    const Number                                 *co_shape_gradients,
+                    const typename MatrixFree<dim, Number>::Data &data,
+                    PointAccess                                  *host_access = nullptr)
       {
         Number *gradients[dim];
         for (unsigned int d = 0; d < dim; ++d)
@@ -132,8 +132,9 @@ namespace gpumf
      */
     template <int dim, typename Number, typename Functor, typename Body>
     void
-    host_loop(const MatrixFree<dim, Number> &mf, const typename MatrixFree<dim, Number>::CellRange range,
-              const Body &body)
+    host_loop(const MatrixFree<dim, Number>                    &mf,
+              const typename MatrixFree<dim, Number>::CellRange range,
+              const Body                                       &body)
     {
       using S = Scratch<dim, Number, Functor>;
       std::vector<Number>      buffer(S::n_slots * S::slot_stride);
@@ -155,212 +156,233 @@ namespace gpumf
     // below have different names, see ThisCompiler)
     inline namespace nvcc_compiled
     {
-    /**
-     * Stages the 1D tables in shared memory (once per block) and points SharedData at the
-     * scratch of the calling thread's cell. Shared memory of a block:
-     * @verbatim
-     *   [shape_values | co_shape_gradients | cell 0: values, gradients | cell 1: ... ]
-     * @endverbatim
-     * @p cell becomes the cell's number in the color; the padding cells of the last block
-     * repeat the color's last cell with SharedData::writes false, so that they pass the
-     * block's barriers without adding anything.
-     */
-    template <int dim, typename Number, typename Functor>
-    __device__ SharedData<dim, Number>
-    device_shared_data(const typename MatrixFree<dim, Number>::Data &data, unsigned int &cell)
-    {
-      using S = Scratch<dim, Number, Functor>;
-      extern __shared__ __align__(16) unsigned char shared_memory[];
-      Number *           tables   = reinterpret_cast<Number *>(shared_memory);
-      const unsigned int n_values = data.n_q_points_1d * data.n_dofs_1d;
-      const unsigned int n_co     = data.n_q_points_1d * data.n_q_points_1d;
-      const unsigned int thread   = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-      for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
-        tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
-      __syncthreads();
-      const unsigned int local = local_cell(S::layout);
-      SharedData<dim, Number> shared =
-        S::make(tables + n_values + n_co + local * S::n_slots * S::slot_stride, tables, tables + n_values, data);
-      cell = blockIdx.x * data.cells_per_block + local;
-      if (cell >= data.n_cells)
-        {
-          cell          = data.n_cells - 1;
-          shared.writes = false;
-        }
-      return shared;
-    }
+      /**
+       * Stages the 1D tables in shared memory (once per block) and points SharedData at the
+       * scratch of the calling thread's cell. Shared memory of a block:
+       * @verbatim
+       *   [shape_values | co_shape_gradients | cell 0: values, gradients | cell 1: ... ]
+       * @endverbatim
+       * @p cell becomes the cell's number in the color; the padding cells of the last block
+       * repeat the color's last cell with SharedData::writes false, so that they pass the
+       * block's barriers without adding anything.
+       */
+      template <int dim, typename Number, typename Functor>
+      __device__ SharedData<dim, Number>
+                 device_shared_data(const typename MatrixFree<dim, Number>::Data &data, unsigned int &cell)
+      {
+        using S = Scratch<dim, Number, Functor>;
+        extern __shared__ __align__(16) unsigned char shared_memory[];
+        Number                                       *tables   = reinterpret_cast<Number *>(shared_memory);
+        const unsigned int                            n_values = data.n_q_points_1d * data.n_dofs_1d;
+        const unsigned int                            n_co     = data.n_q_points_1d * data.n_q_points_1d;
+        const unsigned int thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
+          tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
+        __syncthreads();
+        const unsigned int      local = local_cell(S::layout);
+        SharedData<dim, Number> shared =
+          S::make(tables + n_values + n_co + local * S::n_slots * S::slot_stride, tables, tables + n_values, data);
+        cell = blockIdx.x * data.cells_per_block + local;
+        if (cell >= data.n_cells)
+          {
+            cell          = data.n_cells - 1;
+            shared.writes = false;
+          }
+        return shared;
+      }
 
-    /**
-     * The cells per block, at most @p k, that keep the most cells resident on an SM by CUDA's
-     * occupancy calculator (registers, shared memory @p shared_bytes(cells) and threads
-     * @p threads_per_cell per cell); on a tie the larger. Cached per kernel and arguments.
-     */
-    template <typename Kernel, typename SharedBytes>
-    unsigned int
-    most_resident_cells_per_block(Kernel kernel, const unsigned int k, const unsigned int threads_per_cell,
-                                  const SharedBytes &shared_bytes)
-    {
-      using Key = std::tuple<const void *, unsigned int, unsigned int, std::size_t>;
-      static std::mutex                        mutex;
-      static std::map<Key, unsigned int>       cache;
-      int                                      device = 0;
-      GPUMF_CHECK_CUDA(cudaGetDevice(&device));
-      const Key                        key{reinterpret_cast<const void *>(kernel), k, unsigned(device), shared_bytes(k)};
-      const std::lock_guard<std::mutex> lock(mutex);
-      const auto                       found = cache.find(key);
-      if (found != cache.end())
-        return found->second;
-      unsigned int best = 1, best_cells = 0;
-      for (unsigned int cells = 1; cells <= k; ++cells)
-        {
-          int blocks = 0;
-          GPUMF_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks, kernel, static_cast<int>(cells * threads_per_cell), shared_bytes(cells)));
-          if (unsigned(blocks) * cells >= best_cells)
-            {
-              best       = cells;
-              best_cells = unsigned(blocks) * cells;
-            }
-        }
-      cache.emplace(key, best);
-      return best;
-    }
+      /**
+       * The cells per block, at most @p k, that keep the most cells resident on an SM by CUDA's
+       * occupancy calculator (registers, shared memory @p shared_bytes(cells) and threads
+       * @p threads_per_cell per cell); on a tie the larger. Cached per kernel and arguments.
+       */
+      template <typename Kernel, typename SharedBytes>
+      unsigned int
+      most_resident_cells_per_block(Kernel             kernel,
+                                    const unsigned int k,
+                                    const unsigned int threads_per_cell,
+                                    const SharedBytes &shared_bytes)
+      {
+        using Key = std::tuple<const void *, unsigned int, unsigned int, std::size_t>;
+        static std::mutex                  mutex;
+        static std::map<Key, unsigned int> cache;
+        int                                device = 0;
+        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+        const Key key{reinterpret_cast<const void *>(kernel), k, unsigned(device), shared_bytes(k)};
+        const std::lock_guard<std::mutex> lock(mutex);
+        const auto                        found = cache.find(key);
+        if (found != cache.end())
+          return found->second;
+        unsigned int best = 1, best_cells = 0;
+        for (unsigned int cells = 1; cells <= k; ++cells)
+          {
+            int blocks = 0;
+            GPUMF_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &blocks, kernel, static_cast<int>(cells * threads_per_cell), shared_bytes(cells)));
+            if (unsigned(blocks) * cells >= best_cells)
+              {
+                best       = cells;
+                best_cells = unsigned(blocks) * cells;
+              }
+          }
+        cache.emplace(key, best);
+        return best;
+      }
 
-    /// Launches kernel(args...) per color on its cells of @p range, data.cells_per_block cells of the
-    /// functor's layout per block (for a column per thread: as many as keep the most cells
-    /// resident, most_resident_cells_per_block()).
-    template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
-    void
-    launch_per_color(const MatrixFree<dim, Number> &                       mf,
+      /// Launches kernel(args...) per color on its cells of @p range, data.cells_per_block cells of the
+      /// functor's layout per block (for a column per thread: as many as keep the most cells
+      /// resident, most_resident_cells_per_block()).
+      template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
+      void
+      launch_per_color(const MatrixFree<dim, Number>                    &mf,
+                       const typename MatrixFree<dim, Number>::CellRange range,
+                       Kernel                                            kernel,
+                       const bool                                        with_scratch,
+                       const Args &...args)
+      {
+        constexpr CellLayout<dim> layout       = layout_of<dim, Functor>();
+        constexpr unsigned int    n_evals      = EvaluationsOf<Functor>::value;
+        unsigned int              k            = mf.cells_per_block(layout, with_scratch ? n_evals : 1);
+        std::size_t               shared_bytes = with_scratch ? mf.shared_memory_per_block_for(k, n_evals) : 0;
+        if (shared_bytes > 48 * 1024)
+          GPUMF_CHECK_CUDA(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+        // a column per thread: few threads, much shared memory per block; without the largest
+        // shared-memory carve-out of L1 the driver fits fewer blocks on an SM than the registers allow
+        if (with_scratch && layout.columns)
+          {
+            GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel,
+                                                  cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                  int(cudaSharedmemCarveoutMaxShared)));
+            if (k > 1)
+              {
+                k = most_resident_cells_per_block(kernel, k, layout.n_threads(), [&](const unsigned int cells) {
+                  return mf.shared_memory_per_block_for(cells, n_evals);
+                });
+                shared_bytes = mf.shared_memory_per_block_for(k, n_evals);
+              }
+          }
+        for (unsigned int color = 0; color < mf.n_colors(); ++color)
+          {
+            typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
+            if (data.n_cells == 0)
+              continue;
+            data.cells_per_block = k;
+            kernel<<<(data.n_cells + k - 1) / k,
+                     dim3(layout.n_q, dim > 1 ? layout.n_q : 1, k * layout.block_z()),
+                     shared_bytes>>>(args..., data);
+            GPUMF_CHECK_CUDA(cudaGetLastError());
+          }
+      }
+
+      // The launch bounds make the compiler fit a block's threads in the registers.
+      template <int dim, typename Number, typename Functor, typename Src, typename Dst>
+      __global__ void
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
+        cell_kernel(Functor func, const Src src, const Dst dst, const typename MatrixFree<dim, Number>::Data data)
+      {
+        unsigned int            cell;
+        SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
+        func(cell, &data, &shared, src, dst);
+      }
+
+      template <int dim, typename Number, typename Functor>
+      __global__ void
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
+        diagonal_kernel(Functor                                      func,
+                        Number                                      *diagonal,
+                        const unsigned int                           dofs_per_cell,
+                        const typename MatrixFree<dim, Number>::Data data)
+      {
+        unsigned int            cell;
+        SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
+        for (unsigned int i = 0; i < dofs_per_cell; ++i)
+          func(cell, &data, &shared, i, diagonal);
+      }
+
+      template <int dim, typename Number, typename Functor>
+      __global__ void
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
+        coefficient_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data)
+      {
+        // padding cells write the same values as the last cell: no harm
+        const unsigned int cell = blockIdx.x * data.cells_per_block + local_cell(layout_of<dim, Functor>());
+        func(cell < data.n_cells ? cell : data.n_cells - 1, &data);
+      }
+
+      template <int dim, typename Number, typename Functor, typename Src, typename Dst>
+      void
+      cuda_cell_loop(const MatrixFree<dim, Number>                    &mf,
                      const typename MatrixFree<dim, Number>::CellRange range,
-                     Kernel                                                kernel,
-                     const bool                                            with_scratch,
-                     const Args &...args)
-    {
-      constexpr CellLayout<dim>   layout  = layout_of<dim, Functor>();
-      constexpr unsigned int      n_evals = EvaluationsOf<Functor>::value;
-      unsigned int                k       = mf.cells_per_block(layout, with_scratch ? n_evals : 1);
-      std::size_t shared_bytes            = with_scratch ? mf.shared_memory_per_block_for(k, n_evals) : 0;
-      if (shared_bytes > 48 * 1024)
-        GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(shared_bytes)));
-      // a column per thread: few threads, much shared memory per block; without the largest
-      // shared-memory carve-out of L1 the driver fits fewer blocks on an SM than the registers allow
-      if (with_scratch && layout.columns)
-        {
-          GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                int(cudaSharedmemCarveoutMaxShared)));
-          if (k > 1)
-            {
-              k = most_resident_cells_per_block(kernel, k, layout.n_threads(), [&](const unsigned int cells) {
-                return mf.shared_memory_per_block_for(cells, n_evals);
-              });
-              shared_bytes = mf.shared_memory_per_block_for(k, n_evals);
-            }
-        }
-      for (unsigned int color = 0; color < mf.n_colors(); ++color)
-        {
-          typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
-          if (data.n_cells == 0)
-            continue;
-          data.cells_per_block = k;
-          kernel<<<(data.n_cells + k - 1) / k, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, k * layout.block_z()),
-                   shared_bytes>>>(args..., data);
-          GPUMF_CHECK_CUDA(cudaGetLastError());
-        }
-    }
+                     const Functor                                    &func,
+                     const Src                                        &src,
+                     const Dst                                        &dst)
+      {
+        launch_per_color<dim, Number, Functor>(
+          mf, range, cell_kernel<dim, Number, Functor, Src, Dst>, true, func, src, dst);
+      }
 
-    // The launch bounds make the compiler fit a block's threads in the registers.
-    template <int dim, typename Number, typename Functor, typename Src, typename Dst>
-    __global__ void __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
-    cell_kernel(Functor func, const Src src, const Dst dst, const typename MatrixFree<dim, Number>::Data data)
-    {
-      unsigned int            cell;
-      SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
-      func(cell, &data, &shared, src, dst);
-    }
+      template <int dim, typename Number, typename Functor>
+      void
+      cuda_diagonal_loop(const MatrixFree<dim, Number> &mf,
+                         const Functor                 &func,
+                         Number                        *diagonal,
+                         const unsigned int             dofs_per_cell)
+      {
+        launch_per_color<dim, Number, Functor>(mf,
+                                               MatrixFree<dim, Number>::CellRange::all,
+                                               diagonal_kernel<dim, Number, Functor>,
+                                               true,
+                                               func,
+                                               diagonal,
+                                               dofs_per_cell);
+      }
 
-    template <int dim, typename Number, typename Functor>
-    __global__ void __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
-    diagonal_kernel(Functor func, Number *diagonal, const unsigned int dofs_per_cell,
-                    const typename MatrixFree<dim, Number>::Data data)
-    {
-      unsigned int            cell;
-      SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
-      for (unsigned int i = 0; i < dofs_per_cell; ++i)
-        func(cell, &data, &shared, i, diagonal);
-    }
-
-    template <int dim, typename Number, typename Functor>
-    __global__ void __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
-    coefficient_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data)
-    {
-      // padding cells write the same values as the last cell: no harm
-      const unsigned int cell = blockIdx.x * data.cells_per_block + local_cell(layout_of<dim, Functor>());
-      func(cell < data.n_cells ? cell : data.n_cells - 1, &data);
-    }
-
-    template <int dim, typename Number, typename Functor, typename Src, typename Dst>
-    void
-    cuda_cell_loop(const MatrixFree<dim, Number> &mf, const typename MatrixFree<dim, Number>::CellRange range,
-                   const Functor &func, const Src &src, const Dst &dst)
-    {
-      launch_per_color<dim, Number, Functor>(mf, range, cell_kernel<dim, Number, Functor, Src, Dst>, true, func, src,
-                                             dst);
-    }
-
-    template <int dim, typename Number, typename Functor>
-    void
-    cuda_diagonal_loop(const MatrixFree<dim, Number> &mf, const Functor &func, Number *diagonal,
-                       const unsigned int dofs_per_cell)
-    {
-      launch_per_color<dim, Number, Functor>(mf, MatrixFree<dim, Number>::CellRange::all,
-                                             diagonal_kernel<dim, Number, Functor>, true, func, diagonal,
-                                             dofs_per_cell);
-    }
-
-    template <int dim, typename Number, typename Functor>
-    void
-    cuda_evaluate_coefficients(const MatrixFree<dim, Number> &mf, const Functor &func)
-    {
-      launch_per_color<dim, Number, Functor>(mf, MatrixFree<dim, Number>::CellRange::all,
-                                             coefficient_kernel<dim, Number, Functor>, false, func);
-    }
+      template <int dim, typename Number, typename Functor>
+      void
+      cuda_evaluate_coefficients(const MatrixFree<dim, Number> &mf, const Functor &func)
+      {
+        launch_per_color<dim, Number, Functor>(
+          mf, MatrixFree<dim, Number>::CellRange::all, coefficient_kernel<dim, Number, Functor>, false, func);
+      }
     } // namespace nvcc_compiled
 #else
     inline namespace host_compiled
     {
-    [[noreturn]] inline void
-    throw_not_compiled_by_nvcc()
-    {
-      AssertThrow(false,
-                  ExcNotSupported("This MatrixFree object uses the CUDA backend, but the functor was "
-                                  "compiled by a host compiler. Compile it in a .cu file with nvcc, or "
-                                  "use the host backend (GPUMF_BACKEND=host)."));
-      throw;
-    }
+      [[noreturn]] inline void
+      throw_not_compiled_by_nvcc()
+      {
+        AssertThrow(false,
+                    ExcNotSupported("This MatrixFree object uses the CUDA backend, but the functor was "
+                                    "compiled by a host compiler. Compile it in a .cu file with nvcc, or "
+                                    "use the host backend (GPUMF_BACKEND=host)."));
+        throw;
+      }
 
-    template <int dim, typename Number, typename Functor, typename Src, typename Dst>
-    void
-    cuda_cell_loop(const MatrixFree<dim, Number> &, const typename MatrixFree<dim, Number>::CellRange,
-                   const Functor &, const Src &, const Dst &)
-    {
-      throw_not_compiled_by_nvcc();
-    }
+      template <int dim, typename Number, typename Functor, typename Src, typename Dst>
+      void
+      cuda_cell_loop(const MatrixFree<dim, Number> &,
+                     const typename MatrixFree<dim, Number>::CellRange,
+                     const Functor &,
+                     const Src &,
+                     const Dst &)
+      {
+        throw_not_compiled_by_nvcc();
+      }
 
-    template <int dim, typename Number, typename Functor>
-    void
-    cuda_diagonal_loop(const MatrixFree<dim, Number> &, const Functor &, Number *, const unsigned int)
-    {
-      throw_not_compiled_by_nvcc();
-    }
+      template <int dim, typename Number, typename Functor>
+      void
+      cuda_diagonal_loop(const MatrixFree<dim, Number> &, const Functor &, Number *, const unsigned int)
+      {
+        throw_not_compiled_by_nvcc();
+      }
 
-    template <int dim, typename Number, typename Functor>
-    void
-    cuda_evaluate_coefficients(const MatrixFree<dim, Number> &, const Functor &)
-    {
-      throw_not_compiled_by_nvcc();
-    }
+      template <int dim, typename Number, typename Functor>
+      void
+      cuda_evaluate_coefficients(const MatrixFree<dim, Number> &, const Functor &)
+      {
+        throw_not_compiled_by_nvcc();
+      }
     } // namespace host_compiled
 #endif
   } // namespace internal
@@ -423,7 +445,9 @@ namespace gpumf
   {
     constexpr bool single_src = std::is_same_v<SrcType, Vector<Number>>;
     constexpr bool single_dst = std::is_same_v<std::remove_const_t<DstType>, Vector<Number>>;
-    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
+    check_functor(Functor::n_dofs_1d,
+                  Functor::n_local_dofs,
+                  Functor::n_q_points,
                   internal::ComponentsOf<Functor>::value);
     std::vector<const Vector<Number> *> sources;
     std::vector<Vector<Number> *>       destinations;
@@ -443,7 +467,7 @@ namespace gpumf
     // Vector(locally_owned, comm), without ghosts) goes through a temporary of the object's
     // layout, as in deal.II 9.4's GPU cell_loop: its owned entries are copied in, and for a
     // destination back out after the loop. Other layouts are rejected (check_vector()).
-    std::vector<std::unique_ptr<Vector<Number>>>          temporaries;
+    std::vector<std::unique_ptr<Vector<Number>>>               temporaries;
     std::vector<std::pair<Vector<Number> *, Vector<Number> *>> copy_back; // (destination, temporary)
     const auto stand_in = [&](const Vector<Number> &v) -> Vector<Number> * {
       const auto &own = get_vector_partitioner();
@@ -452,8 +476,8 @@ namespace gpumf
         return nullptr;
       temporaries.push_back(std::make_unique<Vector<Number>>());
       initialize_dof_vector(*temporaries.back());
-      internal::copy(backend_, temporaries.back()->get_values(), backend_, v.get_values(),
-                     v.locally_owned_size() * sizeof(Number));
+      internal::copy(
+        backend_, temporaries.back()->get_values(), backend_, v.get_values(), v.locally_owned_size() * sizeof(Number));
       return temporaries.back().get();
     };
     for (Vector<Number> *v : destinations)
@@ -477,7 +501,10 @@ namespace gpumf
         }
     const auto copy_results_back = [&]() {
       for (const auto &[destination, temporary] : copy_back)
-        internal::copy(backend_, destination->get_values(), backend_, temporary->get_values(),
+        internal::copy(backend_,
+                       destination->get_values(),
+                       backend_,
+                       temporary->get_values(),
                        destination->locally_owned_size() * sizeof(Number));
     };
     for (const Vector<Number> *v : sources)
@@ -604,12 +631,14 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::diagonal_loop(const Functor &func, Vector<Number> &diagonal) const
   {
-    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
+    check_functor(Functor::n_dofs_1d,
+                  Functor::n_local_dofs,
+                  Functor::n_q_points,
                   internal::ComponentsOf<Functor>::value);
     check_vector(diagonal);
     internal::SetupSection section("diagonal (MatrixFree::diagonal_loop)", backend_);
     diagonal.zero_out_ghost_values();
-    Number *           out           = diagonal.get_values();
+    Number            *out           = diagonal.get_values();
     const unsigned int dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
     if (backend_ == Backend::host)
       for (unsigned int i = 0; i < dofs_per_cell; ++i)
@@ -627,7 +656,9 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::evaluate_coefficients(Functor func) const
   {
-    check_functor(Functor::n_dofs_1d, Functor::n_local_dofs, Functor::n_q_points,
+    check_functor(Functor::n_dofs_1d,
+                  Functor::n_local_dofs,
+                  Functor::n_q_points,
                   internal::ComponentsOf<Functor>::value);
     internal::SetupSection section("coefficients (MatrixFree::evaluate_coefficients)", backend_);
     if (backend_ == Backend::host)

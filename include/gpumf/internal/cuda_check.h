@@ -12,14 +12,12 @@
 #  include <cuda_runtime_api.h>
 #  include <gpumf/backend.h>
 
-#  define GPUMF_CHECK_CUDA(call)                                          \
-    do                                                                    \
-      {                                                                   \
-        const cudaError_t gpumf_error_ = (call);                          \
-        AssertThrow(gpumf_error_ == cudaSuccess,                          \
-                    ::gpumf::ExcCudaError(#call,                          \
-                                          cudaGetErrorString(gpumf_error_))); \
-      }                                                                   \
+#  define GPUMF_CHECK_CUDA(call)                                                                                  \
+    do                                                                                                            \
+      {                                                                                                           \
+        const cudaError_t gpumf_error_ = (call);                                                                  \
+        AssertThrow(gpumf_error_ == cudaSuccess, ::gpumf::ExcCudaError(#call, cudaGetErrorString(gpumf_error_))); \
+      }                                                                                                           \
     while (false)
 #endif
 

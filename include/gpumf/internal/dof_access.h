@@ -38,7 +38,7 @@ namespace gpumf
     {
       const unsigned int *row_start = nullptr;
       const unsigned int *indices   = nullptr;
-      const Number *      weights   = nullptr;
+      const Number       *weights   = nullptr;
     };
 
     /// True when @p code is a row of the constraint table.
@@ -122,12 +122,12 @@ namespace gpumf
      */
     template <typename Number, typename Code, typename Column, typename Add>
     __host__ __device__ inline void
-    distribute_diagonal_column(const unsigned int             j,
-                               const unsigned int             n,
-                               const Code &                   code,
-                               const Column &                 column,
+    distribute_diagonal_column(const unsigned int            j,
+                               const unsigned int            n,
+                               const Code                   &code,
+                               const Column                 &column,
                                const ConstraintRows<Number> &rows,
-                               const Add &                    add)
+                               const Add                    &add)
     {
       distribute_dof(code(j), Number(1), rows, [&](const unsigned int g, const Number w_j) {
         Number sum = 0;

@@ -70,11 +70,7 @@ namespace gpumf
 
     /// Copies @p bytes between any two backends' memories.
     void
-    copy(const Backend dst_backend,
-         void *        dst,
-         const Backend src_backend,
-         const void *  src,
-         const std::size_t bytes);
+    copy(const Backend dst_backend, void *dst, const Backend src_backend, const void *src, const std::size_t bytes);
 
     /// Sets @p bytes to zero.
     void
@@ -91,11 +87,20 @@ namespace gpumf
     public:
       Array() = default;
 
-      Array(const Array &other) { *this = other; }
+      Array(const Array &other)
+      {
+        *this = other;
+      }
 
-      Array(Array &&other) noexcept { swap(other); }
+      Array(Array &&other) noexcept
+      {
+        swap(other);
+      }
 
-      ~Array() { clear(); }
+      ~Array()
+      {
+        clear();
+      }
 
       Array &
       operator=(const Array &other)
@@ -241,7 +246,7 @@ namespace gpumf
 
     private:
       Backend     backend_ = Backend::host;
-      T *         ptr      = nullptr;
+      T          *ptr      = nullptr;
       std::size_t n        = 0;
       /// Where the memory comes from: allocate(), allocate_pinned() or allocate_shareable()
       /// (freed by the matching function).

@@ -77,8 +77,13 @@ namespace gpumf
     /// metric[e * n + p] for every point p of every cell (see PointData).
     template <typename Number>
     __global__ void
-    metric_kernel(const typename MatrixFree<3, Number>::Data data, const std::size_t n, const bool with_values,
-                  const bool with_gradients, const Number *kappa, const Number *a, Number *metric)
+    metric_kernel(const typename MatrixFree<3, Number>::Data data,
+                  const std::size_t                          n,
+                  const bool                                 with_values,
+                  const bool                                 with_gradients,
+                  const Number                              *kappa,
+                  const Number                              *a,
+                  Number                                    *metric)
     {
       for (std::size_t p = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; p < n;
            p += std::size_t(gridDim.x) * blockDim.x)
@@ -101,16 +106,19 @@ namespace gpumf
     /// coefficients @p kappa, @p a (nullptr: 1), on the GPU.
     template <typename Number>
     void
-    compute_metric(const MatrixFree<3, Number> &mf, const bool with_values, const bool with_gradients,
-                   const Number *kappa, const Number *a, Array<Number> &metric)
+    compute_metric(const MatrixFree<3, Number> &mf,
+                   const bool                   with_values,
+                   const bool                   with_gradients,
+                   const Number                *kappa,
+                   const Number                *a,
+                   Array<Number>               &metric)
     {
       const std::size_t n = std::size_t(mf.n_cells()) * mf.n_q_points();
       metric.reinit(mf.backend(), metric_entries(with_values, with_gradients) * n);
       if (n == 0)
         return;
       const unsigned int blocks = static_cast<unsigned int>(std::min<std::size_t>((n + 255) / 256, 65535));
-      metric_kernel<Number><<<blocks, 256>>>(mf.get_data(0), n, with_values, with_gradients, kappa, a,
-                                             metric.data());
+      metric_kernel<Number><<<blocks, 256>>>(mf.get_data(0), n, with_values, with_gradients, kappa, a, metric.data());
       GPUMF_CHECK_CUDA(cudaGetLastError());
     }
 
@@ -126,8 +134,7 @@ namespace gpumf
       static constexpr unsigned int nd = n_dofs_1d;
       /// Length of an x-line in the scratch: odd (padded) where three padded slabs fit into the
       /// 4 n_q^3 numbers of a cell's scratch.
-      static constexpr unsigned int row =
-        n_q % 2 == 1 || 3 * (n_q + 1) * n_q * n_q > 4 * n_q * n_q * n_q ? n_q : n_q + 1;
+      static constexpr unsigned int row = n_q % 2 == 1 || 3 * (n_q + 1) * n_q * n_q > 4 * n_q *n_q *n_q ? n_q : n_q + 1;
       static constexpr unsigned int slab = row * n_q;
       /// Numbers of one scratch buffer.
       static constexpr unsigned int buffer = slab * n_q;
@@ -152,9 +159,15 @@ namespace gpumf
        */
       template <typename Point>
       __device__ static void
-      apply(Number (&u)[n_q], const bool collocation, const Number *S, const Number *D,
-            const Number (&table)[n_table], Number *scratch, const unsigned int tx, const unsigned int ty,
-            const Point &point)
+      apply(Number (&u)[n_q],
+            const bool    collocation,
+            const Number *S,
+            const Number *D,
+            const Number (&table)[n_table],
+            Number            *scratch,
+            const unsigned int tx,
+            const unsigned int ty,
+            const Point       &point)
       {
         const Number *const Sz = table, *const Dz = table + n_q * nd;
         Number *const A = scratch, *const B = scratch + buffer, *const C = scratch + 2 * buffer;
@@ -162,7 +175,7 @@ namespace gpumf
         Number q[n_q];
         if (collocation)
           {
-#pragma unroll
+#  pragma unroll
             for (unsigned int k = 0; k < n_q; ++k)
               q[k] = u[k];
           }
@@ -172,15 +185,15 @@ namespace gpumf
         if constexpr (with_gradients)
           {
             // (interpolate() read A last before its second barrier, B in its last pass)
-#pragma unroll
+#  pragma unroll
             for (unsigned int k = 0; k < n_q; ++k)
               A[at(tx, ty, k)] = q[k];
             Number gz[n_q];
-#pragma unroll
+#  pragma unroll
             for (unsigned int k = 0; k < n_q; ++k)
               {
                 Number sum = 0;
-#pragma unroll
+#  pragma unroll
                 for (unsigned int m = 0; m < n_q; ++m)
                   sum += Dz[k * n_q + m] * q[m];
                 gz[k] = sum;
@@ -192,11 +205,11 @@ namespace gpumf
             // back to B and C.
             {
               Number d[n_q];
-#pragma unroll
+#  pragma unroll
               for (unsigned int m = 0; m < n_q; ++m)
                 d[m] = D[tx * n_q + m];
               contract<true>(d, A, tx, ty, [&](const unsigned int k, const Number v) { B[at(tx, ty, k)] = v; });
-#pragma unroll
+#  pragma unroll
               for (unsigned int m = 0; m < n_q; ++m)
                 d[m] = D[ty * n_q + m];
               contract<false>(d, A, tx, ty, [&](const unsigned int k, Number gy) {
@@ -211,19 +224,19 @@ namespace gpumf
             // before the barrier above)
             {
               Number d[n_q];
-#pragma unroll
+#  pragma unroll
               for (unsigned int m = 0; m < n_q; ++m)
                 d[m] = D[m * n_q + tx];
-#pragma unroll
+#  pragma unroll
               for (unsigned int k = 0; k < n_q; ++k)
                 {
                   Number sum = with_values ? q[k] : Number(0);
-#pragma unroll
+#  pragma unroll
                   for (unsigned int m = 0; m < n_q; ++m)
                     sum += Dz[m * n_q + k] * gz[m] + d[m] * B[at(m, ty, k)];
                   u[k] = sum;
                 }
-#pragma unroll
+#  pragma unroll
               for (unsigned int m = 0; m < n_q; ++m)
                 d[m] = D[m * n_q + ty];
               contract<false>(d, C, tx, ty, [&](const unsigned int k, const Number v) {
@@ -238,19 +251,19 @@ namespace gpumf
         else
           {
             Number none = 0;
-#pragma unroll
+#  pragma unroll
             for (unsigned int k = 0; k < n_q; ++k)
               point(k, q[k], none, none, none);
             if (collocation)
               {
-#pragma unroll
+#  pragma unroll
                 for (unsigned int k = 0; k < n_q; ++k)
                   u[k] = q[k];
               }
             else
               {
                 // A was read last before interpolate()'s second barrier
-#pragma unroll
+#  pragma unroll
                 for (unsigned int k = 0; k < n_q; ++k)
                   A[at(tx, ty, k)] = q[k];
                 integrate(A, B, S, Sz, tx, ty, u);
@@ -263,14 +276,17 @@ namespace gpumf
       /// y) for k < n_q: one contraction of a slab in shared memory with the thread's row @p s.
       template <bool along_x, unsigned int n_in, typename Store>
       __device__ static void
-      contract(const Number (&s)[n_in], const Number *in, const unsigned int tx, const unsigned int ty,
-               const Store &store)
+      contract(const Number (&s)[n_in],
+               const Number      *in,
+               const unsigned int tx,
+               const unsigned int ty,
+               const Store       &store)
       {
-#pragma unroll
+#  pragma unroll
         for (unsigned int k = 0; k < n_q; ++k)
           {
             Number sum = 0;
-#pragma unroll
+#  pragma unroll
             for (unsigned int l = 0; l < n_in; ++l)
               sum += s[l] * in[along_x ? at(l, ty, k) : at(tx, l, k)];
             store(k, sum);
@@ -279,15 +295,21 @@ namespace gpumf
 
       /// q(tx, ty, k) at the quadrature points from the DoF values u: z in registers, then x, y.
       __device__ static void
-      interpolate(const Number (&u)[n_q], const Number *S, const Number *Sz, Number *A, Number *B,
-                  const unsigned int tx, const unsigned int ty, Number (&q)[n_q])
+      interpolate(const Number (&u)[n_q],
+                  const Number      *S,
+                  const Number      *Sz,
+                  Number            *A,
+                  Number            *B,
+                  const unsigned int tx,
+                  const unsigned int ty,
+                  Number (&q)[n_q])
       {
         if (tx < nd && ty < nd)
-#pragma unroll
+#  pragma unroll
           for (unsigned int k = 0; k < n_q; ++k)
             {
               Number sum = 0;
-#pragma unroll
+#  pragma unroll
               for (unsigned int l = 0; l < nd; ++l)
                 sum += Sz[k * nd + l] * u[l];
               A[at(tx, ty, k)] = sum;
@@ -296,13 +318,13 @@ namespace gpumf
         Number s[nd];
         if (ty < nd)
           {
-#pragma unroll
+#  pragma unroll
             for (unsigned int l = 0; l < nd; ++l)
               s[l] = S[tx * nd + l];
             contract<true>(s, A, tx, ty, [&](const unsigned int k, const Number v) { B[at(tx, ty, k)] = v; });
           }
         __syncthreads();
-#pragma unroll
+#  pragma unroll
         for (unsigned int l = 0; l < nd; ++l)
           s[l] = S[ty * nd + l];
         contract<false>(s, B, tx, ty, [&](const unsigned int k, const Number v) { q[k] = v; });
@@ -311,14 +333,19 @@ namespace gpumf
       /// The transpose of interpolate(): u(tx, ty, k), k < nd, from the values at the points in
       /// A (each thread has written its column): y, x, then z.
       __device__ static void
-      integrate(const Number *A, Number *B, const Number *S, const Number *Sz, const unsigned int tx,
-                const unsigned int ty, Number (&u)[n_q])
+      integrate(const Number      *A,
+                Number            *B,
+                const Number      *S,
+                const Number      *Sz,
+                const unsigned int tx,
+                const unsigned int ty,
+                Number (&u)[n_q])
       {
         __syncthreads(); // A complete, the readers of B done
         Number s[n_q];
         if (ty < nd)
           {
-#pragma unroll
+#  pragma unroll
             for (unsigned int l = 0; l < n_q; ++l)
               s[l] = S[l * nd + ty];
             contract<false>(s, A, tx, ty, [&](const unsigned int k, const Number v) { B[at(tx, ty, k)] = v; });
@@ -326,16 +353,16 @@ namespace gpumf
         __syncthreads();
         if (tx < nd && ty < nd)
           {
-#pragma unroll
+#  pragma unroll
             for (unsigned int l = 0; l < n_q; ++l)
               s[l] = S[l * nd + tx];
             Number w[n_q];
             contract<true>(s, B, tx, ty, [&](const unsigned int k, const Number v) { w[k] = v; });
-#pragma unroll
+#  pragma unroll
             for (unsigned int k = 0; k < nd; ++k)
               {
                 Number sum = 0;
-#pragma unroll
+#  pragma unroll
                 for (unsigned int l = 0; l < n_q; ++l)
                   sum += Sz[l * nd + k] * w[l];
                 u[k] = sum;
@@ -357,8 +384,11 @@ namespace gpumf
       /// quadrature weight of the thread's column at k = 0; @p z_weights[k] = w_k / w_0 (1D
       /// Gauss weights; a kernel parameter), so that the weight of point k is a product.
       __device__
-      CoefficientPoint(const typename MatrixFree<3, Number>::Data &data, const unsigned int cell,
-                       const PointData<Number> points, const Number (&z_weights)[n_q], const unsigned int tx,
+      CoefficientPoint(const typename MatrixFree<3, Number>::Data &data,
+                       const unsigned int                          cell,
+                       const PointData<Number>                     points,
+                       const Number (&z_weights)[n_q],
+                       const unsigned int tx,
                        const unsigned int ty)
         : data(data)
         , points(points)
@@ -387,9 +417,8 @@ namespace gpumf
             const Number w = column_weight * z_weights[k];
             if constexpr (with_gradients)
               {
-                const Number scale =
-                  points.gradient_coefficient ? w * read_only(points.gradient_coefficient + p) : w;
-#pragma unroll
+                const Number scale = points.gradient_coefficient ? w * read_only(points.gradient_coefficient + p) : w;
+#  pragma unroll
                 for (unsigned int e = 0; e < 6; ++e)
                   m[e] = scale * g[e];
               }
@@ -399,7 +428,7 @@ namespace gpumf
         else if (points.metric != nullptr)
           {
             if constexpr (with_gradients)
-#pragma unroll
+#  pragma unroll
               for (unsigned int e = 0; e < 6; ++e)
                 m[e] = read_only(points.metric + e * points.stride + p);
             if constexpr (with_values)
@@ -409,7 +438,8 @@ namespace gpumf
           {
             const Number jxw_p = read_only(data.JxW + p);
             if constexpr (with_gradients)
-              symmetric_metric(data.inv_jacobian + p, data.jacobian_stride,
+              symmetric_metric(data.inv_jacobian + p,
+                               data.jacobian_stride,
                                points.gradient_coefficient ? jxw_p * read_only(points.gradient_coefficient + p) : jxw_p,
                                m);
             if constexpr (with_values)
@@ -430,11 +460,11 @@ namespace gpumf
       const typename MatrixFree<3, Number>::Data &data;
       const PointData<Number>                     points;
       const Number (&z_weights)[n_q];
-      const std::size_t                           first;
-      const unsigned int                          column;
-      Number                                      g[6] = {};
-      Number                                      jxw  = 0;
-      Number                                      column_weight = 0;
+      const std::size_t  first;
+      const unsigned int column;
+      Number             g[6]          = {};
+      Number             jxw           = 0;
+      Number             column_weight = 0;
     };
 #endif
   } // namespace internal
