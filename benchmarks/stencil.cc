@@ -81,7 +81,7 @@ namespace bench
                           general                                    ? gs.get_stencil().n_slots * 12. + 12. :
                                                                        0.;
     result.data_bytes   = sweep || general ? gs.memory_consumption() : op.memory_consumption();
-    const gpumf::RowTraffic traffic{n, double(n_entries), stored};
+    const gpumf::RowTraffic traffic{n, n_entries * n, stored * n};
     result.bytes = sweep ? traffic.sweep_bytes(1u << dim) : traffic.vmult_bytes();
     result.flops = traffic.flops();
     gpumf::Vector<double> x(partitioner, options.backend), y(partitioner, options.backend);

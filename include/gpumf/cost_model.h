@@ -158,30 +158,30 @@ namespace gpumf
    */
   struct RowTraffic
   {
-    double       rows;                 ///< matrix rows or grid points
-    double       entries_per_row;      ///< nonzeros per row (3^dim for a stencil)
-    double       stored_bytes_per_row; ///< matrix data read per row (0 for a constant stencil)
+    double       rows;         ///< matrix rows or grid points
+    double       entries;      ///< nonzeros of all rows (3^dim per point for a stencil)
+    double       stored_bytes; ///< matrix data read by one product (0 for a constant stencil)
     unsigned int number_bytes = 8;
 
     /// dst = A src: src read, dst written
     double
     vmult_bytes() const
     {
-      return rows * (2. * number_bytes + stored_bytes_per_row);
+      return rows * 2. * number_bytes + stored_bytes;
     }
 
     /// One multi-color sweep: x read by each of the @p n_colors passes, b read and x written once.
     double
     sweep_bytes(const unsigned int n_colors) const
     {
-      return rows * (number_bytes * (n_colors + 2.) + stored_bytes_per_row);
+      return rows * number_bytes * (n_colors + 2.) + stored_bytes;
     }
 
     /// A multiply and an add per entry.
     double
     flops() const
     {
-      return 2. * entries_per_row * rows;
+      return 2. * entries;
     }
   };
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/device.h"
 #include "core/executor.h"
 
 namespace gpumf
@@ -147,6 +148,19 @@ namespace gpumf
 
   namespace internal
   {
+    std::size_t
+    max_shared_memory_per_block()
+    {
+#if GPUMF_WITH_CUDA
+      int device = 0, max_shared = 0;
+      GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+      GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      return max_shared;
+#else
+      throw_no_cuda();
+#endif
+    }
+
     void
     throw_no_cuda()
     {

@@ -23,8 +23,9 @@
 //
 // The cell loops of user functors are templates compiled in the user's translation unit; they
 // make the same choice in include/gpumf/internal/cell_loop.h. CUDA runtime calls that are not
-// kernels (memory, events, device queries) stay in core/ and linear_algebra/ipc.cc behind
-// `#if GPUMF_WITH_CUDA`, since the CUDA runtime is not linked in a build without CUDA.
+// kernels stay behind `#if GPUMF_WITH_CUDA`, since the CUDA runtime is not linked in a build without
+// CUDA: memory, events and device queries in core/ (core/device.h for the set-up's), the streams
+// and events of the exchange in linear_algebra/exchange.cc and ipc.cc.
 #ifndef gpumf_source_core_executor_h
 #define gpumf_source_core_executor_h
 

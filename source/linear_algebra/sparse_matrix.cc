@@ -166,9 +166,7 @@ namespace gpumf
   {
     const double stored =
       double(memory_needed(n_rows, n_nonzeros, wide_indices ? IndexWidth::bits64 : IndexWidth::automatic));
-    if (n_rows == 0)
-      return stored;
-    return RowTraffic{double(n_rows), double(n_nonzeros) / n_rows, stored / n_rows, sizeof(Number)}.vmult_bytes();
+    return RowTraffic{double(n_rows), double(n_nonzeros), stored, sizeof(Number)}.vmult_bytes();
   }
 
   template <typename Number>

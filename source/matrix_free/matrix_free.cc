@@ -18,9 +18,9 @@
 #include <set>
 #include <unordered_map>
 
-#include <gpumf/internal/cuda_check.h>
 
 #include "core/coloring.h"
+#include "core/device.h"
 #include "core/threads.h"
 #include <gpumf/setup_profile.h>
 
@@ -702,18 +702,14 @@ namespace gpumf
     if (backend_ == Backend::cuda)
       {
         AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
-#if GPUMF_WITH_CUDA
-        int device = 0, max_shared = 0;
-        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
-        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        max_shared_memory = max_shared;
-        AssertThrow(shared_memory_per_block_for(1) <= std::size_t(max_shared),
+        const std::size_t max_shared = internal::max_shared_memory_per_block();
+        max_shared_memory            = max_shared;
+        AssertThrow(shared_memory_per_block_for(1) <= max_shared,
                     ExcNotSupported("gpumf::MatrixFree: a cell of FE_Q degree " + std::to_string(degree) + " with " +
                                     std::to_string(n_components_) + " components and " + std::to_string(n_q) +
                                     " points per direction needs " + std::to_string(shared_memory_per_block_for(1)) +
                                     " bytes of shared memory; the GPU offers " + std::to_string(max_shared) +
                                     " per block. Use fewer quadrature points, components or a lower degree."));
-#endif
       }
     requested_cells_per_block = additional_data.cells_per_block;
     overlap                   = additional_data.overlap_communication_computation;

@@ -10,7 +10,7 @@
 #include <deal.II/lac/la_parallel_vector.h>
 
 #include "core/coloring.h"
-#include <gpumf/internal/cuda_check.h>
+#include "core/device.h"
 #include <gpumf/internal/dof_access.h>
 #include "core/threads.h"
 #include <gpumf/setup_profile.h>
@@ -443,23 +443,19 @@ namespace gpumf
     const FE_Q<dim> &fe_q = internal::supported_element(dof);
     fe_degree             = fe_q.degree;
     n_components          = dof.get_fe().n_components();
-#if GPUMF_WITH_CUDA
     if (backend_ == Backend::cuda)
       {
         const unsigned int n = fe_degree + 1, N = 2 * fe_degree + 1;
-        const unsigned int n_fine = Utilities::pow(N, dim);
-        int                device = 0, max_shared = 0;
-        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
-        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        const std::size_t bytes = (N * n + 2 * n_fine) * sizeof(Number);
-        AssertThrow(bytes <= std::size_t(max_shared),
+        const unsigned int n_fine     = Utilities::pow(N, dim);
+        const std::size_t  max_shared = internal::max_shared_memory_per_block();
+        const std::size_t  bytes      = (N * n + 2 * n_fine) * sizeof(Number);
+        AssertThrow(bytes <= max_shared,
                     ExcNotSupported("gpumf::MGTransferMatrixFree: FE_Q degree " + std::to_string(fe_degree) +
                                     " needs " + std::to_string(bytes) +
                                     " bytes of shared memory per parent cell; "
                                     "the GPU offers " +
                                     std::to_string(max_shared) + "."));
       }
-#endif
     prolongation_matrix.reinit(backend_, internal::embedding_1d<dim, Number>(fe_q));
 
     const Triangulation<dim> &tria     = dof.get_triangulation();

@@ -121,8 +121,7 @@ namespace gpumf
       const MappingQ<dim> q1(1);
       const Mapping<dim> &mapping = data.mapping ? *data.mapping : static_cast<const Mapping<dim> &>(q1);
       const unsigned int  n       = fe.n_dofs_per_cell();
-      // per cell: the global and local indices of its DoFs (the local ones kept for the coloring)
-      std::vector<types::global_dof_index> dof_indices(cells.size() * n);
+      // per cell: the local indices of its DoFs (kept for the coloring)
       std::vector<unsigned int>            cell_dofs(cells.size() * n);
       std::vector<bool>                    touches_row(cells.size(), false);
       std::vector<types::global_dof_index> indices(n);
@@ -134,11 +133,16 @@ namespace gpumf
             cells[c]->get_dof_indices(indices);
           for (unsigned int a = 0; a < n; ++a)
             {
-              dof_indices[c * n + a] = indices[a];
-              const unsigned int i   = local_index(*partitioner, indices[a]);
-              cell_dofs[c * n + a]   = i;
-              touches_row[c]         = touches_row[c] || (i < n_owned && !constrained[i]);
+              const unsigned int i = local_index(*partitioner, indices[a]);
+              cell_dofs[c * n + a] = i;
+              touches_row[c]       = touches_row[c] || (i < n_owned && !constrained[i]);
             }
+          // a row of this cell couples with a DoF the vector does not hold: the first such cell names
+          // its first such DoF
+          for (unsigned int b = 0; b < n && touches_row[c] && error.empty(); ++b)
+            if (cell_dofs[c * n + b] == no_index)
+              error = "MultiColorGaussSeidel: DoF " + std::to_string(indices[b]) +
+                      " couples with a locally owned DoF but is not among the vector's ghost entries.";
         }
       // element matrices in deal.II's threads, added into the rows in cell order
       internal::for_each_element_matrix<dim>(
@@ -163,15 +167,8 @@ namespace gpumf
               for (unsigned int b = 0; b < n; ++b)
                 {
                   const unsigned int j = local[b];
-                  if (j == no_index)
-                    {
-                      if (error.empty())
-                        error = "MultiColorGaussSeidel: DoF " + std::to_string(dof_indices[std::size_t(c) * n + b]) +
-                                " couples with a locally owned DoF but is not among the vector's ghost entries.";
-                      continue;
-                    }
-                  if (constrained[j])
-                    continue;
+                  if (j == no_index || constrained[j])
+                    continue; // no_index: the error above
                   auto &row = entries[i];
                   auto  it  = std::find_if(row.begin(), row.end(), [j](const auto &e) { return e.first == j; });
                   if (it == row.end())

@@ -31,10 +31,11 @@ namespace gpumf
       return g == 0 ? 0 : (g + 1 == long(n) ? 2 : 1);
     }
 
-    /// The color of owned point @p i of @p grid: bit d the parity of its global grid coordinate d.
-    template <int dim, typename Number>
+    /// The color of owned point @p i of @p grid (a StencilGrid or StencilOperator's host Grid: its
+    /// owned box `first`, `size`): bit d the parity of its global grid coordinate d.
+    template <int dim, typename Grid>
     inline unsigned int
-    stencil_color_of(const StencilGrid<dim, Number> &grid, const unsigned int i)
+    stencil_color_of(const Grid &grid, const unsigned int i)
     {
       std::size_t  rest  = i;
       unsigned int color = 0;

@@ -602,7 +602,7 @@ namespace gpumf
   unsigned int
   StencilOperator<dim, Number>::color_of(const unsigned int i) const
   {
-    return internal::stencil_color_of(launch_of<dim, Number>(grid), i);
+    return internal::stencil_color_of<dim>(grid, i);
   }
 
 

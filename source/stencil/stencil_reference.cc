@@ -109,7 +109,7 @@ namespace gpumf
         // the points of the color one after the other (they do not couple)
         for (unsigned int i = 0; i < grid.n_owned; ++i)
           {
-            if (stencil_color_of(grid, i) != color)
+            if (stencil_color_of<dim>(grid, i) != color)
               continue;
             Number       diagonal = 1;
             const Number ax       = row(grid, x, i, diagonal);
