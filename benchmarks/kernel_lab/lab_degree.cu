@@ -1,0 +1,430 @@
+// The kernel lab's runs of one degree (GPUMF_LAB_DEGREE, set by the build: one object per
+// degree). See lab.h.
+#include "lab.h"
+#include "lab_designs.cuh"
+#include "lab_problem.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#ifndef GPUMF_LAB_DEGREE
+#  error "GPUMF_LAB_DEGREE must be defined (the FE_Q degree of this object)"
+#endif
+
+namespace lab
+{
+  namespace
+  {
+    void
+    check(const cudaError_t e, const char *what)
+    {
+      if (e != cudaSuccess)
+        throw std::runtime_error(std::string("kernel lab: ") + what + ": " + cudaGetErrorString(e));
+    }
+
+    template <typename T>
+    struct DeviceArray
+    {
+      T          *data = nullptr;
+      std::size_t size = 0;
+
+      explicit DeviceArray(const std::size_t n)
+        : size(n)
+      {
+        check(cudaMalloc(&data, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc");
+      }
+      template <typename S>
+      explicit DeviceArray(const std::vector<S> &host)
+        : DeviceArray(host.size())
+      {
+        std::vector<T> converted(host.begin(), host.end());
+        check(cudaMemcpy(data, converted.data(), size * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+      }
+      ~DeviceArray()
+      {
+        cudaFree(data);
+      }
+      std::vector<T>
+      download() const
+      {
+        std::vector<T> host(size);
+        check(cudaMemcpy(host.data(), data, size * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        return host;
+      }
+      DeviceArray(const DeviceArray &) = delete;
+      DeviceArray &
+      operator=(const DeviceArray &) = delete;
+    };
+
+    /// The stored geometry (stored_metric()) of all points: M arrays of n_cells Q entries.
+    template <typename Number>
+    __global__ void
+    fill_metric(Number *metric, const std::size_t n_cells, const unsigned int Q, const unsigned int M, const double h)
+    {
+      const std::size_t stride = n_cells * Q;
+      for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < stride;
+           i += std::size_t(gridDim.x) * blockDim.x)
+        for (unsigned int e = 0; e < M; ++e)
+          metric[e * stride + i] = Number(stored_metric(M == 1 ? 6 : e, i / Q, i % Q, h));
+    }
+
+    /// One launch configuration: cells per block, blocks, dynamic shared memory.
+    struct Plan
+    {
+      unsigned int cells = 1, blocks_per_sm = 0, grid = 0;
+      std::size_t  shared = 0;
+    };
+
+    /// The block size that keeps the most cells resident on an SM (the library's rule), or
+    /// @p forced cells per block.
+    template <typename Kernel>
+    Plan
+    plan(Kernel                                          kernel,
+         const unsigned int                              threads_per_cell,
+         const std::function<std::size_t(unsigned int)> &shared,
+         const unsigned int                              forced)
+    {
+      int device = 0, optin = 0;
+      check(cudaGetDevice(&device), "cudaGetDevice");
+      check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "attribute");
+      check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin), "cudaFuncSetAttribute");
+      Plan               best;
+      const unsigned int most = std::max(1u, 256 / threads_per_cell);
+      for (unsigned int g = forced ? forced : 1; g <= (forced ? forced : most); ++g)
+        {
+          if (shared(g) > std::size_t(optin))
+            break;
+          int blocks = 0;
+          check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, g * threads_per_cell, shared(g)),
+                "occupancy");
+          if (blocks * g > best.blocks_per_sm * best.cells || (forced && g == forced))
+            best = Plan{g, unsigned(blocks), 0, shared(g)};
+        }
+      return best;
+    }
+
+    template <int p, int nq, typename Number, bool with_values, bool with_gradients>
+    struct Form
+    {
+      static constexpr int nd = p + 1;
+      using L                 = Layout<nd, nq, Number, with_values, with_gradients>;
+
+      /// One design: its kernel, its plan and its launch.
+      struct Design
+      {
+        std::string                                       name;
+        Variant                                           variant;
+        const void                                       *kernel;
+        std::function<Plan(const Options &, bool affine)> make_plan;
+        std::function<void(const Plan &,
+                           const Data<Number> &,
+                           const Tables<nd, nq, Number> &,
+                           const Number *,
+                           Number *,
+                           unsigned int)>
+          launch;
+      };
+
+      template <bool compressed, bool rows = false>
+      static Design
+      tiled(const std::string &name)
+      {
+        auto kernel = tiled_kernel<nd, nq, Number, with_values, with_gradients, compressed, rows>;
+        return Design{name,
+                      Variant{compressed, false},
+                      reinterpret_cast<const void *>(kernel),
+                      [=](const Options &o, bool) {
+                        return plan(
+                          kernel,
+                          nq * nq,
+                          [=](unsigned int g) { return L::fixed(g, L::cell_stride(o.scratch_pad)); },
+                          o.cells_per_block);
+                      },
+                      [=](const Plan                   &pl,
+                          const Data<Number>           &d,
+                          const Tables<nd, nq, Number> &t,
+                          const Number                 *src,
+                          Number                       *dst,
+                          unsigned int) {
+                        const unsigned int blocks = (d.n_cells + pl.cells - 1) / pl.cells;
+                        kernel<<<blocks, dim3(nq, nq, pl.cells), pl.shared>>>(d, t, src, dst);
+                      }};
+      }
+
+      template <bool compressed, bool prefetch_metric>
+      static Design
+      async(const std::string &name)
+      {
+        auto          kernel = async_kernel<nd, nq, Number, with_values, with_gradients, compressed, prefetch_metric>;
+        const Variant v{compressed, prefetch_metric};
+        return Design{name,
+                      v,
+                      reinterpret_cast<const void *>(kernel),
+                      [=](const Options &o, bool affine) {
+                        return plan(
+                          kernel,
+                          nq * nq,
+                          [=](unsigned int g) {
+                            return L::fixed(g, L::cell_stride(o.scratch_pad)) + L::staged(g, v, affine);
+                          },
+                          o.cells_per_block);
+                      },
+                      [=](const Plan                   &pl,
+                          const Data<Number>           &d,
+                          const Tables<nd, nq, Number> &t,
+                          const Number                 *src,
+                          Number                       *dst,
+                          unsigned int                  sms) {
+                        const unsigned int groups = (d.n_cells + pl.cells - 1) / pl.cells;
+                        const unsigned int grid   = std::min(groups, std::max(1u, pl.blocks_per_sm) * sms);
+                        kernel<<<grid, dim3(nq, nq, pl.cells), pl.shared>>>(d, t, src, dst, groups);
+                      }};
+      }
+
+      static std::vector<Design>
+      designs()
+      {
+        return {tiled<false>("tiled"),
+                tiled<true>("tiled-compressed"),
+                tiled<false, true>("tiled-rows"),
+                async<false, false>("async"),
+                async<true, false>("async-compressed"),
+                async<false, true>("async-metric"),
+                async<true, true>("async-compressed-metric")};
+      }
+
+      /// The arrays of one mesh on the device.
+      struct Problem
+      {
+        Mesh                                mesh;
+        gpumf::internal::CompressedDoFCodes compressed;
+        std::vector<double>                 jinv, jxw;
+        DeviceArray<unsigned int>           codes, bases, offsets;
+        DeviceArray<Number>                 jinv_d, jxw_d, metric, shape, derivative;
+        Data<Number>                        data;
+
+        Problem(const unsigned int n,
+                const unsigned int ny,
+                const unsigned int nz,
+                const Matrices1D  &m,
+                const bool         affine,
+                const int          scratch_pad)
+          : mesh(n, ny, nz, p)
+          , compressed(gpumf::internal::compress_dof_codes(mesh.codes.data(),
+                                                           mesh.n_cells,
+                                                           p,
+                                                           no_dof,
+                                                           [](unsigned int c) {
+                                                             return !gpumf::internal::is_constraint_row(c);
+                                                           }))
+          , jinv(affine_jinv(mesh))
+          , jxw(mesh.n_cells, mesh.h * mesh.h * mesh.h)
+          , codes(mesh.codes)
+          , bases(compressed.bases)
+          , offsets(compressed.offsets)
+          , jinv_d(jinv)
+          , jxw_d(jxw)
+          , metric(affine ? 0 : L::M * mesh.n_cells * nq * nq * nq)
+          , shape(m.shape)
+          , derivative(m.collocation_derivative)
+        {
+          if (!affine)
+            {
+              fill_metric<<<1024, 256>>>(metric.data, mesh.n_cells, nq * nq * nq, L::M, mesh.h);
+              check(cudaGetLastError(), "fill_metric");
+            }
+          data.n_cells      = mesh.n_cells;
+          data.codes        = codes.data;
+          data.bases        = bases.data;
+          data.offsets      = offsets.data;
+          data.affine       = affine;
+          data.inv_jacobian = jinv_d.data;
+          data.JxW          = jxw_d.data;
+          data.metric       = metric.data;
+          data.stride       = mesh.n_cells * nq * nq * nq;
+          data.shape_values = shape.data;
+          data.derivative   = derivative.data;
+          data.cell_stride  = L::cell_stride(scratch_pad);
+        }
+
+        /// J^{-1} of each cell: 1/h on the diagonal and small off-diagonal entries (all read).
+        static std::vector<double>
+        affine_jinv(const Mesh &mesh)
+        {
+          std::vector<double> j(9 * mesh.n_cells);
+          for (std::size_t c = 0; c < mesh.n_cells; ++c)
+            for (unsigned int r = 0; r < 3; ++r)
+              for (unsigned int d = 0; d < 3; ++d)
+                j[(3 * r + d) * mesh.n_cells + c] = (r == d ? 1. : 0.02 * (1 + (c + r + d) % 3)) / mesh.h;
+          return j;
+        }
+      };
+
+      static void
+      run(const Options &o, const std::string &form, std::vector<Row> &rows)
+      {
+        const bool             lobatto = nd == nq;
+        const Matrices1D       m(p, nq, lobatto);
+        Tables<nd, nq, Number> tables;
+        for (unsigned int i = 0; i < nq * nd; ++i)
+          tables.table[i] = Number(m.shape[i]);
+        for (unsigned int i = 0; i < nq * nq; ++i)
+          tables.table[nq * nd + i] = Number(m.collocation_derivative[i]);
+        for (unsigned int i = 0; i < nq; ++i)
+          tables.weights[i] = Number(m.weights[i]);
+        int device = 0, sms = 0, max_threads = 0;
+        check(cudaGetDevice(&device), "cudaGetDevice");
+        check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "attribute");
+        check(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device), "attribute");
+        const std::string number = sizeof(Number) == 8 ? "double" : "float";
+        const double      eps    = std::numeric_limits<Number>::epsilon();
+
+        for (const std::string &geometry : o.geometry)
+          {
+            const bool affine = geometry == "affine";
+            // the check on a small box, every design against the reference
+            std::vector<std::pair<double, bool>> checked;
+            const std::vector<Design>            all = designs();
+            std::vector<const Design *>          chosen;
+            for (const auto &name : o.designs)
+              {
+                auto it = std::find_if(all.begin(), all.end(), [&](const Design &d) { return d.name == name; });
+                if (it == all.end())
+                  throw std::runtime_error("kernel lab: unknown design '" + name +
+                                           "' (tiled, tiled-compressed, async, async-compressed, async-metric, "
+                                           "async-compressed-metric)");
+                chosen.push_back(&*it);
+              }
+            if (o.check)
+              {
+                Problem                                small(3, 4, 5, m, affine, o.scratch_pad);
+                std::mt19937                           rng(42);
+                std::uniform_real_distribution<double> dist(-1, 1);
+                std::vector<double>                    u(small.mesh.n_dofs);
+                for (auto &x : u)
+                  x = Number(dist(rng));
+                const std::vector<double> ref =
+                  reference(small.mesh, m, with_values, with_gradients, affine, small.jinv, small.jxw, u);
+                double largest = 0;
+                for (const double x : ref)
+                  largest = std::max(largest, std::abs(x));
+                DeviceArray<Number> src(u), dst(u.size());
+                for (const Design *d : chosen)
+                  {
+                    const Plan pl = d->make_plan(o, affine);
+                    check(cudaMemset(dst.data, 0, dst.size * sizeof(Number)), "cudaMemset");
+                    d->launch(pl, small.data, tables, src.data, dst.data, sms);
+                    check(cudaDeviceSynchronize(), d->name.c_str());
+                    const std::vector<Number> v     = dst.download();
+                    double                    error = 0;
+                    for (std::size_t i = 0; i < v.size(); ++i)
+                      error = std::max(error, std::abs(double(v[i]) - ref[i]));
+                    error /= largest;
+                    checked.emplace_back(error, error <= 1000 * eps);
+                  }
+              }
+
+            // the timing on the large box
+            const unsigned int  n = std::max(1., std::round((std::cbrt(o.dofs) - 1) / p));
+            Problem             big(n, n, n, m, affine, o.scratch_pad);
+            std::vector<Number> u(big.mesh.n_dofs);
+            for (std::size_t i = 0; i < u.size(); ++i)
+              u[i] = Number(1 + (i % 7) * 0.1);
+            DeviceArray<Number> src(u), dst(u.size());
+            for (std::size_t k = 0; k < chosen.size(); ++k)
+              {
+                const Design *d  = chosen[k];
+                const Plan    pl = d->make_plan(o, affine);
+                Row           row;
+                row.design          = d->name;
+                row.form            = form;
+                row.geometry        = geometry;
+                row.number          = number;
+                row.degree          = p;
+                row.n_q             = nq;
+                row.cells_per_block = pl.cells;
+                row.shared_bytes    = pl.shared;
+                row.cell_stride     = L::cell_stride(o.scratch_pad);
+                cudaFuncAttributes attributes;
+                check(cudaFuncGetAttributes(&attributes, d->kernel), "cudaFuncGetAttributes");
+                row.registers   = attributes.numRegs;
+                row.spill_bytes = attributes.localSizeBytes;
+                row.occupancy   = double(pl.blocks_per_sm * ((pl.cells * nq * nq + 31) / 32 * 32)) / max_threads;
+                row.n_dofs      = big.mesh.n_dofs;
+                row.n_cells     = big.mesh.n_cells;
+                row.compressed_fraction       = double(big.compressed.n_compressed) / big.mesh.n_cells;
+                const double geometry_numbers = affine ? (with_gradients ? 10. : 1.) : double(L::M) * nq * nq * nq;
+                row.model_bytes =
+                  2. * sizeof(Number) * row.n_dofs + row.n_cells * (4. * L::n + sizeof(Number) * geometry_numbers);
+                row.design_bytes = row.model_bytes - (d->variant.compressed ? row.n_cells * 4. * (L::n - 27) : 0.);
+                if (o.check)
+                  {
+                    row.error  = checked[k].first;
+                    row.passed = checked[k].second;
+                  }
+                std::vector<float> times;
+                cudaEvent_t        start, stop;
+                check(cudaEventCreate(&start), "event");
+                check(cudaEventCreate(&stop), "event");
+                for (unsigned int r = 0; r < o.repeat + 2; ++r)
+                  {
+                    check(cudaEventRecord(start), "event");
+                    check(cudaMemsetAsync(dst.data, 0, dst.size * sizeof(Number)), "cudaMemsetAsync");
+                    d->launch(pl, big.data, tables, src.data, dst.data, sms);
+                    check(cudaEventRecord(stop), "event");
+                    check(cudaEventSynchronize(stop), d->name.c_str());
+                    float ms = 0;
+                    check(cudaEventElapsedTime(&ms, start, stop), "event");
+                    if (r >= 2)
+                      times.push_back(ms);
+                  }
+                cudaEventDestroy(start);
+                cudaEventDestroy(stop);
+                std::sort(times.begin(), times.end());
+                row.seconds = times[times.size() / 2] * 1e-3;
+                rows.push_back(row);
+              }
+          }
+      }
+    };
+
+    template <int p, typename Number>
+    void
+    run_number(const Options &o, std::vector<Row> &rows)
+    {
+      for (const std::string &form : o.forms)
+        if (form == "bp5")
+          Form<p, p + 1, Number, false, true>::run(o, form, rows);
+        else if (form == "bp3")
+          Form<p, p + 2, Number, false, true>::run(o, form, rows);
+        else if (form == "bp1")
+          Form<p, p + 2, Number, true, false>::run(o, form, rows);
+        else
+          throw std::runtime_error("kernel lab: unknown form '" + form + "' (bp1, bp3, bp5)");
+    }
+
+    void
+    run_degree(const Options &o, std::vector<Row> &rows)
+    {
+      for (const std::string &number : o.numbers)
+        if (number == "double")
+          run_number<GPUMF_LAB_DEGREE, double>(o, rows);
+#ifdef GPUMF_LAB_FLOAT
+        else if (number == "float")
+          run_number<GPUMF_LAB_DEGREE, float>(o, rows);
+#endif
+        else
+          throw std::runtime_error("kernel lab: number type '" + number +
+                                   "' not compiled in (double; float with GPUMF_LAB_FLOAT)");
+    }
+
+    const bool registered = (registry()[GPUMF_LAB_DEGREE] = &run_degree, true);
+  } // namespace
+} // namespace lab

@@ -1,0 +1,331 @@
+/**
+ * @file gpumf/internal/register_tiled.cuh
+ * The register-tiled sum factorization of one scalar 3D cell on the GPU, free of deal.II so
+ * that the kernel lab (benchmarks/kernel_lab) builds it in seconds. The coefficient operators
+ * run it through tensor_product_kernels.cuh.
+ *
+ * Threads: a cell has n_q x n_q threads (tx, ty) (CellLayout with columns); thread (tx, ty)
+ * keeps the column of points (tx, ty, k), k < n_q, in registers. Contractions along z run in
+ * registers, the 1D matrices coming with the functor as kernel parameters (constant operands,
+ * no loads); those along x and y read one slab of the cell from shared memory, with the
+ * thread's own row (or column) of the 1D matrix held in registers, so that each multiply-add
+ * reads one operand from shared memory, and the threads of a warp read at most n_q distinct
+ * addresses per instruction (broadcasts). The values and the three reference gradients of a
+ * point stay in registers through the quadrature-point operation.
+ *
+ * Shared scratch of a cell: three buffers of n_q^3 numbers whose x-lines are padded to an odd
+ * length where they fit (no bank conflicts between the lines a warp reads); the DoF values
+ * travel in registers (read and distributed by each thread for its column).
+ */
+#ifndef gpumf_internal_register_tiled_cuh
+#define gpumf_internal_register_tiled_cuh
+
+#include <gpumf/internal/cell_layout.h>
+
+#include <cstddef>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /// Numbers of the merged geometry per quadrature point: 6 for the gradient term, 1 for the value term.
+    constexpr unsigned int
+    metric_entries(const bool with_values, const bool with_gradients)
+    {
+      return (with_gradients ? 6 : 0) + (with_values ? 1 : 0);
+    }
+
+    /// Length of an x-line in RegisterTiled's scratch for @p n_q points: odd (padded) where three
+    /// padded slabs fit into 4 n_q^3 numbers.
+    constexpr unsigned int
+    register_tiled_row(const unsigned int n_q)
+    {
+      return n_q % 2 == 1 || 3 * (n_q + 1) * n_q * n_q > 4 * n_q * n_q * n_q ? n_q : n_q + 1;
+    }
+
+    /// Numbers of one of RegisterTiled's three scratch buffers.
+    constexpr unsigned int
+    register_tiled_buffer(const unsigned int n_q)
+    {
+      return register_tiled_row(n_q) * n_q * n_q;
+    }
+
+#ifdef __CUDACC__
+    /// @p m = @p scale J^{-1} J^{-T} (G00, G01, G02, G11, G12, G22) from the inverse Jacobian whose
+    /// entry (r, d) is @p jinv[(3 r + d) * @p stride].
+    template <typename Number>
+    __device__ inline void
+    symmetric_metric(const Number *jinv, const std::size_t stride, const Number scale, Number (&m)[6])
+    {
+      Number j[3][3];
+      for (unsigned int r = 0; r < 3; ++r)
+        for (unsigned int d = 0; d < 3; ++d)
+          j[r][d] = read_only(jinv + (r * 3 + d) * stride);
+      unsigned int e = 0;
+      for (unsigned int r = 0; r < 3; ++r)
+        for (unsigned int s = r; s < 3; ++s, ++e)
+          m[e] = scale * (j[r][0] * j[s][0] + j[r][1] * j[s][1] + j[r][2] * j[s][2]);
+    }
+
+    /// (gx, gy, gz) <- m (gx, gy, gz) with the symmetric @p m = (G00, G01, G02, G11, G12, G22).
+    template <typename Number>
+    __device__ inline void
+    apply_symmetric(const Number (&m)[6], Number &gx, Number &gy, Number &gz)
+    {
+      const Number x = gx, y = gy, z = gz;
+      gx = m[0] * x + m[1] * y + m[2] * z;
+      gy = m[1] * x + m[3] * y + m[4] * z;
+      gz = m[2] * x + m[4] * y + m[5] * z;
+    }
+
+    /**
+     * The register-tiled cell operation of one component: @p u holds the DoF values
+     * u(tx, ty, k), k < n_dofs_1d (where tx, ty < n_dofs_1d) on entry and the result on exit.
+     * All threads of the cell call it (it has barriers); it uses 3 buffers of the cell's
+     * scratch (the whole scratch of a scalar element: the values must be in registers).
+     */
+    template <int n_dofs_1d, int n_q, typename Number, bool with_values, bool with_gradients>
+    struct RegisterTiled
+    {
+      static constexpr unsigned int nd   = n_dofs_1d;
+      static constexpr unsigned int row  = register_tiled_row(n_q);
+      static constexpr unsigned int slab = row * n_q;
+      /// Numbers of one scratch buffer.
+      static constexpr unsigned int buffer = register_tiled_buffer(n_q);
+      static_assert(3 * buffer <= 4 * n_q * n_q * n_q, "three buffers must fit a cell's scratch");
+
+      __device__ static unsigned int
+      at(const unsigned int i, const unsigned int j, const unsigned int k)
+      {
+        return i + row * j + slab * k;
+      }
+
+      /// Numbers of the 1D matrices: shape values [q * nd + i], then the collocation derivative
+      /// [q * n_q + l].
+      static constexpr unsigned int n_table = n_q * (nd + n_q);
+
+      /**
+       * @p S: shape values [q * nd + i], @p D: collocation derivative [q * n_q + l] in shared
+       * memory (the rows a thread keeps in registers); @p table: the same in the kernel's
+       * parameters (read at indices known at compile time: constant operands of the z
+       * contractions); @p scratch: the cell's scratch; @p point(k, value, gx, gy, gz) applies the
+       * quadrature-point operation to point (tx, ty, k) in place.
+       */
+      template <typename Point>
+      __device__ static void
+      apply(Number (&u)[n_q],
+            const bool    collocation,
+            const Number *S,
+            const Number *D,
+            const Number (&table)[n_table],
+            Number            *scratch,
+            const unsigned int tx,
+            const unsigned int ty,
+            const Point       &point)
+      {
+        const Number *const Sz = table, *const Dz = table + n_q * nd;
+        Number *const A = scratch, *const B = scratch + buffer, *const C = scratch + 2 * buffer;
+        __syncthreads(); // the previous readers of the scratch are done
+        Number q[n_q];
+        if (collocation)
+          {
+#  pragma unroll
+            for (unsigned int k = 0; k < n_q; ++k)
+              q[k] = u[k];
+          }
+        else
+          interpolate(u, S, Sz, A, B, tx, ty, q);
+
+        if constexpr (with_gradients)
+          {
+            // (interpolate() read A last before its second barrier, B in its last pass)
+#  pragma unroll
+            for (unsigned int k = 0; k < n_q; ++k)
+              A[at(tx, ty, k)] = q[k];
+            Number gz[n_q];
+#  pragma unroll
+            for (unsigned int k = 0; k < n_q; ++k)
+              {
+                Number sum = 0;
+#  pragma unroll
+                for (unsigned int m = 0; m < n_q; ++m)
+                  sum += Dz[k * n_q + m] * q[m];
+                gz[k] = sum;
+              }
+            __syncthreads();
+            // one row of the 1D derivative in registers at a time (fewer registers: more
+            // cells resident per SM). x derivatives to B; then per point the y derivative,
+            // the point operation on the thread's own x entry, the tested x and y components
+            // back to B and C.
+            {
+              Number d[n_q];
+#  pragma unroll
+              for (unsigned int m = 0; m < n_q; ++m)
+                d[m] = D[tx * n_q + m];
+              contract<true>(d, A, tx, ty, [&](const unsigned int k, const Number v) { B[at(tx, ty, k)] = v; });
+#  pragma unroll
+              for (unsigned int m = 0; m < n_q; ++m)
+                d[m] = D[ty * n_q + m];
+              contract<false>(d, A, tx, ty, [&](const unsigned int k, Number gy) {
+                Number gx = B[at(tx, ty, k)]; // the thread's own entry: no barrier
+                point(k, q[k], gx, gy, gz[k]);
+                B[at(tx, ty, k)] = gx;
+                C[at(tx, ty, k)] = gy;
+              });
+            }
+            __syncthreads();
+            // the transposed derivatives, summed into u: z and x, then y; A is free (read
+            // before the barrier above)
+            {
+              Number d[n_q];
+#  pragma unroll
+              for (unsigned int m = 0; m < n_q; ++m)
+                d[m] = D[m * n_q + tx];
+#  pragma unroll
+              for (unsigned int k = 0; k < n_q; ++k)
+                {
+                  Number sum = with_values ? q[k] : Number(0);
+#  pragma unroll
+                  for (unsigned int m = 0; m < n_q; ++m)
+                    sum += Dz[m * n_q + k] * gz[m] + d[m] * B[at(m, ty, k)];
+                  u[k] = sum;
+                }
+#  pragma unroll
+              for (unsigned int m = 0; m < n_q; ++m)
+                d[m] = D[m * n_q + ty];
+              contract<false>(d, C, tx, ty, [&](const unsigned int k, const Number v) {
+                u[k] += v;
+                if (!collocation)
+                  A[at(tx, ty, k)] = u[k];
+              });
+            }
+            if (!collocation)
+              integrate(A, B, S, Sz, tx, ty, u);
+          }
+        else
+          {
+            Number none = 0;
+#  pragma unroll
+            for (unsigned int k = 0; k < n_q; ++k)
+              point(k, q[k], none, none, none);
+            if (collocation)
+              {
+#  pragma unroll
+                for (unsigned int k = 0; k < n_q; ++k)
+                  u[k] = q[k];
+              }
+            else
+              {
+                // A was read last before interpolate()'s second barrier
+#  pragma unroll
+                for (unsigned int k = 0; k < n_q; ++k)
+                  A[at(tx, ty, k)] = q[k];
+                integrate(A, B, S, Sz, tx, ty, u);
+              }
+          }
+      }
+
+    private:
+      /// store(k, sum_l s[l] in(l, ty, k)) (a line along x) or store(k, sum_l s[l] in(tx, l, k)) (along
+      /// y) for k < n_q: one contraction of a slab in shared memory with the thread's row @p s.
+      template <bool along_x, unsigned int n_in, typename Store>
+      __device__ static void
+      contract(const Number (&s)[n_in],
+               const Number      *in,
+               const unsigned int tx,
+               const unsigned int ty,
+               const Store       &store)
+      {
+#  pragma unroll
+        for (unsigned int k = 0; k < n_q; ++k)
+          {
+            Number sum = 0;
+#  pragma unroll
+            for (unsigned int l = 0; l < n_in; ++l)
+              sum += s[l] * in[along_x ? at(l, ty, k) : at(tx, l, k)];
+            store(k, sum);
+          }
+      }
+
+      /// q(tx, ty, k) at the quadrature points from the DoF values u: z in registers, then x, y.
+      __device__ static void
+      interpolate(const Number (&u)[n_q],
+                  const Number      *S,
+                  const Number      *Sz,
+                  Number            *A,
+                  Number            *B,
+                  const unsigned int tx,
+                  const unsigned int ty,
+                  Number (&q)[n_q])
+      {
+        if (tx < nd && ty < nd)
+#  pragma unroll
+          for (unsigned int k = 0; k < n_q; ++k)
+            {
+              Number sum = 0;
+#  pragma unroll
+              for (unsigned int l = 0; l < nd; ++l)
+                sum += Sz[k * nd + l] * u[l];
+              A[at(tx, ty, k)] = sum;
+            }
+        __syncthreads();
+        Number s[nd];
+        if (ty < nd)
+          {
+#  pragma unroll
+            for (unsigned int l = 0; l < nd; ++l)
+              s[l] = S[tx * nd + l];
+            contract<true>(s, A, tx, ty, [&](const unsigned int k, const Number v) { B[at(tx, ty, k)] = v; });
+          }
+        __syncthreads();
+#  pragma unroll
+        for (unsigned int l = 0; l < nd; ++l)
+          s[l] = S[ty * nd + l];
+        contract<false>(s, B, tx, ty, [&](const unsigned int k, const Number v) { q[k] = v; });
+      }
+
+      /// The transpose of interpolate(): u(tx, ty, k), k < nd, from the values at the points in
+      /// A (each thread has written its column): y, x, then z.
+      __device__ static void
+      integrate(const Number      *A,
+                Number            *B,
+                const Number      *S,
+                const Number      *Sz,
+                const unsigned int tx,
+                const unsigned int ty,
+                Number (&u)[n_q])
+      {
+        __syncthreads(); // A complete, the readers of B done
+        Number s[n_q];
+        if (ty < nd)
+          {
+#  pragma unroll
+            for (unsigned int l = 0; l < n_q; ++l)
+              s[l] = S[l * nd + ty];
+            contract<false>(s, A, tx, ty, [&](const unsigned int k, const Number v) { B[at(tx, ty, k)] = v; });
+          }
+        __syncthreads();
+        if (tx < nd && ty < nd)
+          {
+#  pragma unroll
+            for (unsigned int l = 0; l < n_q; ++l)
+              s[l] = S[l * nd + tx];
+            Number w[n_q];
+            contract<true>(s, B, tx, ty, [&](const unsigned int k, const Number v) { w[k] = v; });
+#  pragma unroll
+            for (unsigned int k = 0; k < nd; ++k)
+              {
+                Number sum = 0;
+#  pragma unroll
+                for (unsigned int l = 0; l < n_q; ++l)
+                  sum += Sz[l * nd + k] * w[l];
+                u[k] = sum;
+              }
+          }
+      }
+    };
+#endif
+  } // namespace internal
+} // namespace gpumf
+
+#endif
