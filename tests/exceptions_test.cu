@@ -194,6 +194,20 @@ main(int argc, char **argv)
     src = 1.;
     mf.cell_loop(Laplace::CellOperator::make(mf, nullptr, nullptr), src, dst);
     checker.check(dst.l2_norm() < 1e-10, "the same functor made by make() runs: the Laplacian of a constant is zero");
+    if (gpumf::cuda_available())
+      {
+        // the GPU's register-tiled path reads the merged geometry on curved cells: only the
+        // operator's cell_operator() has it
+        gpumf::MatrixFree<3, double>::AdditionalData gpu_data;
+        gpu_data.backend = gpumf::Backend::cuda;
+        gpumf::MatrixFree<3, double> gpu_mf;
+        gpu_mf.reinit(mapping, dof, constraints, QGauss<1>(3), gpu_data);
+        expect_throw<gpumf::ExcNotSupported>(checker,
+                                             "a 3D ready cell functor without the merged geometry on a curved mesh "
+                                             "is rejected on the GPU",
+                                             "use the operator's cell_operator()",
+                                             [&] { Laplace::CellOperator::make(gpu_mf, nullptr, nullptr); });
+      }
     data.geometry = gpumf::MatrixFree<3, double>::GeometryStorage::affine;
     expect_throw<gpumf::ExcNotSupported>(checker,
                                          "affine geometry on a curved mesh is rejected",

@@ -34,7 +34,8 @@ namespace gpumf
      *
      * With @p columns (the ready operators in 3D) a thread owns a column of points; on the
      * GPU the cell operation then runs register-tiled (internal/tensor_product_kernels.cuh),
-     * reading the merged geometry @p metric on curved meshes. Without, and on the host, it
+     * reading the merged geometry @p metric on curved meshes (make() requires it there). Without
+     * @p columns, and on the host, it
      * runs FEEvaluation (a thread per point up to n_q = 10 without @p columns): the host
      * reference, and the path of user functors the benchmark compares with.
      */
@@ -57,6 +58,24 @@ namespace gpumf
       static constexpr unsigned int n_q_points   = FEEval::n_q_points;
       static constexpr unsigned int n_components = n_components_;
 
+      /**
+       * Shared memory of a cell on the GPU, in Numbers (cell_loop()'s scratch), for the
+       * register-tiled path: its three buffers, or the DoF values of all components where more
+       * (the diagonal), and a padding that keeps the cells sharing a warp off each other's
+       * shared-memory banks: 4 Numbers at n_q = 3, else 2. Measured with the kernel lab
+       * (doc/performance.md, "The kernel lab", H200): FEEvaluation's 4 n_q^3 a cell gave BP5
+       * p=4 34.3 against 40.7 GDoF/s; no padding BP3 p=4 16.1 against 17.2, BP5 p=5 42.5 against
+       * 44.3; at n_q = 3 (BP5 p=2) a padding of 2 gave 21.0, of 4 23.6.
+       */
+      static constexpr unsigned int device_scratch_padding = n_q_points_1d == 3 ? 4 : 2;
+      static constexpr unsigned int device_scratch_per_cell =
+        dim == 3 && columns ? (3 * internal::register_tiled_buffer(n_q_points_1d) >
+                                   n_components_ * n_q_points_1d * n_q_points_1d * n_q_points_1d ?
+                                 3 * internal::register_tiled_buffer(n_q_points_1d) :
+                                 n_components_ * n_q_points_1d * n_q_points_1d * n_q_points_1d) +
+                                device_scratch_padding :
+                              0;
+
       const Number *value_coefficient;
       const Number *gradient_coefficient;
       /// Curved meshes, GPU, register-tiled path: the merged geometry (PointData), else nullptr.
@@ -77,7 +96,9 @@ namespace gpumf
       /**
        * The functor for cell_loop() and diagonal_loop() on @p mf (its quadrature: the functor
        * carries the 1D matrices), with the coefficients @p a and @p kappa per quadrature point
-       * (local_q_point_id order; nullptr: 1) and, optionally, the merged geometry.
+       * (local_q_point_id order; nullptr: 1) and the merged geometry @p metric (internal::PointData;
+       * needed in 3D on the GPU where the geometry is stored per point: the operator's
+       * cell_operator() carries it, a functor made here without it throws ExcNotSupported).
        */
       static CoefficientCellOperator
       make(const MatrixFree<dim, Number> &mf,
@@ -87,6 +108,12 @@ namespace gpumf
            const std::size_t              metric_stride = 0)
       {
         CoefficientCellOperator op{a, kappa, metric, metric_stride};
+        if constexpr (dim == 3 && columns)
+          AssertThrow(mf.backend() != Backend::cuda || mf.has_affine_geometry() || metric != nullptr,
+                      ExcNotSupported("gpumf: CellOperator::make() on a mesh with geometry per quadrature point "
+                                      "(curved cells or GeometryStorage::per_point) needs the merged geometry "
+                                      "(metric) on the GPU: use the operator's cell_operator(), which carries it; "
+                                      "CellOperator::make(matrix_free, a, kappa) alone serves affine meshes."));
         if constexpr (dim == 3 && columns)
           if (mf.n_colors() > 0)
             {

@@ -78,11 +78,26 @@ namespace gpumf
       return CellLayout<dim>{root(Functor::n_q_points, dim), ColumnsOf<Functor>::value};
     }
 
+    /// Functor::device_scratch_per_cell where the functor declares it (the Numbers of shared
+    /// memory its cell operation needs on the GPU), else 0: FEEvaluation's arrays.
+    template <typename Functor, typename = void>
+    struct DeviceScratchOf
+    {
+      static constexpr unsigned int value = 0;
+    };
+    template <typename Functor>
+    struct DeviceScratchOf<Functor, std::void_t<decltype(Functor::device_scratch_per_cell)>>
+    {
+      static constexpr unsigned int value = Functor::device_scratch_per_cell;
+    };
+
     /**
      * Per-cell scratch, in Numbers: a set of arrays per FEEvaluation of the functor (n_slots),
      * each [values | gradients (dim of them) | dof values (host)], n_components * n_q^dim
      * Numbers per array. On the GPU the 1D tables come first (once per block):
-     * [shape_values n_q*n_dofs_1d | co_shape_gradients n_q*n_q].
+     * [shape_values n_q*n_dofs_1d | co_shape_gradients n_q*n_q]; a functor that declares
+     * device_scratch_per_cell (the ready operators' register-tiled cell operation) gets that
+     * many Numbers a cell there instead.
      */
     template <int dim, typename Number, typename Functor>
     struct Scratch
@@ -90,8 +105,12 @@ namespace gpumf
       static constexpr CellLayout<dim> layout  = layout_of<dim, Functor>();
       static constexpr unsigned int    size    = ComponentsOf<Functor>::value * layout.n_points();
       static constexpr unsigned int    n_slots = EvaluationsOf<Functor>::value;
+      /// Numbers of a cell's scratch on the GPU.
+      static constexpr unsigned int device_slot_stride = DeviceScratchOf<Functor>::value > 0 ?
+                                                           DeviceScratchOf<Functor>::value :
+                                                           (dim + 1) * size;
 #ifdef __CUDA_ARCH__
-      static constexpr unsigned int slot_stride = (dim + 1) * size;
+      static constexpr unsigned int slot_stride = device_slot_stride;
 #else
       static constexpr unsigned int slot_stride = (dim + 2) * size;
 #endif
@@ -240,10 +259,16 @@ namespace gpumf
                        const bool                                        with_scratch,
                        const Args &...args)
       {
-        constexpr CellLayout<dim> layout       = layout_of<dim, Functor>();
-        constexpr unsigned int    n_evals      = EvaluationsOf<Functor>::value;
-        unsigned int              k            = mf.cells_per_block(layout, with_scratch ? n_evals : 1);
-        std::size_t               shared_bytes = with_scratch ? mf.shared_memory_per_block_for(k, n_evals) : 0;
+        constexpr CellLayout<dim> layout  = layout_of<dim, Functor>();
+        constexpr unsigned int    n_evals = EvaluationsOf<Functor>::value;
+        unsigned int              k       = mf.cells_per_block(layout, with_scratch ? n_evals : 1);
+        // the 1D tables, then the cells' scratch
+        const auto shared_for = [&](const unsigned int cells) -> std::size_t {
+          using S = Scratch<dim, Number, Functor>;
+          return mf.shared_memory_per_block_for(0, n_evals) +
+                 std::size_t(cells) * S::n_slots * S::device_slot_stride * sizeof(Number);
+        };
+        std::size_t shared_bytes = with_scratch ? shared_for(k) : 0;
         if (shared_bytes > 48 * 1024)
           GPUMF_CHECK_CUDA(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
@@ -256,10 +281,8 @@ namespace gpumf
                                                   int(cudaSharedmemCarveoutMaxShared)));
             if (k > 1)
               {
-                k = most_resident_cells_per_block(kernel, k, layout.n_threads(), [&](const unsigned int cells) {
-                  return mf.shared_memory_per_block_for(cells, n_evals);
-                });
-                shared_bytes = mf.shared_memory_per_block_for(k, n_evals);
+                k            = most_resident_cells_per_block(kernel, k, layout.n_threads(), shared_for);
+                shared_bytes = shared_for(k);
               }
           }
         for (unsigned int color = 0; color < mf.n_colors(); ++color)
