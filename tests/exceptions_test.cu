@@ -202,11 +202,12 @@ main(int argc, char **argv)
         gpu_data.backend = gpumf::Backend::cuda;
         gpumf::MatrixFree<3, double> gpu_mf;
         gpu_mf.reinit(mapping, dof, constraints, QGauss<1>(3), gpu_data);
-        expect_throw<gpumf::ExcNotSupported>(checker,
-                                             "a 3D ready cell functor without the merged geometry on a curved mesh "
-                                             "is rejected on the GPU",
-                                             "use the operator's cell_operator()",
-                                             [&] { Laplace::CellOperator::make(gpu_mf, nullptr, nullptr); });
+        if (gpu_mf.n_cells() > 0) // (a rank without cells has nothing to read)
+          expect_throw<gpumf::ExcNotSupported>(checker,
+                                               "a 3D ready cell functor without the merged geometry on a curved mesh "
+                                               "is rejected on the GPU",
+                                               "use the operator's cell_operator()",
+                                               [&] { Laplace::CellOperator::make(gpu_mf, nullptr, nullptr); });
       }
     data.geometry = gpumf::MatrixFree<3, double>::GeometryStorage::affine;
     expect_throw<gpumf::ExcNotSupported>(checker,

@@ -1,5 +1,5 @@
 // gpumf_kernel_lab: tries cell-kernel designs on gpumf's data layout (lab.h). Usage:
-//   gpumf_kernel_lab [--degrees 2,4,7] [--forms bp5,bp3,bp1] [--geometry affine,stored]
+//   gpumf_kernel_lab [--degrees 2,4 (default: those compiled in)] [--forms bp5,bp3,bp1] [--geometry affine,stored]
 //                    [--designs tiled,async,...] [--numbers double,float] [--dofs 2e7]
 //                    [--repeat 20] [--cells-per-block G] [--scratch-pad P] [--no-check]
 // prints one CSV line per design and case, with the copy roofline measured in the same run.
@@ -73,7 +73,9 @@ main(int argc, char **argv)
   try
     {
       lab::Options              o;
-      std::vector<unsigned int> degrees = {2, 4, 7};
+      std::vector<unsigned int> degrees; // default: those compiled in
+      for (const auto &entry : lab::registry())
+        degrees.push_back(entry.first);
       for (int i = 1; i < argc; ++i)
         {
           const std::string arg   = argv[i];
@@ -103,7 +105,12 @@ main(int argc, char **argv)
           else if (arg == "--cells-per-block")
             o.cells_per_block = std::stoul(value());
           else if (arg == "--scratch-pad")
-            o.scratch_pad = std::stoi(value());
+            {
+              o.scratch_pad = std::stoi(value());
+              if (o.scratch_pad < -2)
+                throw std::runtime_error("kernel lab: --scratch-pad takes -2 (the library's), -1 (4 n_q^3) or "
+                                         "a padding >= 0");
+            }
           else if (arg == "--no-check")
             o.check = false;
           else

@@ -107,6 +107,10 @@ namespace lab
           if (blocks * g > best.blocks_per_sm * best.cells || (forced && g == forced))
             best = Plan{g, unsigned(blocks), 0, shared(g)};
         }
+      if (best.blocks_per_sm == 0)
+        throw std::runtime_error("kernel lab: no block of this design fits an SM (" +
+                                 std::to_string(shared(best.cells)) + " bytes of shared memory a block, " +
+                                 std::to_string(optin) + " available)");
       return best;
     }
 
@@ -252,6 +256,9 @@ namespace lab
           data.shape_values = shape.data;
           data.derivative   = derivative.data;
           data.cell_stride  = L::cell_stride(scratch_pad);
+          // the compressed designs decode every cell from its bases
+          if (compressed.n_compressed != mesh.n_cells)
+            throw std::runtime_error("kernel lab: a cell of the box does not follow the compressed codes");
         }
 
         /// J^{-1} of each cell: 1/h on the diagonal and small off-diagonal entries (all read).
@@ -298,8 +305,8 @@ namespace lab
                 auto it = std::find_if(all.begin(), all.end(), [&](const Design &d) { return d.name == name; });
                 if (it == all.end())
                   throw std::runtime_error("kernel lab: unknown design '" + name +
-                                           "' (tiled, tiled-compressed, async, async-compressed, async-metric, "
-                                           "async-compressed-metric)");
+                                           "' (tiled, tiled-compressed, tiled-rows, async, async-compressed, "
+                                           "async-metric, async-compressed-metric)");
                 chosen.push_back(&*it);
               }
             if (o.check)

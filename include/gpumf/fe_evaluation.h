@@ -274,6 +274,7 @@ namespace gpumf
     evaluate(const bool evaluate_val, const bool evaluate_grad)
     {
 #ifdef __CUDA_ARCH__
+      require_full_scratch();
       if ((evaluate_val || evaluate_grad) && !data.collocation)
         {
           pass<0, false>(shared.shape_values);
@@ -335,6 +336,7 @@ namespace gpumf
     integrate(const bool integrate_val, const bool integrate_grad)
     {
 #ifdef __CUDA_ARCH__
+      require_full_scratch();
       __syncthreads();
       if (integrate_grad)
         {
@@ -552,6 +554,18 @@ namespace gpumf
 #else
       (void)write, (void)index, (void)what;
 #endif
+    }
+
+    /// evaluate() and integrate() on the GPU use the values and the dim gradient arrays of the
+    /// cell's scratch: a functor that declares a smaller device_scratch_per_cell (the ready
+    /// operators' register-tiled functor, or a class derived from it) cannot run them.
+    __device__ void
+    require_full_scratch() const
+    {
+      internal::require(shared.slot_stride >= (dim + 1) * shared.array_size,
+                        "gpumf::FEEvaluation: evaluate() or integrate() in a functor whose cell scratch "
+                        "(device_scratch_per_cell, e.g. inherited from a ready operator's CellOperator) has no room "
+                        "for the gradients: such a functor cannot run FEEvaluation's passes.");
     }
 
     /// The next free set of arrays of @p s (taken: s.next_slot advances), as a SharedData of its own.

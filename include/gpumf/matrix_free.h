@@ -554,7 +554,8 @@ namespace gpumf
     /// Values at the points (DoF values before evaluate() and after integrate() on the GPU),
     /// of the first set.
     Number *values;
-    /// Gradient components at the quadrature points, of the first set.
+    /// Gradient components at the quadrature points, of the first set (on the GPU not
+    /// usable by a functor that declares a smaller device_scratch_per_cell).
     Number *gradients[dim];
     /// 1D tables (see MatrixFree) in fast memory.
     const Number *shape_values       = nullptr;

@@ -109,7 +109,8 @@ namespace gpumf
       {
         CoefficientCellOperator op{a, kappa, metric, metric_stride};
         if constexpr (dim == 3 && columns)
-          AssertThrow(mf.backend() != Backend::cuda || mf.has_affine_geometry() || metric != nullptr,
+          AssertThrow(mf.backend() != Backend::cuda || mf.has_affine_geometry() || metric != nullptr ||
+                        mf.n_cells() == 0,
                       ExcNotSupported("gpumf: CellOperator::make() on a mesh with geometry per quadrature point "
                                       "(curved cells or GeometryStorage::per_point) needs the merged geometry "
                                       "(metric) on the GPU: use the operator's cell_operator(), which carries it; "

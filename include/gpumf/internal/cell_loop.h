@@ -181,6 +181,8 @@ namespace gpumf
        * @verbatim
        *   [shape_values | co_shape_gradients | cell 0: values, gradients | cell 1: ... ]
        * @endverbatim
+       * (a cell's part is Scratch::slot_stride Numbers a set: the functor's device_scratch_per_cell
+       * where it declares one).
        * @p cell becomes the cell's number in the color; the padding cells of the last block
        * repeat the color's last cell with SharedData::writes false, so that they pass the
        * block's barriers without adding anything.

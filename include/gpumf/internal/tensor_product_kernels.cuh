@@ -122,6 +122,11 @@ namespace gpumf
             symmetric_metric(data.inv_jacobian + c, data.jacobian_stride, jxw, g);
             column_weight = read_only(data.quadrature_weights + column);
           }
+        else
+          require(points.metric != nullptr,
+                  "gpumf: a ready cell functor without the merged geometry runs on a MatrixFree with geometry per "
+                  "point: make it for that MatrixFree (CellOperator::make() with the metric), or use the operator's "
+                  "cell_operator().");
       }
 
       __device__ void
