@@ -124,8 +124,8 @@ main(int argc, char **argv)
         }
       cudaDeviceProp prop;
       cudaGetDeviceProperties(&prop, 0);
-      o.copy_bandwidth = copy_bandwidth();
-      std::printf("# device %s, copy roofline %.3f TB/s\n", prop.name, o.copy_bandwidth * 1e-12);
+      const double roofline = copy_bandwidth(); // bytes/s
+      std::printf("# device %s, copy roofline %.3f TB/s\n", prop.name, roofline * 1e-12);
       std::printf("design,form,geometry,number,degree,n_q,dofs,cells,cells_per_block,registers,spill_bytes,"
                   "shared_bytes,cell_stride,occupancy,seconds,gdofs,model_bytes,roofline_fraction,design_bytes,"
                   "compressed_cells,error,check\n");
@@ -158,7 +158,7 @@ main(int argc, char **argv)
                           r.seconds,
                           r.n_dofs / r.seconds * 1e-9,
                           r.model_bytes,
-                          r.model_bytes / r.seconds / o.copy_bandwidth,
+                          r.model_bytes / r.seconds / roofline,
                           r.design_bytes,
                           r.compressed_fraction,
                           r.error,

@@ -22,7 +22,6 @@ namespace lab
     unsigned int             cells_per_block = 0;  // 0: the most resident cells
     int                      scratch_pad     = -2; // numbers after a cell's scratch (-1: 4 n_q^3, -2: the library's)
     bool                     check           = true;
-    double                   copy_bandwidth  = 0; // bytes/s, measured by main()
   };
 
   /// One line of the lab's table.

@@ -18,7 +18,6 @@
 #include <set>
 #include <unordered_map>
 
-
 #include "core/coloring.h"
 #include "core/device.h"
 #include "core/threads.h"

@@ -8,9 +8,9 @@
  * register_tiled.cuh; this file adds the geometry and the coefficients at the points.
  *
  * Geometry at a point: kappa JxW J^{-1} J^{-T} (6 numbers, symmetric) for the gradient term and
- * a JxW for the value term, merged with the coefficients once at set-up (compute_metric())
- * on curved meshes; on affine meshes per cell from the inverse
- * Jacobian and JxW, times the quadrature weight (and the coefficients, where set) at the point.
+ * a JxW for the value term, merged with the coefficients once at set-up (compute_metric()) on
+ * curved meshes; on affine meshes per cell from the inverse Jacobian and JxW, times the
+ * quadrature weight (and the coefficients, where set) at the point.
  */
 #ifndef gpumf_internal_tensor_product_kernels_cuh
 #define gpumf_internal_tensor_product_kernels_cuh
