@@ -8,6 +8,7 @@
 #define gpumf_vector_h
 
 #include <gpumf/backend.h>
+#include <gpumf/internal/dealii_compat.h>
 #include <gpumf/internal/memory.h>
 
 #include <deal.II/base/index_set.h>
@@ -252,19 +253,63 @@ namespace gpumf
     import(const dealii::LinearAlgebra::ReadWriteVector<Number>                          &rw,
            const dealii::VectorOperation::values                                          operation,
            const std::shared_ptr<const dealii::Utilities::MPI::CommunicationPatternBase> &communication_pattern = {});
-    /// The locally owned entries of deal.II's host vector @p v (same locally owned indices), as
-    /// deal.II 9.4's import from another memory space.
+    /// deal.II 9.5+'s name of import(const ReadWriteVector &, ...).
     void
-    import(const dealii::LinearAlgebra::distributed::Vector<Number, dealii::MemorySpace::Host> &v,
-           const dealii::VectorOperation::values                                                operation);
+    import_elements(
+      const dealii::LinearAlgebra::ReadWriteVector<Number>                          &rw,
+      const dealii::VectorOperation::values                                          operation,
+      const std::shared_ptr<const dealii::Utilities::MPI::CommunicationPatternBase> &communication_pattern = {})
+    {
+      import(rw, operation, communication_pattern);
+    }
+
+    /**
+     * Sets (insert) or adds (add) the locally owned entries from deal.II's distributed vector
+     * @p v, whose locally owned indices must be this vector's (deal.II's import from another
+     * memory space). @p MemorySpace: MemorySpace::Host, or MemorySpace::Default on deal.II 9.5+.
+     */
+    template <typename MemorySpace>
+    void
+    import_elements(const dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
+                    const dealii::VectorOperation::values                                 operation)
+    {
+      check_memory_space<MemorySpace>();
+      import_from_dealii(v, operation);
+    }
+
+    /// deal.II 9.4's name of import_elements() from deal.II's distributed vector.
+    template <typename MemorySpace>
+    void
+    import(const dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
+           const dealii::VectorOperation::values                                 operation)
+    {
+      import_elements(v, operation);
+    }
+
     /**
      * The reverse of import(): writes (or adds) this vector's entries into @p rw, whose
      * stored indices must be locally owned here. Stands for deal.II's
-     * `rw.import(vector, operation)`, which deal.II offers for its own vector types only.
+     * `rw.import(vector, operation)` (9.5+: `rw.import_elements(...)`), which deal.II offers for
+     * its own vector types only.
      */
     void
     export_to(dealii::LinearAlgebra::ReadWriteVector<Number> &rw,
               const dealii::VectorOperation::values           operation) const;
+
+    /**
+     * The reverse of import_elements(): writes (insert) or adds (add) this vector's locally
+     * owned entries into deal.II's distributed vector @p v, whose locally owned indices must be
+     * this vector's; @p v's ghost entries are left as they are (call v.update_ghost_values()).
+     * @p MemorySpace: MemorySpace::Host, or MemorySpace::Default on deal.II 9.5+.
+     */
+    template <typename MemorySpace>
+    void
+    export_to(dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
+              const dealii::VectorOperation::values                           operation) const
+    {
+      check_memory_space<MemorySpace>();
+      export_to_dealii(v, operation);
+    }
     /// @}
 
     /// @name Access to single entries (one host-device copy each: for setup, not for loops)
@@ -350,6 +395,26 @@ namespace gpumf
     /// @}
 
   private:
+    template <typename MemorySpace>
+    static constexpr void
+    check_memory_space()
+    {
+      static_assert(internal::IsExchangeableMemorySpace<MemorySpace>::value,
+                    "gpumf::Vector exchanges data with deal.II's LinearAlgebra::distributed::Vector in "
+                    "MemorySpace::Host, and in MemorySpace::Default on deal.II 9.5 or newer; a deal.II vector in "
+                    "another memory space goes through a LinearAlgebra::ReadWriteVector.");
+    }
+
+    template <typename MemorySpace>
+    void
+    import_from_dealii(const dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
+                       const dealii::VectorOperation::values                                 operation);
+
+    template <typename MemorySpace>
+    void
+    export_to_dealii(dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
+                     const dealii::VectorOperation::values                           operation) const;
+
     Number
     get_entry(const unsigned int local_index) const;
 
@@ -452,28 +517,6 @@ namespace gpumf
                     "e.g. with MatrixFree::initialize_dof_vector().");
   /// @}
 } // namespace gpumf
-
-namespace dealii
-{
-  namespace internal
-  {
-    namespace PreconditionChebyshevImplementation
-    {
-      /**
-       * The start vector of PreconditionChebyshev's eigenvalue estimate for gpumf vectors:
-       * entry of global index g is g % 11, minus the mean, as deal.II does for its own
-       * distributed vectors (its generic choice, a constant vector, would give other estimates
-       * and so other iteration counts than deal.II's CPU programs). Defined in source/linear_algebra/vector.cc.
-       */
-      template <>
-      void
-      set_initial_guess(gpumf::Vector<float> &vector);
-      template <>
-      void
-      set_initial_guess(gpumf::Vector<double> &vector);
-    } // namespace PreconditionChebyshevImplementation
-  }   // namespace internal
-} // namespace dealii
 
 #include <gpumf/internal/vector_transform.h>
 

@@ -750,12 +750,37 @@ namespace gpumf
   }
 
   template <typename Number>
+  template <typename MemorySpace>
   void
-  Vector<Number>::import(const LinearAlgebra::distributed::Vector<Number> &v, const VectorOperation::values operation)
+  Vector<Number>::import_from_dealii(const LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
+                                     const VectorOperation::values                                  operation)
   {
+    AssertThrow(v.locally_owned_elements() == locally_owned_elements(),
+                ExcMessage("gpumf::Vector::import_elements: deal.II's vector has other locally owned indices (" +
+                           std::to_string(v.locally_owned_elements().n_elements()) + " of " +
+                           std::to_string(v.size()) + ") than this one (" + std::to_string(locally_owned_size()) +
+                           " of " + std::to_string(size()) + "); make both from the same locally owned IndexSet."));
     LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
-    rw.import(v, VectorOperation::insert);
+    internal::import_elements(rw, v, VectorOperation::insert);
     import(rw, operation);
+  }
+
+  template <typename Number>
+  template <typename MemorySpace>
+  void
+  Vector<Number>::export_to_dealii(LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
+                                   const VectorOperation::values                            operation) const
+  {
+    AssertThrow(v.locally_owned_elements() == locally_owned_elements(),
+                ExcMessage("gpumf::Vector::export_to: deal.II's vector has other locally owned indices (" +
+                           std::to_string(v.locally_owned_elements().n_elements()) + " of " +
+                           std::to_string(v.size()) + ") than this one (" + std::to_string(locally_owned_size()) +
+                           " of " + std::to_string(size()) + "); make both from the same locally owned IndexSet."));
+    AssertThrow(operation == VectorOperation::insert || operation == VectorOperation::add,
+                ExcMessage("gpumf::Vector::export_to supports VectorOperation::insert and add."));
+    LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
+    export_to(rw, VectorOperation::insert);
+    internal::import_elements(v, rw, operation);
   }
 
   template <typename Number>
@@ -885,6 +910,40 @@ namespace gpumf
 
   template class Vector<float>;
   template class Vector<double>;
+
+#define GPUMF_INSTANTIATE(space)                                                                                  \
+  template void Vector<float>::import_from_dealii(const LinearAlgebra::distributed::Vector<float, space> &,      \
+                                                  const VectorOperation::values);                                \
+  template void Vector<double>::import_from_dealii(const LinearAlgebra::distributed::Vector<double, space> &,    \
+                                                   const VectorOperation::values);                               \
+  template void Vector<float>::export_to_dealii(LinearAlgebra::distributed::Vector<float, space> &,              \
+                                                const VectorOperation::values) const;                            \
+  template void Vector<double>::export_to_dealii(LinearAlgebra::distributed::Vector<double, space> &,            \
+                                                 const VectorOperation::values) const;
+  GPUMF_DEAL_II_MEMORY_SPACES(GPUMF_INSTANTIATE)
+#undef GPUMF_INSTANTIATE
+
+  namespace internal
+  {
+    template <typename Number>
+    void
+    chebyshev_initial_guess(gpumf::Vector<Number> &vector)
+    {
+      const IndexSet                        &owned = vector.locally_owned_elements();
+      const types::global_dof_index          first = owned.is_empty() ? 0 : owned.nth_index_in_set(0);
+      LinearAlgebra::ReadWriteVector<Number> entries(owned);
+      for (unsigned int i = 0; i < vector.locally_owned_size(); ++i)
+        entries.local_element(i) = (i + first) % 11;
+      vector.import(entries, VectorOperation::insert);
+      const Number mean = vector.mean_value();
+      vector.add(-mean);
+    }
+
+    template void
+    chebyshev_initial_guess(gpumf::Vector<float> &);
+    template void
+    chebyshev_initial_guess(gpumf::Vector<double> &);
+  } // namespace internal
 } // namespace gpumf
 
 // deal.II's solvers take their temporary vectors from a GrowingVectorMemory.
@@ -934,39 +993,5 @@ namespace dealii
         set_zero_on_backend(constrained, vec);
       }
     } // namespace AffineConstraintsImplementation
-
-    namespace PreconditionChebyshevImplementation
-    {
-      namespace
-      {
-        template <typename Number>
-        void
-        initial_guess(gpumf::Vector<Number> &vector)
-        {
-          const IndexSet                        &owned = vector.locally_owned_elements();
-          const types::global_dof_index          first = owned.is_empty() ? 0 : owned.nth_index_in_set(0);
-          LinearAlgebra::ReadWriteVector<Number> entries(owned);
-          for (unsigned int i = 0; i < vector.locally_owned_size(); ++i)
-            entries.local_element(i) = (i + first) % 11;
-          vector.import(entries, VectorOperation::insert);
-          const Number mean = vector.mean_value();
-          vector.add(-mean);
-        }
-      } // namespace
-
-      template <>
-      void
-      set_initial_guess(gpumf::Vector<float> &vector)
-      {
-        initial_guess(vector);
-      }
-
-      template <>
-      void
-      set_initial_guess(gpumf::Vector<double> &vector)
-      {
-        initial_guess(vector);
-      }
-    } // namespace PreconditionChebyshevImplementation
   }   // namespace internal
 } // namespace dealii
