@@ -13,6 +13,8 @@
 
 #include <deal.II/base/tensor.h>
 
+#include <deal.II/matrix_free/evaluation_flags.h>
+
 #include <type_traits>
 
 namespace gpumf
@@ -126,6 +128,13 @@ namespace gpumf
                                   " points per direction, " + std::to_string(data.n_components) + " components)."));
 #endif
     }
+
+    /// deal.II 9.5+'s Portable::FEEvaluation constructor: the cell is the one the loop gave
+    /// @p shdata (SharedData::cell), the cell argument of the functor.
+    __host__ __device__
+    FEEvaluation(const data_type *data_in, SharedData<dim, Number> *shdata)
+      : FEEvaluation(shdata->cell, data_in, shdata)
+    {}
 
     /// Gives the scratch back: a later FEEvaluation of the functor reuses it. Objects end in the
     /// reverse order of their creation (as local variables do).
@@ -331,6 +340,27 @@ namespace gpumf
 #endif
     }
 
+    /// evaluate() with deal.II's flags (EvaluationFlags::values, gradients, or both; hessians
+    /// are not supported and stop the loop with a message).
+    __host__ __device__ void
+    evaluate(const dealii::EvaluationFlags::EvaluationFlags flags)
+    {
+      check_flags(flags, "evaluate");
+      // (deal.II's operator& on the flags is a host function)
+      const unsigned int bits = flags;
+      evaluate((bits & dealii::EvaluationFlags::values) != 0, (bits & dealii::EvaluationFlags::gradients) != 0);
+    }
+
+    /// integrate() with deal.II's flags (values, gradients, or both).
+    __host__ __device__ void
+    integrate(const dealii::EvaluationFlags::EvaluationFlags flags)
+    {
+      check_flags(flags, "integrate");
+      // (deal.II's operator& on the flags is a host function)
+      const unsigned int bits = flags;
+      integrate((bits & dealii::EvaluationFlags::values) != 0, (bits & dealii::EvaluationFlags::gradients) != 0);
+    }
+
     /// DoF values from the submitted values (and gradients): the transpose of evaluate().
     __host__ __device__ void
     integrate(const bool integrate_val, const bool integrate_grad)
@@ -488,21 +518,36 @@ namespace gpumf
     __host__ __device__ value_type
     get_dof_value() const
     {
-      note(false, current_q, "the DoF value");
-      value_type value;
-      for (unsigned int c = 0; c < n_components; ++c)
-        component(value, c) = dof_values()[c * P + current_q];
-      return value;
+      return get_dof_value(current_q);
     }
 
     __host__ __device__ void
     submit_dof_value(const value_type &val_in)
     {
-      note(true, current_q, "the DoF value");
-      for (unsigned int c = 0; c < n_components; ++c)
-        dof_values()[c * P + current_q] = component(val_in, c);
+      submit_dof_value(val_in, current_q);
     }
     /// @}
+
+    /// The DoF value at the position of point @p q, one of the calling thread's points
+    /// (before evaluate(); deal.II 9.5+'s form of get_dof_value()).
+    __host__ __device__ value_type
+    get_dof_value(const unsigned int q) const
+    {
+      note(false, q, "the DoF value");
+      value_type value;
+      for (unsigned int c = 0; c < n_components; ++c)
+        component(value, c) = dof_values()[c * P + q];
+      return value;
+    }
+
+    /// Sets the DoF value at the position of point @p q, one of the calling thread's points.
+    __host__ __device__ void
+    submit_dof_value(const value_type &val_in, const unsigned int q)
+    {
+      note(true, q, "the DoF value");
+      for (unsigned int c = 0; c < n_components; ++c)
+        dof_values()[c * P + q] = component(val_in, c);
+    }
 
     /**
      * Calls @p func for each quadrature point of this thread: `func(this, q)` when the
@@ -530,6 +575,27 @@ namespace gpumf
     }
 
   private:
+    /// Stops the loop with a message where @p flags asks for more than values and gradients.
+    __host__ __device__ static void
+    check_flags(const dealii::EvaluationFlags::EvaluationFlags flags, const char *what)
+    {
+      (void)what;
+      const unsigned int     bits      = flags;
+      constexpr unsigned int supported = static_cast<unsigned int>(dealii::EvaluationFlags::values) |
+                                         static_cast<unsigned int>(dealii::EvaluationFlags::gradients);
+#ifdef __CUDA_ARCH__
+      internal::require((bits & ~supported) == 0,
+                        "gpumf::FEEvaluation: evaluate()/integrate() support EvaluationFlags::values and "
+                        "gradients only (no hessians).");
+#else
+      AssertThrow((bits & ~supported) == 0,
+                  ExcNotSupported(std::string("gpumf::FEEvaluation::") + what + "() was given EvaluationFlags " +
+                                  std::to_string(bits) +
+                                  ": supported are EvaluationFlags::values and EvaluationFlags::gradients "
+                                  "(either or both), no hessians."));
+#endif
+    }
+
     // Copies (kept in registers on the GPU) of the object's data and the cell's scratch
     // pointers: measured faster than reading them through pointers (doc/performance.md).
     const data_type data;

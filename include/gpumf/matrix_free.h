@@ -149,6 +149,13 @@ namespace gpumf
         , overlap_communication_computation(overlap_communication_computation)
       {}
 
+      /// deal.II 9.5+'s constructor (Portable::MatrixFree::AdditionalData): no parallelization scheme.
+      AdditionalData(const dealii::UpdateFlags mapping_update_flags,
+                     const bool                use_coloring                      = false,
+                     const bool                overlap_communication_computation = false)
+        : AdditionalData(parallel_in_elem, mapping_update_flags, use_coloring, overlap_communication_computation)
+      {}
+
       /// Must be parallel_in_elem.
       ParallelizationScheme parallelization_scheme;
       /// Accepted for compatibility: quadrature points, JxW and inverse Jacobians are always stored.
@@ -235,6 +242,25 @@ namespace gpumf
       bool has_constraint_rows;
       /// Where the arrays live (copy_mf_data_to_host() reads them from there).
       Backend backend;
+
+      /// Position of point @p q of cell @p cell (of this color) in an array with @p n_q_points
+      /// entries per cell over all cells of the object (deal.II 9.5+'s Data::local_q_point_id()).
+      __host__ __device__ unsigned int
+      local_q_point_id(const unsigned int cell, const unsigned int n_q_points, const unsigned int q) const
+      {
+        return (row_start + cell) * n_q_points + q;
+      }
+
+      /// The real-space position of point @p q of cell @p cell (of this color) (deal.II 9.5+'s
+      /// Data::get_quadrature_point()).
+      __host__ __device__ point_type
+      get_quadrature_point(const unsigned int cell, const unsigned int q) const
+      {
+        unsigned int n_q_points = 1;
+        for (int d = 0; d < dim; ++d)
+          n_q_points *= n_q_points_1d;
+        return q_points[local_q_point_id(cell, n_q_points, q)];
+      }
     };
 
     MatrixFree();
@@ -256,6 +282,21 @@ namespace gpumf
            const dealii::AffineConstraints<Number> &constraints,
            const dealii::Quadrature<1>             &quad,
            const AdditionalData                    &additional_data = AdditionalData());
+
+    /// As above with constraints of another number type, copied into AffineConstraints<Number>
+    /// (as deal.II's MatrixFree takes them: a float level operator with AffineConstraints<double>).
+    template <typename Number2, typename = std::enable_if_t<!std::is_same_v<Number2, Number>>>
+    void
+    reinit(const dealii::Mapping<dim>               &mapping,
+           const dealii::DoFHandler<dim>            &dof_handler,
+           const dealii::AffineConstraints<Number2> &constraints,
+           const dealii::Quadrature<1>              &quad,
+           const AdditionalData                     &additional_data = AdditionalData())
+    {
+      dealii::AffineConstraints<Number> converted;
+      converted.copy_from(constraints);
+      reinit(mapping, dof_handler, converted, quad, additional_data);
+    }
 
     /// As above, on the cells for which @p iterator_filter is true (deal.II's IteratorFilters).
     template <typename IteratorFiltersType>
@@ -366,8 +407,11 @@ namespace gpumf
     cell_loop(const Functor &func, const SrcType &src, DstType &dst, const bool zero_dst = false) const;
 
     /**
-     * Runs `func(cell, &data)` on one thread per quadrature point of every cell, to fill
-     * per-point coefficients (see local_q_point_id()).
+     * Fills per-point coefficients: runs `func(cell, &data)` on one thread per quadrature point
+     * of every cell (deal.II 9.4's form; the thread's point is local_q_point_id()), or, where the
+     * functor takes `(const Data *data, unsigned int cell, unsigned int q)` (deal.II 9.5+'s
+     * form), calls it once for every point q of every cell (data->local_q_point_id(cell,
+     * n_q_points, q), data->get_quadrature_point(cell, q)).
      */
     template <typename Functor, typename Compiler = internal::ThisCompiler>
     void
@@ -573,6 +617,9 @@ namespace gpumf
     unsigned int array_size = 0;
     /// The next set an FEEvaluation takes.
     unsigned int next_slot = 0;
+    /// The cell (number in its color) the loop gave the functor: what deal.II 9.5+'s
+    /// FEEvaluation(gpu_data, shared_data) constructor works on.
+    unsigned int cell = 0;
     /// False for the padding cells of a CUDA block (see MatrixFree::AdditionalData::cells_per_block):
     /// FEEvaluation's distribute functions then add nothing. A functor that writes into its
     /// output without FEEvaluation checks it.

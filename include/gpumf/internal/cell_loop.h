@@ -145,6 +145,27 @@ namespace gpumf
     };
 
     /**
+     * One thread's call of an evaluate_coefficients() functor on cell @p cell: deal.II 9.4's
+     * `func(cell, &data)` (the thread's point through local_q_point_id()), or deal.II 9.5+'s
+     * `func(&data, cell, q)` once for each point q the thread owns.
+     */
+    template <int dim, typename Number, typename Functor>
+    __host__ __device__ void
+    call_coefficient_functor(const Functor &func, const unsigned int cell, const typename MatrixFree<dim, Number>::Data &data)
+    {
+      using Data = typename MatrixFree<dim, Number>::Data;
+      if constexpr (std::is_invocable_v<const Functor &, const Data *, unsigned int, unsigned int>)
+        {
+          constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
+          const auto                thread = thread_index(layout);
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            func(&data, cell, owned_point(layout, thread, s));
+        }
+      else
+        func(cell, &data);
+    }
+
+    /**
      * Runs body(cell, data, shared) for every cell of @p range of every color on the host, on
      * the emulated threads of the functor's layout (run_host_block()), each with its own
      * SharedData over the cell's scratch.
@@ -165,6 +186,7 @@ namespace gpumf
           run_host_block(S::layout.n_threads(), S::layout.n_q, data.n_cells, [&](const unsigned int cell) {
             SharedData<dim, Number> shared =
               S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data, access.data());
+            shared.cell = cell;
             body(cell, data, shared);
           });
         }
@@ -209,6 +231,7 @@ namespace gpumf
             cell          = data.n_cells - 1;
             shared.writes = false;
           }
+        shared.cell = cell;
         return shared;
       }
 
@@ -332,7 +355,7 @@ namespace gpumf
       {
         // padding cells write the same values as the last cell: no harm
         const unsigned int cell = blockIdx.x * data.cells_per_block + local_cell(layout_of<dim, Functor>());
-        func(cell < data.n_cells ? cell : data.n_cells - 1, &data);
+        call_coefficient_functor<dim, Number>(func, cell < data.n_cells ? cell : data.n_cells - 1, data);
       }
 
       template <int dim, typename Number, typename Functor, typename Src, typename Dst>
@@ -689,7 +712,7 @@ namespace gpumf
     if (backend_ == Backend::host)
       internal::host_loop<dim, Number, Functor>(
         *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &) {
-          func(cell, &data);
+          internal::call_coefficient_functor<dim, Number>(func, cell, data);
         });
     else
       internal::cuda_evaluate_coefficients(*this, func);
