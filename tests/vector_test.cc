@@ -2,7 +2,8 @@
 // space operation, reductions over MPI, ghost exchange and compress(add), deal.II's
 // SolverCG and SolverGMRES with DiagonalMatrix, on random data. The split-phase
 // exchanges (_start/_finish) against the blocking ones, with two under way at once and
-// 100 times over the same buffers, their misuse, and each GPUMF_EXCHANGE method.
+// 100 times over the same buffers, their misuse, and each GPUMF_EXCHANGE method. Data exchange
+// with deal.II's distributed vectors of each memory space (Host; Default on deal.II 9.5+).
 //
 //   vector_test host   host backend vs deal.II (relative 1e-14)
 //   vector_test cuda   CUDA backend vs deal.II, copies between backends; skipped without a GPU
@@ -444,6 +445,59 @@ main(int argc, char **argv)
                     "SolverCG with DiagonalMatrix preconditioner: " + std::to_string(pcontrol.last_step()) +
                       " iteration");
     }
+
+    // data exchange with deal.II's distributed vectors, both ways, in each memory space of this
+    // deal.II (MemorySpace::Host; and MemorySpace::Default on 9.5+), insert and add
+    const auto exchange = [&](auto space, const std::string &name) {
+      using Space = decltype(space);
+      LinearAlgebra::distributed::Vector<double, Space> D(partitioner->locally_owned_range(),
+                                                          partitioner->ghost_indices(),
+                                                          comm);
+      HostVector                                        expected(partitioner);
+      test::fill_random(expected, 11);
+      LinearAlgebra::ReadWriteVector<double> rw(partitioner->locally_owned_range());
+      rw.import(expected, VectorOperation::insert);
+      D.import(rw, VectorOperation::insert);
+      gpumf::Vector<double> x(partitioner, backend);
+      test::fill_random(x, 12);
+      x.import_elements(D, VectorOperation::insert);
+      same(x, expected, "import_elements(" + name + ", insert)");
+      x.import(D, VectorOperation::add), expected *= 2.;
+      same(x, expected, "import(" + name + ", add)");
+      test::fill_random(x, 13);
+      LinearAlgebra::distributed::Vector<double, Space> E(D);
+      x.export_to(E, VectorOperation::insert);
+      checker.check_below(test::relative_difference(test::to_rw(x), [&] {
+                            LinearAlgebra::ReadWriteVector<double> r(partitioner->locally_owned_range());
+                            r.import(E, VectorOperation::insert);
+                            return r;
+                          }(),
+                                                    comm),
+                          0,
+                          "export_to(" + name + ", insert)");
+      x.export_to(D, VectorOperation::add);
+      LinearAlgebra::ReadWriteVector<double> sum(partitioner->locally_owned_range()), from_x = test::to_rw(x);
+      sum.import(D, VectorOperation::insert);
+      for (const auto i : sum.get_stored_elements())
+        from_x(i) += expected(i) / 2.;
+      checker.check_below(test::relative_difference(sum, from_x, comm), tol, "export_to(" + name + ", add)");
+      // a vector of another layout is refused with a message
+      LinearAlgebra::distributed::Vector<double, Space> wrong(complete_index_set(partitioner->size()), MPI_COMM_SELF);
+      bool thrown = Utilities::MPI::n_mpi_processes(comm) == 1; // on one rank the layouts agree
+      if (!thrown)
+        try
+          {
+            x.import_elements(wrong, VectorOperation::insert);
+          }
+        catch (const ExceptionBase &e)
+          {
+            thrown = std::string(e.what()).find("other locally owned indices") != std::string::npos;
+          }
+      checker.check(thrown, "import_elements(" + name + ") of another layout throws");
+    };
+#define GPUMF_TEST_EXCHANGE(space) exchange(space(), #space);
+    GPUMF_DEAL_II_MEMORY_SPACES(GPUMF_TEST_EXCHANGE)
+#undef GPUMF_TEST_EXCHANGE
 
     // mismatched vectors are rejected
     {
