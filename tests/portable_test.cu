@@ -60,7 +60,7 @@ namespace
 
     GPUMF_HOST_DEVICE void
     operator()(gpumf::Portable::FEEvaluation<dim, fe_degree, fe_degree + 1, 1, double> *fe_eval,
-               const int                                                                 q_point) const
+               const int                                                                q_point) const
     {
       const unsigned int pos = gpu_data->local_q_point_id(cell, n_q_points, q_point);
       fe_eval->submit_value(coef[pos] * fe_eval->get_value(q_point), q_point);
@@ -169,8 +169,9 @@ namespace
       additional_data.backend = b;
       gpumf::Portable::MatrixFree<dim, double> mf_data;
       mf_data.reinit(*mapping, dof, constraints, QGauss<1>(fe_degree + 1), additional_data);
-      gpumf::Vector<double> coef(
-        std::make_shared<Utilities::MPI::Partitioner>(Utilities::pow(fe_degree + 1, dim) * mf_data.n_cells()), b);
+      gpumf::Vector<double> coef(std::make_shared<Utilities::MPI::Partitioner>(Utilities::pow(fe_degree + 1, dim) *
+                                                                               mf_data.n_cells()),
+                                 b);
       mf_data.evaluate_coefficients(CoefficientFunctor<dim, fe_degree>(coef.get_values()));
       gpumf::Vector<double> src, dst;
       mf_data.initialize_dof_vector(src);
@@ -212,8 +213,8 @@ namespace
     const double tolerance = 500 * std::numeric_limits<double>::epsilon();
     for (const bool coloring : {false, true})
       {
-        const std::string variant = std::string(backend == gpumf::Backend::host ? " host" : " cuda") +
-                                    (coloring ? " coloring" : " atomics");
+        const std::string variant =
+          std::string(backend == gpumf::Backend::host ? " host" : " cuda") + (coloring ? " coloring" : " atomics");
         checker.check_below(test::relative_difference(apply(backend, coloring, false), host, comm),
                             tolerance,
                             name + variant + " vs host");

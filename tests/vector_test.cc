@@ -467,12 +467,14 @@ main(int argc, char **argv)
       test::fill_random(x, 13);
       LinearAlgebra::distributed::Vector<double, Space> E(D);
       x.export_to(E, VectorOperation::insert);
-      checker.check_below(test::relative_difference(test::to_rw(x), [&] {
-                            LinearAlgebra::ReadWriteVector<double> r(partitioner->locally_owned_range());
-                            r.import(E, VectorOperation::insert);
-                            return r;
-                          }(),
-                                                    comm),
+      checker.check_below(test::relative_difference(
+                            test::to_rw(x),
+                            [&] {
+                              LinearAlgebra::ReadWriteVector<double> r(partitioner->locally_owned_range());
+                              r.import(E, VectorOperation::insert);
+                              return r;
+                            }(),
+                            comm),
                           0,
                           "export_to(" + name + ", insert)");
       x.export_to(D, VectorOperation::add);

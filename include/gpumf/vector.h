@@ -271,7 +271,7 @@ namespace gpumf
     template <typename MemorySpace>
     void
     import_elements(const dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
-                    const dealii::VectorOperation::values                                 operation)
+                    const dealii::VectorOperation::values                                  operation)
     {
       check_memory_space<MemorySpace>();
       import_from_dealii(v, operation);
@@ -281,7 +281,7 @@ namespace gpumf
     template <typename MemorySpace>
     void
     import(const dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
-           const dealii::VectorOperation::values                                 operation)
+           const dealii::VectorOperation::values                                  operation)
     {
       import_elements(v, operation);
     }
@@ -305,7 +305,7 @@ namespace gpumf
     template <typename MemorySpace>
     void
     export_to(dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
-              const dealii::VectorOperation::values                           operation) const
+              const dealii::VectorOperation::values                            operation) const
     {
       check_memory_space<MemorySpace>();
       export_to_dealii(v, operation);
@@ -408,12 +408,12 @@ namespace gpumf
     template <typename MemorySpace>
     void
     import_from_dealii(const dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
-                       const dealii::VectorOperation::values                                 operation);
+                       const dealii::VectorOperation::values                                  operation);
 
     template <typename MemorySpace>
     void
     export_to_dealii(dealii::LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
-                     const dealii::VectorOperation::values                           operation) const;
+                     const dealii::VectorOperation::values                            operation) const;
 
     Number
     get_entry(const unsigned int local_index) const;

@@ -757,9 +757,9 @@ namespace gpumf
   {
     AssertThrow(v.locally_owned_elements() == locally_owned_elements(),
                 ExcMessage("gpumf::Vector::import_elements: deal.II's vector has other locally owned indices (" +
-                           std::to_string(v.locally_owned_elements().n_elements()) + " of " +
-                           std::to_string(v.size()) + ") than this one (" + std::to_string(locally_owned_size()) +
-                           " of " + std::to_string(size()) + "); make both from the same locally owned IndexSet."));
+                           std::to_string(v.locally_owned_elements().n_elements()) + " of " + std::to_string(v.size()) +
+                           ") than this one (" + std::to_string(locally_owned_size()) + " of " +
+                           std::to_string(size()) + "); make both from the same locally owned IndexSet."));
     LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
     internal::import_elements(rw, v, VectorOperation::insert);
     import(rw, operation);
@@ -773,9 +773,9 @@ namespace gpumf
   {
     AssertThrow(v.locally_owned_elements() == locally_owned_elements(),
                 ExcMessage("gpumf::Vector::export_to: deal.II's vector has other locally owned indices (" +
-                           std::to_string(v.locally_owned_elements().n_elements()) + " of " +
-                           std::to_string(v.size()) + ") than this one (" + std::to_string(locally_owned_size()) +
-                           " of " + std::to_string(size()) + "); make both from the same locally owned IndexSet."));
+                           std::to_string(v.locally_owned_elements().n_elements()) + " of " + std::to_string(v.size()) +
+                           ") than this one (" + std::to_string(locally_owned_size()) + " of " +
+                           std::to_string(size()) + "); make both from the same locally owned IndexSet."));
     AssertThrow(operation == VectorOperation::insert || operation == VectorOperation::add,
                 ExcMessage("gpumf::Vector::export_to supports VectorOperation::insert and add."));
     LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
@@ -911,14 +911,14 @@ namespace gpumf
   template class Vector<float>;
   template class Vector<double>;
 
-#define GPUMF_INSTANTIATE(space)                                                                                  \
-  template void Vector<float>::import_from_dealii(const LinearAlgebra::distributed::Vector<float, space> &,      \
-                                                  const VectorOperation::values);                                \
-  template void Vector<double>::import_from_dealii(const LinearAlgebra::distributed::Vector<double, space> &,    \
-                                                   const VectorOperation::values);                               \
-  template void Vector<float>::export_to_dealii(LinearAlgebra::distributed::Vector<float, space> &,              \
-                                                const VectorOperation::values) const;                            \
-  template void Vector<double>::export_to_dealii(LinearAlgebra::distributed::Vector<double, space> &,            \
+#define GPUMF_INSTANTIATE(space)                                                                              \
+  template void Vector<float>::import_from_dealii(const LinearAlgebra::distributed::Vector<float, space> &,   \
+                                                  const VectorOperation::values);                             \
+  template void Vector<double>::import_from_dealii(const LinearAlgebra::distributed::Vector<double, space> &, \
+                                                   const VectorOperation::values);                            \
+  template void Vector<float>::export_to_dealii(LinearAlgebra::distributed::Vector<float, space> &,           \
+                                                const VectorOperation::values) const;                         \
+  template void Vector<double>::export_to_dealii(LinearAlgebra::distributed::Vector<double, space> &,         \
                                                  const VectorOperation::values) const;
   GPUMF_DEAL_II_MEMORY_SPACES(GPUMF_INSTANTIATE)
 #undef GPUMF_INSTANTIATE
