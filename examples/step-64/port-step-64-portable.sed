@@ -1,0 +1,31 @@
+# Ports deal.II 9.6's step-64 (libdeal.ii-doc 9.6: examples/step-64/step-64.cc, written for
+# Portable::MatrixFree) to gpumf (deal.II 9.5's, which says CUDAWrappers:: for Portable::, too;
+# untested). Applied at build time by examples/step-64/CMakeLists.txt when
+# gpumf is built against deal.II 9.5 or newer; every change is explained in doc/porting.md
+# ("deal.II 9.5 and newer"). Usage: sed -f port-step-64-portable.sed step-64.cc > step-64-gpumf.cu
+
+# 1. Headers: gpumf's Portable dialect instead of deal.II's Portable headers.
+s|<deal.II/matrix_free/portable_fe_evaluation.h>|<gpumf/portable.h>|
+s|<deal.II/matrix_free/portable_matrix_free.h>|<gpumf/portable.h>|
+s|<deal.II/matrix_free/cuda_fe_evaluation.h>|<gpumf/portable.h>|
+s|<deal.II/matrix_free/cuda_matrix_free.h>|<gpumf/portable.h>|
+
+# 2. Vector type: gpumf::Vector for deal.II's distributed vector in the default (device) memory space.
+s|LinearAlgebra::distributed::Vector<double, MemorySpace::Default>|gpumf::Vector<double>|g
+
+# 3. Namespace.
+s|Portable::|gpumf::Portable::|g
+s|CUDAWrappers::|gpumf::Portable::|g
+
+# 4. Functors run on the GPU and, on the host backend, on the host (deal.II's DEAL_II_HOST_DEVICE
+#    marks host functions only where its Kokkos has no CUDA).
+s|DEAL_II_HOST_DEVICE|__host__ __device__|g
+
+# 5. deal.II's ReadWriteVector::import_elements() knows deal.II's vector types only; the
+#    reverse call on gpumf::Vector does the same.
+s|rw_vector\.import_elements(solution_dev, VectorOperation::insert);|solution_dev.export_to(rw_vector, VectorOperation::insert);|
+
+# 6. Device selection (deal.II's Kokkos chooses one in MPI_InitFinalize): one call, which falls
+#    back to the host backend without a GPU.
+/Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);/a\
+      gpumf::select_device(MPI_COMM_WORLD);
