@@ -749,17 +749,27 @@ namespace gpumf
     return ghosts_valid;
   }
 
+  namespace
+  {
+    /// Throws unless deal.II's vector (owning @p theirs) and a gpumf::Vector (@p ours) own the same indices.
+    void
+    check_same_owned(const IndexSet &theirs, const IndexSet &ours, const std::string &function)
+    {
+      AssertThrow(theirs == ours,
+                  ExcMessage("gpumf::Vector::" + function + ": deal.II's vector has other locally owned indices (" +
+                             std::to_string(theirs.n_elements()) + " of " + std::to_string(theirs.size()) +
+                             ") than this one (" + std::to_string(ours.n_elements()) + " of " +
+                             std::to_string(ours.size()) + "); make both from the same locally owned IndexSet."));
+    }
+  } // namespace
+
   template <typename Number>
   template <typename MemorySpace>
   void
   Vector<Number>::import_from_dealii(const LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
                                      const VectorOperation::values                                  operation)
   {
-    AssertThrow(v.locally_owned_elements() == locally_owned_elements(),
-                ExcMessage("gpumf::Vector::import_elements: deal.II's vector has other locally owned indices (" +
-                           std::to_string(v.locally_owned_elements().n_elements()) + " of " + std::to_string(v.size()) +
-                           ") than this one (" + std::to_string(locally_owned_size()) + " of " +
-                           std::to_string(size()) + "); make both from the same locally owned IndexSet."));
+    check_same_owned(v.locally_owned_elements(), locally_owned_elements(), "import_elements");
     LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
     internal::import_elements(rw, v, VectorOperation::insert);
     import(rw, operation);
@@ -771,11 +781,7 @@ namespace gpumf
   Vector<Number>::export_to_dealii(LinearAlgebra::distributed::Vector<Number, MemorySpace> &v,
                                    const VectorOperation::values                            operation) const
   {
-    AssertThrow(v.locally_owned_elements() == locally_owned_elements(),
-                ExcMessage("gpumf::Vector::export_to: deal.II's vector has other locally owned indices (" +
-                           std::to_string(v.locally_owned_elements().n_elements()) + " of " + std::to_string(v.size()) +
-                           ") than this one (" + std::to_string(locally_owned_size()) + " of " +
-                           std::to_string(size()) + "); make both from the same locally owned IndexSet."));
+    check_same_owned(v.locally_owned_elements(), locally_owned_elements(), "export_to");
     AssertThrow(operation == VectorOperation::insert || operation == VectorOperation::add,
                 ExcMessage("gpumf::Vector::export_to supports VectorOperation::insert and add."));
     LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());

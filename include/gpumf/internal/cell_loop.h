@@ -151,12 +151,10 @@ namespace gpumf
      */
     template <int dim, typename Number, typename Functor>
     __host__ __device__ void
-    call_coefficient_functor(const Functor                                &func,
-                             const unsigned int                            cell,
-                             const typename MatrixFree<dim, Number>::Data &data)
+    call_coefficient_functor(Functor &func, const unsigned int cell, const typename MatrixFree<dim, Number>::Data &data)
     {
       using Data = typename MatrixFree<dim, Number>::Data;
-      if constexpr (std::is_invocable_v<const Functor &, const Data *, unsigned int, unsigned int>)
+      if constexpr (std::is_invocable_v<Functor &, const Data *, unsigned int, unsigned int>)
         {
           constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
           const auto                thread = thread_index(layout);
