@@ -18,6 +18,12 @@
  * | evaluate_coefficients(f), f(gpu_data, cell, q)                 | the same                          |
  * | LinearAlgebra::distributed::Vector<Number, MemorySpace::Default> | gpumf::Vector<Number>          |
  * | DEAL_II_HOST_DEVICE                                            | `__host__ __device__` (below)     |
+ * | Kokkos::fence()                                                | gpumf::synchronize()              |
+ * | Portable::copy_mf_data_to_host(), DataHost                     | the same                          |
+ *
+ * Not available: what reaches into Kokkos (shared_data->team_member and Kokkos loops over
+ * it, Data's arrays as Kokkos::View): gpumf's Data holds plain pointers (gpumf/matrix_free.h),
+ * and a functor runs on the threads of a cell (internal::CellLayout).
  *
  * These are gpumf's own classes under deal.II's names (the same as gpumf::MatrixFree,
  * gpumf::FEEvaluation and gpumf::SharedData, which also keep deal.II 9.4's CUDAWrappers
@@ -47,6 +53,8 @@ namespace gpumf
 {
   namespace Portable
   {
+    using gpumf::copy_mf_data_to_host;
+    using gpumf::DataHost;
     using gpumf::MatrixFree;
     using gpumf::SharedData;
 
