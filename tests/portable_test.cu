@@ -112,9 +112,9 @@ namespace
       fe_eval.read_dof_values(src);
       if (scale_dofs)
         fe_eval.apply_for_each_quad_point(DoubleDofValues());
-      fe_eval.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
+      fe_eval.evaluate(gpumf::EvaluationFlags::values | gpumf::EvaluationFlags::gradients);
       fe_eval.apply_for_each_quad_point(HelmholtzQuad<dim, fe_degree>(gpu_data, coef, cell));
-      fe_eval.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+      fe_eval.integrate(gpumf::EvaluationFlags::values | gpumf::EvaluationFlags::gradients);
       fe_eval.distribute_local_to_global(dst);
     }
 
@@ -140,8 +140,8 @@ namespace
     {
       gpumf::Portable::FEEvaluation<dim, fe_degree> fe_eval(gpu_data, shared_data);
       fe_eval.read_dof_values(src);
-      fe_eval.evaluate(EvaluationFlags::values | EvaluationFlags::hessians);
-      fe_eval.integrate(EvaluationFlags::values);
+      fe_eval.evaluate(gpumf::EvaluationFlags::values | gpumf::EvaluationFlags::hessians);
+      fe_eval.integrate(EvaluationFlags::values); // a single deal.II flag
       fe_eval.distribute_local_to_global(dst);
     }
   };
@@ -254,15 +254,7 @@ main(int argc, char **argv)
         gpumf::Vector<double> src, dst;
         mf.initialize_dof_vector(src);
         mf.initialize_dof_vector(dst);
-        std::string message;
-        try
-          {
-            mf.cell_loop(HessianFunctor<2, 2>(), src, dst);
-          }
-        catch (const std::exception &e)
-          {
-            message = e.what();
-          }
+        const std::string message = test::exception_of([&] { mf.cell_loop(HessianFunctor<2, 2>(), src, dst); });
         checker.check(message.find("no hessians") != std::string::npos,
                       "evaluate(EvaluationFlags::hessians) throws, naming the supported flags");
       }

@@ -29,3 +29,7 @@ s|rw_vector\.import_elements(solution_dev, VectorOperation::insert);|solution_de
 #    back to the host backend without a GPU.
 /Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);/a\
       gpumf::select_device(MPI_COMM_WORLD);
+
+# 7. Flags combined in a functor: deal.II's operator| on EvaluationFlags is a host function
+#    (gpumf's compile options make calling it on the GPU an error); gpumf's flags combine on both.
+s|\([^:]\)EvaluationFlags::|\1gpumf::EvaluationFlags::|g

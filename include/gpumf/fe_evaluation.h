@@ -20,6 +20,39 @@
 namespace gpumf
 {
   /**
+   * deal.II's EvaluationFlags (the same values), combinable in device code. deal.II's own
+   * `operator|` on its flags is a host function (deal.II 9.4: inline; 9.5+: DEAL_II_HOST_DEVICE,
+   * which marks host functions only where deal.II's Kokkos has no CUDA), so
+   * `dealii::EvaluationFlags::values | dealii::EvaluationFlags::gradients` inside a functor would
+   * call host code on the GPU; gpumf's compile options make that a compile-time error ("calling a
+   * __host__ function from a __host__ __device__ function"). Write
+   * `gpumf::EvaluationFlags::values | gpumf::EvaluationFlags::gradients` there; FEEvaluation's
+   * evaluate() and integrate() take either kind (a single deal.II flag needs no operator).
+   */
+  namespace EvaluationFlags
+  {
+    enum EvaluationFlags : unsigned int
+    {
+      nothing   = 0,
+      values    = dealii::EvaluationFlags::values,
+      gradients = dealii::EvaluationFlags::gradients,
+      hessians  = dealii::EvaluationFlags::hessians
+    };
+
+    __host__ __device__ constexpr EvaluationFlags
+    operator|(const EvaluationFlags f1, const EvaluationFlags f2)
+    {
+      return static_cast<EvaluationFlags>(static_cast<unsigned int>(f1) | static_cast<unsigned int>(f2));
+    }
+
+    __host__ __device__ constexpr EvaluationFlags
+    operator&(const EvaluationFlags f1, const EvaluationFlags f2)
+    {
+      return static_cast<EvaluationFlags>(static_cast<unsigned int>(f1) & static_cast<unsigned int>(f2));
+    }
+  } // namespace EvaluationFlags
+
+  /**
    * Evaluation of an FE_Q function (or an FESystem of @p n_components_ equal FE_Q) on one
    * cell with @p n_q_points_1d >= fe_degree + 1 points per direction (Gauss, or
    * Gauss-Lobatto collocation).
@@ -340,25 +373,35 @@ namespace gpumf
 #endif
     }
 
-    /// evaluate() with deal.II's flags (EvaluationFlags::values, gradients, or both; hessians
+    /// evaluate() with gpumf's flags (gpumf::EvaluationFlags::values, gradients, or both; hessians
     /// are not supported and stop the loop with a message).
+    __host__ __device__ void
+    evaluate(const EvaluationFlags::EvaluationFlags flags)
+    {
+      check_flags(flags, "evaluate");
+      evaluate((flags & EvaluationFlags::values) != 0, (flags & EvaluationFlags::gradients) != 0);
+    }
+
+    /// evaluate() with one of deal.II's flags, or deal.II's flags combined in host code.
     __host__ __device__ void
     evaluate(const dealii::EvaluationFlags::EvaluationFlags flags)
     {
-      check_flags(flags, "evaluate");
-      // (deal.II's operator& on the flags is a host function)
-      const unsigned int bits = flags;
-      evaluate((bits & dealii::EvaluationFlags::values) != 0, (bits & dealii::EvaluationFlags::gradients) != 0);
+      evaluate(static_cast<EvaluationFlags::EvaluationFlags>(static_cast<unsigned int>(flags)));
     }
 
-    /// integrate() with deal.II's flags (values, gradients, or both).
+    /// integrate() with gpumf's flags (values, gradients, or both).
+    __host__ __device__ void
+    integrate(const EvaluationFlags::EvaluationFlags flags)
+    {
+      check_flags(flags, "integrate");
+      integrate((flags & EvaluationFlags::values) != 0, (flags & EvaluationFlags::gradients) != 0);
+    }
+
+    /// integrate() with one of deal.II's flags, or deal.II's flags combined in host code.
     __host__ __device__ void
     integrate(const dealii::EvaluationFlags::EvaluationFlags flags)
     {
-      check_flags(flags, "integrate");
-      // (deal.II's operator& on the flags is a host function)
-      const unsigned int bits = flags;
-      integrate((bits & dealii::EvaluationFlags::values) != 0, (bits & dealii::EvaluationFlags::gradients) != 0);
+      integrate(static_cast<EvaluationFlags::EvaluationFlags>(static_cast<unsigned int>(flags)));
     }
 
     /// DoF values from the submitted values (and gradients): the transpose of evaluate().
@@ -577,12 +620,11 @@ namespace gpumf
   private:
     /// Stops the loop with a message where @p flags asks for more than values and gradients.
     __host__ __device__ static void
-    check_flags(const dealii::EvaluationFlags::EvaluationFlags flags, const char *what)
+    check_flags(const EvaluationFlags::EvaluationFlags flags, const char *what)
     {
       (void)what;
       const unsigned int     bits      = flags;
-      constexpr unsigned int supported = static_cast<unsigned int>(dealii::EvaluationFlags::values) |
-                                         static_cast<unsigned int>(dealii::EvaluationFlags::gradients);
+      constexpr unsigned int supported = EvaluationFlags::values | EvaluationFlags::gradients;
 #ifdef __CUDA_ARCH__
       internal::require((bits & ~supported) == 0,
                         "gpumf::FEEvaluation: evaluate()/integrate() support EvaluationFlags::values and "

@@ -11,7 +11,7 @@
  * | Portable::FEEvaluation<dim, p, n_q, n_comp, Number>            | gpumf::Portable::FEEvaluation     |
  * | Portable::SharedData<dim, Number>                              | gpumf::Portable::SharedData       |
  * | FEEvaluation(gpu_data, shared_data)                            | the same                          |
- * | evaluate(EvaluationFlags), integrate(EvaluationFlags)          | the same (values, gradients)      |
+ * | evaluate(EvaluationFlags::values | EvaluationFlags::gradients) | the same with gpumf::EvaluationFlags (deal.II's operator| runs on the host only) |
  * | apply_for_each_quad_point(f), f(fe_eval *, q)                  | the same                          |
  * | Data::local_q_point_id(cell, n_q_points, q)                    | the same                          |
  * | Data::get_quadrature_point(cell, q)                            | the same                          |
