@@ -59,7 +59,7 @@ if [ -d /usr/local/cuda-13.0 ]; then
   bind /usr/local/cuda-13.0 /usr/local/cuda-13.0
   [ -e "$root/usr/local/cuda" ] || $sudo ln -s cuda-13.0 "$root/usr/local/cuda"
 fi
-ccache_dir=${CCACHE_DIR:-$HOME/.cache/ccache}
+ccache_dir=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
 mkdir -p "$ccache_dir"
 bind "$ccache_dir" /root/.cache/ccache
 
