@@ -22,5 +22,9 @@ if [ "${GPUMF_SKIP_DEBIAN13:-0}" = 1 ]; then
   echo "gpumf: GPUMF_SKIP_DEBIAN13=1: deal.II 9.6 (Debian 13 root) not tested"
   exit 0
 fi
+if [ "$(cut -d. -f1 /etc/debian_version 2>/dev/null)" -ge 13 ] 2>/dev/null || grep -q '^VERSION_CODENAME=trixie' /etc/os-release; then
+  echo "gpumf: this system is Debian 13 or newer: build/ was its deal.II; no Debian 13 root needed"
+  exit 0
+fi
 echo "gpumf: deal.II 9.6 in a Debian 13 root: the host-only configuration in build-debian13/"
 bash scripts/debian13.sh bash scripts/test-debian13.sh "$@"
