@@ -205,6 +205,39 @@ namespace gpumf
 #endif
     }
 
+    /**
+     * Reads the cell's DoF values from @p src as they are, constrained DoFs included (deal.II's
+     * read_dof_values_plain()): the entries of a vector whose constrained DoFs hold their values
+     * (Dirichlet values, AffineConstraints::distribute() after a solve). For a solution in a
+     * nonlinear term or a norm; read_dof_values() instead reads Dirichlet DoFs as zero and
+     * hanging nodes from their masters, the homogeneous form an operator applies. Needs
+     * MatrixFree::AdditionalData::store_plain_indices (the default), and all the ghost values of
+     * @p src (the loops exchange them).
+     */
+    __host__ __device__ void
+    read_dof_values_plain(const Number *src)
+    {
+      internal::require(data.plain_local_to_global != nullptr,
+                        "gpumf::FEEvaluation::read_dof_values_plain: the MatrixFree object keeps no plain "
+                        "indices; set AdditionalData::store_plain_indices = true (the default) before reinit().");
+#ifdef __CUDA_ARCH__
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              shared.values[c * P + p] = internal::read_only(src + plain_index(local_dof(c, p)));
+        }
+      __syncthreads();
+#else
+      host_collective([&]() {
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          shared.dof_values[c * P + p] = src[plain_index(local_dof(c, p))];
+        });
+      });
+#endif
+    }
+
     /// Sets the cell's DoF values to the unit vector of local DoF @p i (component-major,
     /// lexicographic within a component): one column of the cell matrix, for diagonals.
     __host__ __device__ void
@@ -530,6 +563,15 @@ namespace gpumf
       return data.q_points[cell * n_q_points + q];
     }
 
+    /// JxW at quadrature point @p q: stored, or det J times the weight (affine geometry); deal.II's
+    /// FEEvaluation::JxW().
+    __host__ __device__ Number
+    JxW(const unsigned int q) const
+    {
+      return data.affine ? internal::read_only(data.JxW + cell) * internal::read_only(data.quadrature_weights + q) :
+                           internal::read_only(data.JxW + cell * n_q_points + q);
+    }
+
     /// @name deal.II 9.4's per-thread interface: the point the thread works on
     /// (its only point up to degree 9 in 3D; the current one inside apply_for_each_quad_point()).
     /// @{
@@ -777,12 +819,11 @@ namespace gpumf
       return internal::read_only(data.local_to_global + cell * dofs_per_cell + l);
     }
 
-    /// JxW at quadrature point @p q: stored, or det J times the weight (affine geometry).
-    __host__ __device__ Number
-    JxW(const unsigned int q) const
+    /// The vector index of local DoF @p l, constrained or not (MatrixFree::Data::plain_local_to_global).
+    __host__ __device__ unsigned int
+    plain_index(const unsigned int l) const
     {
-      return data.affine ? internal::read_only(data.JxW + cell) * internal::read_only(data.quadrature_weights + q) :
-                           internal::read_only(data.JxW + cell * n_q_points + q);
+      return internal::read_only(data.plain_local_to_global + cell * dofs_per_cell + l);
     }
 
     /// The inverse Jacobian d xi_e / d x_d at quadrature point @p q (per point or per cell).

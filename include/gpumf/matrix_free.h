@@ -197,6 +197,15 @@ namespace gpumf
        * locally owned cells of the level (is_locally_owned_on_level()).
        */
       unsigned int mg_level = dealii::numbers::invalid_unsigned_int;
+      /**
+       * Keep, besides the DoF codes that apply the constraints, the plain vector index of every
+       * DoF of every cell, for FEEvaluation::read_dof_values_plain() (the vector's own entries,
+       * constrained DoFs included: a solution with nonzero Dirichlet values, or after
+       * AffineConstraints::distribute(), read as it is) and for gpumf::VectorTools. As deal.II's
+       * AdditionalData::store_plain_indices, on by default; costs 4 bytes per DoF of every cell
+       * (about as much as the codes themselves).
+       */
+      bool store_plain_indices = true;
     };
 
     /**
@@ -242,6 +251,9 @@ namespace gpumf
       bool has_constraint_rows;
       /// Where the arrays live (copy_mf_data_to_host() reads them from there).
       Backend backend;
+      /// [c * dofs_per_cell + k * n_dofs_1d^dim + i]: the vector index of the DoF, constrained or
+      /// not (AdditionalData::store_plain_indices), else nullptr.
+      const unsigned int *plain_local_to_global = nullptr;
 
       /// Position of point @p q of cell @p cell (of this color) in an array with @p n_q_points
       /// entries per cell over all cells of the object (deal.II 9.5+'s Data::local_q_point_id()).
@@ -417,6 +429,19 @@ namespace gpumf
     void
     evaluate_coefficients(Functor func) const;
 
+    /**
+     * Reads vectors into per-point values: runs `func(cell, &data, &shared_data, src)` on every
+     * cell as cell_loop() does, without a destination vector (nothing is added, no compress).
+     * For coefficients that depend on a solution (a nonlinear term: read it with
+     * FEEvaluation::read_dof_values_plain(), evaluate, store at local_q_point_id()) and for
+     * norms and indicators per point or cell (gpumf/vector_tools.h). @p src is one
+     * gpumf::Vector<Number> or several, as in cell_loop(); their ghost values are exchanged
+     * first (and zeroed again afterwards unless they had them).
+     */
+    template <typename Functor, typename SrcType, typename Compiler = internal::ThisCompiler>
+    void
+    evaluate_coefficients(const Functor &func, const SrcType &src) const;
+
     /// dst[i] = src[i] for the locally owned constrained DoFs.
     void
     copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const;
@@ -554,6 +579,7 @@ namespace gpumf
 
     internal::Array<point_type>   q_points;
     internal::Array<unsigned int> local_to_global;
+    internal::Array<unsigned int> plain_local_to_global;
     internal::Array<Number>       inv_jacobian;
     internal::Array<Number>       JxW;
     internal::Array<Number>       shape_values;

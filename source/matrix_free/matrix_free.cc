@@ -119,6 +119,9 @@ namespace gpumf
       std::vector<unsigned int> dof_numbering;
       unsigned int              dofs_per_cell;
       std::vector<long long>    codes;
+      /// per cell, dofs_per_cell each: the global index of every DoF, constrained or not
+      /// (AdditionalData::store_plain_indices; else empty)
+      std::vector<types::global_dof_index> plain;
       /// per cell: reads or writes a vector entry owned by another rank
       std::vector<unsigned char> cell_touches_ghost;
       /// the constraint table: rows in order of first use, global indices
@@ -136,7 +139,8 @@ namespace gpumf
                         const AffineConstraints<Number>                                            &constraints,
                         const std::function<bool(const typename DoFHandler<dim>::cell_iterator &)> &filter,
                         const unsigned int                                                          mg_level,
-                        const RelevantDoFs                                                         &dofs)
+                        const RelevantDoFs                                                         &dofs,
+                        const bool                                                                  store_plain)
     {
       using cell_iterator                     = typename DoFHandler<dim>::cell_iterator;
       const FiniteElement<dim>  &fe           = dof.get_fe();
@@ -167,10 +171,11 @@ namespace gpumf
         for (unsigned int i = 0; i < n_tensor_dofs; ++i)
           dof_numbering[k * n_tensor_dofs + i] =
             n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
-      const unsigned int         max_entries = 2 * n_components * Utilities::pow(n, dim - 1);
-      const unsigned int         n_cells     = cells.size();
-      std::vector<long long>     codes(std::size_t(n_cells) * dofs_per_cell);
-      std::vector<unsigned char> cell_touches_ghost(n_cells, 0);
+      const unsigned int                   max_entries = 2 * n_components * Utilities::pow(n, dim - 1);
+      const unsigned int                   n_cells     = cells.size();
+      std::vector<long long>               codes(std::size_t(n_cells) * dofs_per_cell);
+      std::vector<types::global_dof_index> plain(store_plain ? codes.size() : 0);
+      std::vector<unsigned char>           cell_touches_ghost(n_cells, 0);
       // Threads: each DoF's index, -1 for Dirichlet, or -2 - g for DoF g with a constraint line
       // with entries (numbered as rows of the table below, serially, in order of first use).
       internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
@@ -185,6 +190,10 @@ namespace gpumf
               {
                 const types::global_dof_index g    = dof_indices[dof_numbering[i]];
                 long long                    &code = codes[std::size_t(c) * dofs_per_cell + i];
+                // (a constrained ghost DoF does not make the cell a boundary cell: only loops
+                // that exchange all ghosts first read plain indices)
+                if (store_plain)
+                  plain[std::size_t(c) * dofs_per_cell + i] = g;
                 if (!constraints.is_constrained(g))
                   {
                     code = g;
@@ -249,6 +258,7 @@ namespace gpumf
               std::move(dof_numbering),
               dofs_per_cell,
               std::move(codes),
+              std::move(plain),
               std::move(cell_touches_ghost),
               std::move(rows),
               std::move(ghosts),
@@ -403,6 +413,8 @@ namespace gpumf
       std::unique_ptr<Number[]> JxW, inv_jacobian;
       /// per cell, dofs_per_cell each: the vector indices (MatrixFree::local_to_global)
       std::unique_ptr<unsigned int[]> indices;
+      /// per cell, dofs_per_cell each: the plain vector indices (MatrixFree::plain_local_to_global), or null
+      std::unique_ptr<unsigned int[]> plain_indices;
       /// per cell (where affine)
       std::unique_ptr<Number[]> cell_det, cell_inverse;
       /// per position: 1 when the cell there has a constraint row (the flag the ordering used)
@@ -456,8 +468,10 @@ namespace gpumf
       std::unique_ptr<Number[]>       host_JxW(new Number[n_total]);
       std::unique_ptr<Number[]>       host_inv_jacobian(new Number[dim * dim * n_total]);
       std::unique_ptr<unsigned int[]> host_indices(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
-      std::unique_ptr<Number[]>       cell_det(new Number[n_cells]);
-      std::unique_ptr<Number[]>       cell_inverse(new Number[dim * dim * std::size_t(n_cells)]);
+      std::unique_ptr<unsigned int[]> host_plain(
+        cell_codes.plain.empty() ? nullptr : new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
+      std::unique_ptr<Number[]> cell_det(new Number[n_cells]);
+      std::unique_ptr<Number[]> cell_inverse(new Number[dim * dim * std::size_t(n_cells)]);
       // per position: 1 when the cell there has a constraint row (the flag the ordering used)
       std::vector<unsigned char> host_has_rows(n_cells);
       for (unsigned int c = 0; c < n_cells; ++c)
@@ -531,6 +545,10 @@ namespace gpumf
                                        code == -1 ? internal::no_dof :
                                                     internal::constrained_flag | static_cast<unsigned int>(-2 - code);
               }
+            if (host_plain)
+              for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                host_plain[std::size_t(c) * dofs_per_cell + i] =
+                  partitioner.global_to_local(cell_codes.plain[std::size_t(order[c]) * dofs_per_cell + i]);
           }
         if (first_pass)
           range_has_points[begin / range] = per_point;
@@ -595,6 +613,7 @@ namespace gpumf
               std::move(host_JxW),
               std::move(host_inv_jacobian),
               std::move(host_indices),
+              std::move(host_plain),
               std::move(cell_det),
               std::move(cell_inverse),
               std::move(host_has_rows),
@@ -719,8 +738,9 @@ namespace gpumf
     const RelevantDoFs dofs = relevant_dofs(dof, constraints, mg_level);
 
     internal::SetupSection section("MatrixFree::reinit: cells, DoF codes");
-    CellCodes<dim, Number> cell_codes = cells_and_dof_codes(dof, fe_q, constraints, filter, mg_level, dofs);
-    dof_numbering                     = cell_codes.dof_numbering;
+    CellCodes<dim, Number> cell_codes =
+      cells_and_dof_codes(dof, fe_q, constraints, filter, mg_level, dofs, additional_data.store_plain_indices);
+    dof_numbering = cell_codes.dof_numbering;
 
     section.next("MatrixFree::reinit: constraint table, partitioner");
     // (a serial Triangulation in a program that never started MPI, as deal.II allows: no MPI calls)
@@ -757,6 +777,8 @@ namespace gpumf
     section.next("MatrixFree::reinit: copies to the backend");
     const unsigned int n_cells = cell_codes.cells.size();
     local_to_global.reinit(backend_, geo.indices.get(), std::size_t(n_cells) * cell_codes.dofs_per_cell);
+    if (geo.plain_indices)
+      plain_local_to_global.reinit(backend_, geo.plain_indices.get(), std::size_t(n_cells) * cell_codes.dofs_per_cell);
     cell_has_constraint_rows.reinit(backend_, geo.has_rows);
     color_has_constraint_rows.clear();
     for (unsigned int color = 0; color < graph.size(); ++color)
@@ -825,6 +847,7 @@ namespace gpumf
     data.cell_has_constraint_rows = cell_has_constraint_rows.data();
     data.has_constraint_rows      = color_has_constraint_rows[color];
     data.backend                  = backend_;
+    data.plain_local_to_global    = plain_local_to_global.size() > 0 ? plain_local_to_global.data() : nullptr;
     return data;
   }
 
@@ -982,6 +1005,7 @@ namespace gpumf
     partitioner.reset();
     q_points.clear();
     local_to_global.clear();
+    plain_local_to_global.clear();
     inv_jacobian.clear();
     JxW.clear();
     shape_values.clear();
@@ -1019,12 +1043,12 @@ namespace gpumf
   MatrixFree<dim, Number>::memory_consumption() const
   {
     std::size_t bytes = sizeof(*this) + q_points.memory_consumption() + local_to_global.memory_consumption() +
-                        inv_jacobian.memory_consumption() + JxW.memory_consumption() +
-                        shape_values.memory_consumption() + shape_gradients.memory_consumption() +
-                        co_shape_gradients.memory_consumption() + quadrature_weights.memory_consumption() +
-                        constrained_dofs.memory_consumption() + constraint_row_start.memory_consumption() +
-                        constraint_indices.memory_consumption() + constraint_weights.memory_consumption() +
-                        cell_has_constraint_rows.memory_consumption();
+                        plain_local_to_global.memory_consumption() + inv_jacobian.memory_consumption() +
+                        JxW.memory_consumption() + shape_values.memory_consumption() +
+                        shape_gradients.memory_consumption() + co_shape_gradients.memory_consumption() +
+                        quadrature_weights.memory_consumption() + constrained_dofs.memory_consumption() +
+                        constraint_row_start.memory_consumption() + constraint_indices.memory_consumption() +
+                        constraint_weights.memory_consumption() + cell_has_constraint_rows.memory_consumption();
     for (const auto &color : graph)
       bytes += color.size() * sizeof(cell_iterator);
     if (partitioner)

@@ -334,6 +334,16 @@ namespace gpumf
         func(cell, &data, &shared, src, dst);
       }
 
+      template <int dim, typename Number, typename Functor, typename Src>
+      __global__ void
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
+        source_kernel(Functor func, const Src src, const typename MatrixFree<dim, Number>::Data data)
+      {
+        unsigned int            cell;
+        SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
+        func(cell, &data, &shared, src);
+      }
+
       template <int dim, typename Number, typename Functor>
       __global__ void
       __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
@@ -368,6 +378,14 @@ namespace gpumf
       {
         launch_per_color<dim, Number, Functor>(
           mf, range, cell_kernel<dim, Number, Functor, Src, Dst>, true, func, src, dst);
+      }
+
+      template <int dim, typename Number, typename Functor, typename Src>
+      void
+      cuda_source_loop(const MatrixFree<dim, Number> &mf, const Functor &func, const Src &src)
+      {
+        launch_per_color<dim, Number, Functor>(
+          mf, MatrixFree<dim, Number>::CellRange::all, source_kernel<dim, Number, Functor, Src>, true, func, src);
       }
 
       template <int dim, typename Number, typename Functor>
@@ -414,6 +432,13 @@ namespace gpumf
                      const Functor &,
                      const Src &,
                      const Dst &)
+      {
+        throw_not_compiled_by_nvcc();
+      }
+
+      template <int dim, typename Number, typename Functor, typename Src>
+      void
+      cuda_source_loop(const MatrixFree<dim, Number> &, const Functor &, const Src &)
       {
         throw_not_compiled_by_nvcc();
       }
@@ -716,6 +741,74 @@ namespace gpumf
         });
     else
       internal::cuda_evaluate_coefficients(*this, func);
+  }
+
+  template <int dim, typename Number>
+  template <typename Functor, typename SrcType, typename Compiler>
+  void
+  MatrixFree<dim, Number>::evaluate_coefficients(const Functor &func, const SrcType &src) const
+  {
+    constexpr bool single_src = std::is_same_v<SrcType, Vector<Number>>;
+    check_functor(Functor::n_dofs_1d,
+                  Functor::n_local_dofs,
+                  Functor::n_q_points,
+                  internal::ComponentsOf<Functor>::value);
+    std::vector<const Vector<Number> *> sources;
+    if constexpr (single_src)
+      sources.push_back(&src);
+    else
+      for (const auto &v : src)
+        sources.push_back(internal::source_of<Number>(v));
+    AssertThrow(!sources.empty(),
+                ExcNotSupported("gpumf::MatrixFree::evaluate_coefficients needs at least one source vector."));
+    // A vector with this object's locally owned entries in another layout (no ghosts, say) is
+    // read through a temporary of the object's layout, as in cell_loop().
+    std::vector<std::unique_ptr<Vector<Number>>> temporaries;
+    for (const Vector<Number> *&v : sources)
+      {
+        const auto &own = get_vector_partitioner();
+        if (own != nullptr && v->backend() == backend_ && v->get_partitioner().get() != own.get() &&
+            !v->get_partitioner()->is_compatible(*own) && v->locally_owned_elements() == own->locally_owned_range())
+          {
+            temporaries.push_back(std::make_unique<Vector<Number>>());
+            initialize_dof_vector(*temporaries.back());
+            internal::copy(backend_,
+                           temporaries.back()->get_values(),
+                           backend_,
+                           v->get_values(),
+                           v->locally_owned_size() * sizeof(Number));
+            v = temporaries.back().get();
+          }
+        check_vector(*v);
+      }
+    // every cell may read ghost entries (read_dof_values_plain() reads constrained ghost DoFs
+    // too): the ghosts of all sources first, then all cells
+    std::vector<const Vector<Number> *> exchanged;
+    for (const Vector<Number> *v : sources)
+      if (!v->has_ghost_elements() && std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
+        {
+          v->update_ghost_values();
+          exchanged.push_back(v);
+        }
+    const auto src_arg = internal::functor_argument<single_src, const Number>(sources);
+    try
+      {
+        if (backend_ == Backend::host)
+          internal::host_loop<dim, Number, Functor>(
+            *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
+              func(cell, &data, &shared, src_arg);
+            });
+        else
+          internal::cuda_source_loop(*this, func, src_arg);
+      }
+    catch (...)
+      {
+        for (const Vector<Number> *v : exchanged)
+          v->zero_out_ghost_values();
+        throw;
+      }
+    for (const Vector<Number> *v : exchanged)
+      v->zero_out_ghost_values();
   }
 } // namespace gpumf
 
