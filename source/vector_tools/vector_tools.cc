@@ -1,0 +1,121 @@
+// gpumf::VectorTools: the part of integrate_difference() that does not depend on the user's
+// function (the per-point values come from a cell loop compiled in the user's translation unit):
+// per-cell reduction on the object's backend, the global value over the ranks, the cells' values.
+#include <gpumf/vector_tools.h>
+
+#include <deal.II/base/mpi.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <cmath>
+
+#include "linear_algebra/vector_kernels.h"
+#include "vector_tools/vector_tools_kernels.h"
+
+namespace gpumf
+{
+  namespace VectorTools
+  {
+    namespace internal
+    {
+      template <int dim, typename Number>
+      Number
+      finish_integrate_difference(const MatrixFree<dim, Number> &mf,
+                                  const Number                  *per_point,
+                                  const NormType                 norm,
+                                  std::vector<Number>           *per_cell)
+      {
+        using ::gpumf::internal::Reduction;
+        const Backend                    backend = mf.backend();
+        const unsigned int               n_cells = mf.n_cells();
+        const bool                       maximum = norm == Linfty_norm;
+        ::gpumf::internal::Array<Number> cells;
+        cells.reinit(backend, n_cells);
+        GPUMF_DISPATCH(backend, reduce_per_cell<Number>(per_point, n_cells, mf.n_q_points(), maximum, cells.data()));
+        Number local =
+          GPUMF_DISPATCH(backend,
+                         reduce<Number>(maximum ? Reduction::abs_max : Reduction::sum, cells.data(), nullptr, n_cells));
+        const MPI_Comm comm = mf.get_dof_handler().get_triangulation().get_communicator();
+        if (dealii::Utilities::MPI::job_supports_mpi())
+          local = maximum ? dealii::Utilities::MPI::max(local, comm) : dealii::Utilities::MPI::sum(local, comm);
+        if (per_cell != nullptr)
+          {
+            *per_cell = cells.to_host();
+            if (!maximum)
+              for (Number &value : *per_cell)
+                value = std::sqrt(value);
+          }
+        return maximum ? local : std::sqrt(local);
+      }
+
+#define GPUMF_INSTANTIATE(dim, Number)                                                      \
+  template Number finish_integrate_difference<dim, Number>(const MatrixFree<dim, Number> &, \
+                                                           const Number *,                  \
+                                                           const NormType,                  \
+                                                           std::vector<Number> *);
+      GPUMF_INSTANTIATE(2, double)
+      GPUMF_INSTANTIATE(3, double)
+      GPUMF_INSTANTIATE(2, float)
+      GPUMF_INSTANTIATE(3, float)
+#undef GPUMF_INSTANTIATE
+    } // namespace internal
+
+    template <int dim, typename Number>
+    void
+    distribute_constraints(const MatrixFree<dim, Number> &mf, Vector<Number> &v)
+    {
+      mf.check_vector(v);
+      if (mf.n_colors() == 0 || mf.n_cells() == 0)
+        return;
+      const typename MatrixFree<dim, Number>::Data data = mf.get_data(0);
+      AssertThrow(data.plain_local_to_global != nullptr,
+                  dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: the MatrixFree object keeps no "
+                                     "plain indices; set AdditionalData::store_plain_indices = true (the default) "
+                                     "before reinit()."));
+      const bool had_ghosts = v.has_ghost_elements();
+      if (!had_ghosts)
+        v.update_ghost_values();
+      const std::size_t dofs_per_cell = data.n_components * dealii::Utilities::pow(data.n_dofs_1d, dim);
+      // (get_data(0) points at the arrays of all cells: color 0 starts at cell 0)
+      GPUMF_DISPATCH(mf.backend(),
+                     distribute_constraints<Number>(v.get_values(),
+                                                    data.local_to_global,
+                                                    data.plain_local_to_global,
+                                                    std::size_t(mf.n_cells()) * dofs_per_cell,
+                                                    data.constraint_rows));
+      if (!had_ghosts)
+        v.zero_out_ghost_values();
+    }
+
+    template <int dim, typename Number>
+    void
+    interpolate(const dealii::Mapping<dim>          &mapping,
+                const dealii::DoFHandler<dim>       &dof_handler,
+                const dealii::Function<dim, Number> &function,
+                Vector<Number>                      &vector)
+    {
+      dealii::LinearAlgebra::distributed::Vector<Number> host(vector.get_partitioner());
+      dealii::VectorTools::interpolate(mapping, dof_handler, function, host);
+      vector.import_elements(host, dealii::VectorOperation::insert);
+    }
+
+    template void
+    distribute_constraints(const MatrixFree<2, double> &, Vector<double> &);
+    template void
+    distribute_constraints(const MatrixFree<3, double> &, Vector<double> &);
+    template void
+    distribute_constraints(const MatrixFree<2, float> &, Vector<float> &);
+    template void
+    distribute_constraints(const MatrixFree<3, float> &, Vector<float> &);
+    template void
+    interpolate(const dealii::Mapping<2> &,
+                const dealii::DoFHandler<2> &,
+                const dealii::Function<2> &,
+                Vector<double> &);
+    template void
+    interpolate(const dealii::Mapping<3> &,
+                const dealii::DoFHandler<3> &,
+                const dealii::Function<3> &,
+                Vector<double> &);
+  } // namespace VectorTools
+} // namespace gpumf
