@@ -21,6 +21,12 @@
 #include <memory>
 #include <string>
 
+namespace dealii
+{
+  template <typename Number>
+  class AffineConstraints;
+} // namespace dealii
+
 namespace gpumf
 {
   namespace internal
@@ -506,6 +512,26 @@ namespace gpumf
    */
   ExchangeMethod
   exchange_method(const MPI_Comm comm, const Backend backend = default_backend());
+
+  /**
+   * The host copy of @p v for the work that stays on the host (deal.II's DataOut,
+   * KellyErrorEstimator, GridRefinement's indicators, its VectorTools): deal.II's distributed
+   * vector with @p v's locally owned entries, @p constraints distributed
+   * (AffineConstraints::distribute(): Dirichlet values, hanging nodes), ghost entries for
+   * constraints.get_local_lines() (the locally relevant DoFs when the constraints were made
+   * with them) with their values. One call instead of a ReadWriteVector round trip; collective.
+   * deal.II's host functions do not take a gpumf::Vector (they are compiled into deal.II for
+   * its own vectors): pass them this copy.
+   */
+  template <typename Number>
+  dealii::LinearAlgebra::distributed::Vector<Number>
+  host_copy(const Vector<Number> &v, const dealii::AffineConstraints<Number> &constraints);
+
+  /// As above without constraints: ghost entries @p ghosts (e.g. the locally relevant DoFs),
+  /// values as they are.
+  template <typename Number>
+  dealii::LinearAlgebra::distributed::Vector<Number>
+  host_copy(const Vector<Number> &v, const dealii::IndexSet &ghosts);
 
   /// @name Exceptions
   /// @{

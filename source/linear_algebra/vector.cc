@@ -1,6 +1,8 @@
 // gpumf::Vector: layout, MPI ghost exchange and data exchange with deal.II.
 #include <gpumf/vector.h>
 
+#include <deal.II/lac/affine_constraints.h>
+
 #include <deal.II/lac/la_parallel_vector.h>
 
 #include <deal.II/base/mpi.h>
@@ -914,8 +916,42 @@ namespace gpumf
            exchange->memory_consumption() + partitioner->memory_consumption();
   }
 
+  template <typename Number>
+  LinearAlgebra::distributed::Vector<Number>
+  host_copy(const Vector<Number> &v, const IndexSet &ghosts)
+  {
+    LinearAlgebra::distributed::Vector<Number> host(v.locally_owned_elements(), ghosts, v.get_mpi_communicator());
+    v.export_to(host, VectorOperation::insert);
+    host.update_ghost_values();
+    return host;
+  }
+
+  template <typename Number>
+  LinearAlgebra::distributed::Vector<Number>
+  host_copy(const Vector<Number> &v, const AffineConstraints<Number> &constraints)
+  {
+    // (constraints made without an IndexSet of lines: the owned entries are all they refer to
+    // on one rank)
+    const IndexSet                            &lines = constraints.get_local_lines();
+    LinearAlgebra::distributed::Vector<Number> host(v.locally_owned_elements(),
+                                                    lines.size() > 0 ? lines : v.locally_owned_elements(),
+                                                    v.get_mpi_communicator());
+    v.export_to(host, VectorOperation::insert);
+    constraints.distribute(host);
+    host.update_ghost_values();
+    return host;
+  }
+
   template class Vector<float>;
   template class Vector<double>;
+  template LinearAlgebra::distributed::Vector<float>
+  host_copy(const Vector<float> &, const IndexSet &);
+  template LinearAlgebra::distributed::Vector<double>
+  host_copy(const Vector<double> &, const IndexSet &);
+  template LinearAlgebra::distributed::Vector<float>
+  host_copy(const Vector<float> &, const AffineConstraints<float> &);
+  template LinearAlgebra::distributed::Vector<double>
+  host_copy(const Vector<double> &, const AffineConstraints<double> &);
 
 #define GPUMF_INSTANTIATE(space)                                                                              \
   template void Vector<float>::import_from_dealii(const LinearAlgebra::distributed::Vector<float, space> &,   \
