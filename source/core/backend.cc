@@ -4,6 +4,7 @@
 #include <gpumf/internal/cuda_check.h>
 
 #include <cstdlib>
+#include <unistd.h>
 #include <iostream>
 
 #include "core/device.h"
@@ -64,6 +65,20 @@ namespace gpumf
     return cuda_available() ? Backend::cuda : Backend::host;
   }
 
+  namespace
+  {
+    /// Whether the CUDA MPS control daemon of this node runs (for the message of select_device()).
+    [[maybe_unused]] bool
+    mps_running()
+    {
+      // the MPS control daemon listens on the pipe "control" in its pipe directory, where the
+      // CUDA runtime of every client looks for it
+      const char       *directory = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+      const std::string control   = std::string(directory != nullptr ? directory : "/tmp/nvidia-mps") + "/control";
+      return access(control.c_str(), F_OK) == 0;
+    }
+  } // namespace
+
   Backend
   select_device(const MPI_Comm comm)
   {
@@ -75,9 +90,17 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaGetDeviceCount(&n_devices));
         MPI_Comm node_comm;
         MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
-        const unsigned int node_rank = dealii::Utilities::MPI::this_mpi_process(node_comm);
+        const unsigned int node_rank  = dealii::Utilities::MPI::this_mpi_process(node_comm);
+        const unsigned int node_ranks = dealii::Utilities::MPI::n_mpi_processes(node_comm);
         MPI_Comm_free(&node_comm);
         GPUMF_CHECK_CUDA(cudaSetDevice(node_rank % n_devices));
+        if (node_ranks > unsigned(n_devices) && !mps_running() && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
+          std::cerr << "gpumf: " << node_ranks << " MPI ranks share this node's " << n_devices
+                    << " GPU(s) without CUDA MPS: the GPU runs one process at a time, so every rank "
+                       "added slows the others' kernels and launches (doc/performance.md, \"Several MPI ranks "
+                       "per GPU\"). Start MPS before mpirun (nvidia-cuda-mps-control -d; stop it with "
+                       "echo quit | nvidia-cuda-mps-control), or run one rank per GPU."
+                    << std::endl;
       }
 #endif
     // asked for the host: say so, without probing CUDA (whose reason would mislead)
