@@ -11,12 +11,14 @@
  *   u = r^{2/3} sin(2 phi / 3), singular at the re-entrant corner (f = 0, g = u);
  * - 3D (`--dim 3`): the spherical shell 0.5 < |x| < 1, curved, with a smooth u.
  *
- * Everything but the linear solve is plain deal.II on the host and lives in problem.{h,cc}:
- * the parallel::distributed::Triangulation, FE_Q(p), MappingQ(p), hanging-node and Dirichlet
- * constraints, the assembly of the right-hand side with FEValues, the L2 and H1 errors
- * (VectorTools::integrate_difference), Kelly's error estimator and
- * parallel::distributed::GridRefinement, and the VTU output. This file holds the GPU solve
- * with gpumf::LaplaceOperator and deal.II's SolverCG, and the main loop. With
+ * The mesh work is plain deal.II on the host and lives in problem.{h,cc}: the
+ * parallel::distributed::Triangulation, FE_Q(p), MappingQ(p), hanging-node and Dirichlet
+ * constraints, Kelly's error estimator and parallel::distributed::GridRefinement, and the VTU
+ * output (and, for deal.II's solver, the right-hand side by FEValues and the L2 and H1 errors by
+ * VectorTools::integrate_difference). This file holds the GPU solve with
+ * gpumf::LaplaceOperator and deal.II's SolverCG, where the right-hand side
+ * (gpumf::VectorTools::create_right_hand_side) and the errors
+ * (gpumf::VectorTools::integrate_difference) are computed on the GPU too, and the main loop. With
  * `--solver dealii` the same problem is solved by deal.II's CPU MatrixFree
  * (dealii_solver.cc), with `--solver both` by both on the same mesh (refined from gpumf's
  * solution), and the column rel.diff shows how far their errors differ. Both run CG to the
@@ -26,15 +28,17 @@
  * part, as both are then mostly the algebraic error.
  *
  * Each cycle's line: the mesh (cells, DoFs), the CG iterations, the errors and the wall seconds
- * of set-up and solve (s: operator set-up, diagonal, right-hand side moves and CG) of each solver,
+ * of set-up, solve and errors (s: operator set-up, diagonal, right-hand side, CG, errors) of each solver,
  * and the observed convergence rates with respect to the number of DoFs N: the slope of
  * log(error) over log(N) between this cycle and the previous. Adaptive refinement recovers the
  * rates of a smooth solution, N^{-(p+1)/dim} in L2 and N^{-p/dim} in H1, where uniform
  * refinement (`--uniform`) of the L-shape is stuck at N^{-1/3} in H1 and N^{-2/3} in L2.
- Below it, a line per solver with the phases of s: the two operators' set-up, the diagonal,
- * the right-hand side, CG (and its time per iteration), and the rest (moves to and from the
- * host, the constraints' distribute()); with the CUDA backend each phase ends with a device
- * synchronization, so that the kernels are counted in the phase that launched them.
+ * Below it, a line per solver with the phases of s: the two operators' set-up, the diagonal,
+ * the right-hand side, CG (and its time per iteration), the errors, and the rest (moves to and
+ * from the host, the constraints' distribute()); with the CUDA backend each phase ends with a
+ * device synchronization, so that the kernels are counted in the phase that launched them.
+ * At the end, where the whole run went (deal.II's TimerOutput: mesh, DoFs and constraints, the
+ * solves, the estimator, output) and the program's wall time.
  *
  *   adaptive [--dim 2|3] [--degree 1..4] [--cycles N] [--solver gpumf|dealii|both]
  *            [--uniform] [--output] [--profile]
@@ -50,6 +54,7 @@
 #include <gpumf/operators.h>
 #include <gpumf/setup_profile.h>
 #include <gpumf/vector.h>
+#include <gpumf/vector_tools.h>
 
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/quadrature_lib.h>
@@ -96,12 +101,12 @@ namespace adaptive
    * The vectors of op and op_free may have different ghost layouts: the data pass from one to
    * the other through a ReadWriteVector of the locally owned DoFs.
    */
+  template <int dim>
+  using MatrixFree = gpumf::MatrixFree<dim, double>;
+
   template <int dim, int degree>
   SolverResult
-  solve_with_gpumf(const Problem<dim>  &problem,
-                   const VectorType    &system_rhs,
-                   VectorType          &solution,
-                   const gpumf::Backend backend)
+  solve_with_gpumf(const Problem<dim> &problem, VectorType &solution, Errors &errors, const gpumf::Backend backend)
   {
     Timer        timer;
     SolverResult result;
@@ -126,28 +131,26 @@ namespace adaptive
     op.compute_diagonal(); // exact, also at hanging nodes
     result.diagonal = lap();
 
-    // 2. The lift u0 on the host, and with b into op_free's vectors on the backend.
+    // 2. The lift u0 on the host, into op_free's vector on the backend. The load vector b on
+    //    the backend, in op's layout: f at the points of op's quadrature, condensed with op's
+    //    constraints, as Problem::assemble_rhs() does with FEValues on the host.
     VectorType u0_host;
     problem.dirichlet_lift(u0_host);
-    LinearAlgebra::ReadWriteVector<double> rw(problem.locally_owned_dofs);
-    gpumf::Vector<double>                  u0, b, op_u0;
+    gpumf::Vector<double> u0, op_u0, rhs, x;
     op_free.initialize_dof_vector(u0);
-    op_free.initialize_dof_vector(b);
     op_free.initialize_dof_vector(op_u0);
-    rw.import(u0_host, VectorOperation::insert);
-    u0.import(rw, VectorOperation::insert);
-    rw.import(system_rhs, VectorOperation::insert);
-    b.import(rw, VectorOperation::insert);
+    u0.import_elements(u0_host, VectorOperation::insert);
+    gpumf::VectorTools::create_right_hand_side<degree, degree + 1>(op.matrix_free(), RightHandSideFormula<dim>(), rhs);
 
-    // 3. rhs = b - op_free u0 on the backend, moved into op's layout, zero where op is
-    //    constrained.
+    // 3. rhs = b - op_free u0 on the backend (op_free u0 moved into op's layout through the
+    //    owned entries), zero where op is constrained.
     op_free.vmult(op_u0, u0);
-    b -= op_u0;
-    b.export_to(rw, VectorOperation::insert);
-    gpumf::Vector<double> rhs, x;
-    op.initialize_dof_vector(rhs);
+    LinearAlgebra::ReadWriteVector<double> rw(problem.locally_owned_dofs);
+    op_u0.export_to(rw, VectorOperation::insert);
     op.initialize_dof_vector(x);
-    rhs.import(rw, VectorOperation::insert);
+    x.import_elements(rw, VectorOperation::insert);
+    rhs -= x;
+    x = 0.;
     op.matrix_free().set_constrained_values(0., rhs);
     result.rhs = lap();
 
@@ -157,35 +160,49 @@ namespace adaptive
     cg.solve(op, x, rhs, *op.get_matrix_diagonal_inverse());
     result.cg = lap();
 
-    // 5. Back to the host: u = x + u0, and the constraints.
+    // 5. Back to the host: u = x + u0, and the constraints (the host's estimator and output
+    //    need them there).
     x.export_to(rw, VectorOperation::insert);
     VectorType x_host;
     problem.initialize_vector(x_host);
     x_host.import(rw, VectorOperation::insert);
     problem.add_lift_and_distribute(x_host, u0_host, solution);
     result.iterations = control.last_step();
-    result.seconds    = timer.wall_time();
+    lap();
+
+    // 6. The errors on the backend: the distributed solution (constrained DoFs with their
+    //    values) against the exact solution at op's quadrature points, as
+    //    Problem::compute_errors() does on the host.
+    x.import_elements(solution, VectorOperation::insert);
+    const MatrixFree<dim> &mf = op.matrix_free();
+    errors.l2                 = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
+                                                                             x,
+                                                                             ExactFormula<dim>(),
+                                                                             gpumf::VectorTools::L2_norm);
+    errors.h1                 = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
+                                                                             x,
+                                                                             ExactFormula<dim>(),
+                                                                             gpumf::VectorTools::H1_seminorm);
+    result.errors             = lap();
+    result.seconds            = timer.wall_time();
     return result;
   }
 
   /// The operator's degree is a template argument: one instantiation per degree.
   template <int dim>
   SolverResult
-  solve_with_gpumf(const Problem<dim>  &problem,
-                   const VectorType    &system_rhs,
-                   VectorType          &solution,
-                   const gpumf::Backend backend)
+  solve_with_gpumf(const Problem<dim> &problem, VectorType &solution, Errors &errors, const gpumf::Backend backend)
   {
     switch (problem.fe.degree)
       {
         case 1:
-          return solve_with_gpumf<dim, 1>(problem, system_rhs, solution, backend);
+          return solve_with_gpumf<dim, 1>(problem, solution, errors, backend);
         case 2:
-          return solve_with_gpumf<dim, 2>(problem, system_rhs, solution, backend);
+          return solve_with_gpumf<dim, 2>(problem, solution, errors, backend);
         case 3:
-          return solve_with_gpumf<dim, 3>(problem, system_rhs, solution, backend);
+          return solve_with_gpumf<dim, 3>(problem, solution, errors, backend);
         case 4:
-          return solve_with_gpumf<dim, 4>(problem, system_rhs, solution, backend);
+          return solve_with_gpumf<dim, 4>(problem, solution, errors, backend);
         default:
           AssertThrow(false, ExcMessage("adaptive: FE_Q degrees 1 to 4 are instantiated"));
           return {};
@@ -267,8 +284,9 @@ namespace adaptive
     std::ostringstream line;
     line << std::fixed << std::setprecision(4) << "      " << name << " seconds: setup " << result.setup
          << ", diagonal " << result.diagonal << ", rhs " << result.rhs << ", CG " << result.cg << " ("
-         << std::setprecision(3) << 1e3 * result.cg / std::max(result.iterations, 1u) << " ms/iteration), other "
-         << std::setprecision(4) << result.seconds - result.setup - result.diagonal - result.rhs - result.cg;
+         << std::setprecision(3) << 1e3 * result.cg / std::max(result.iterations, 1u) << " ms/iteration), errors "
+         << std::setprecision(4) << result.errors << ", other "
+         << result.seconds - result.setup - result.diagonal - result.rhs - result.cg - result.errors;
     return line.str();
   }
 
@@ -278,6 +296,10 @@ namespace adaptive
   void
   run(const Options &options, const gpumf::Backend backend, ConditionalOStream &pcout)
   {
+    // Where the whole run goes, by phase (a table at the end): deal.II's own host work (mesh,
+    // DoFs and constraints, the host right-hand side and errors of deal.II's solver, Kelly's
+    // estimator, output) beside the solves.
+    TimerOutput  timer(pcout, TimerOutput::summary, TimerOutput::wall_times);
     Problem<dim> problem(MPI_COMM_WORLD, options.degree);
     pcout << "-laplace u = f on "
           << (dim == 2 ? "the L-shaped domain, u = r^(2/3) sin(2 phi/3)" :
@@ -292,13 +314,17 @@ namespace adaptive
     double previous_dofs = 0, gpumf_seconds = 0, dealii_seconds = 0;
     for (unsigned int cycle = 0; cycle < options.cycles; ++cycle)
       {
-        if (cycle == 0)
-          problem.make_grid();
-        else
-          problem.refine(options.uniform);
-        problem.setup_system();
-        VectorType system_rhs;
-        problem.assemble_rhs(system_rhs);
+        {
+          TimerOutput::Scope scope(timer, "mesh: make_grid(), refine() (deal.II, host)");
+          if (cycle == 0)
+            problem.make_grid();
+          else
+            problem.refine(options.uniform);
+        }
+        {
+          TimerOutput::Scope scope(timer, "DoFs and constraints (deal.II, host)");
+          problem.setup_system();
+        }
 
         // Solve with one or both; the solution of the first drives the refinement.
         std::ostringstream line;
@@ -310,8 +336,9 @@ namespace adaptive
         if (options.gpumf)
           {
             gpumf::reset_setup_profile();
-            const SolverResult result = solve_with_gpumf(problem, system_rhs, solution, backend);
-            errors = gpumf_errors = problem.compute_errors(solution);
+            TimerOutput::Scope scope(timer, "gpumf: set-up, solve, rhs and errors on the backend");
+            const SolverResult result = solve_with_gpumf(problem, solution, gpumf_errors, backend);
+            errors                    = gpumf_errors;
             gpumf_seconds += result.seconds;
             phase_lines += phases("gpumf", result) + "\n";
             line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6) << std::setw(15)
@@ -320,9 +347,25 @@ namespace adaptive
           }
         if (options.dealii)
           {
-            VectorType         dealii_solution;
-            const SolverResult result        = solve_with_dealii(problem, system_rhs, dealii_solution);
-            const Errors       dealii_errors = problem.compute_errors(dealii_solution);
+            VectorType system_rhs;
+            {
+              TimerOutput::Scope scope(timer, "right-hand side for deal.II's solver (host)");
+              problem.assemble_rhs(system_rhs);
+            }
+            VectorType   dealii_solution;
+            SolverResult result;
+            {
+              TimerOutput::Scope scope(timer, "deal.II CPU MatrixFree: set-up and solve");
+              result = solve_with_dealii(problem, system_rhs, dealii_solution);
+            }
+            Errors dealii_errors;
+            {
+              TimerOutput::Scope scope(timer, "errors for deal.II's solver (host)");
+              Timer              errors_timer;
+              dealii_errors = problem.compute_errors(dealii_solution);
+              result.errors = errors_timer.wall_time();
+              result.seconds += result.errors;
+            }
             dealii_seconds += result.seconds;
             phase_lines += phases("deal.II", result) + "\n";
             line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6) << std::setw(15)
@@ -357,14 +400,21 @@ namespace adaptive
         previous      = errors;
         previous_dofs = dofs;
 
-        problem.estimate(solution);
+        {
+          TimerOutput::Scope scope(timer, "Kelly error estimator (deal.II, host)");
+          problem.estimate(solution);
+        }
         if (options.output)
-          problem.output(solution, cycle);
+          {
+            TimerOutput::Scope scope(timer, "output (deal.II, host)");
+            problem.output(solution, cycle);
+          }
       }
     if (options.gpumf)
-      pcout << "gpumf (" << gpumf::to_string(backend) << ") setup + solve: " << gpumf_seconds << " s" << std::endl;
+      pcout << "gpumf (" << gpumf::to_string(backend) << ") setup + solve + errors: " << gpumf_seconds << " s"
+            << std::endl;
     if (options.dealii)
-      pcout << "deal.II CPU MatrixFree setup + solve: " << dealii_seconds << " s" << std::endl;
+      pcout << "deal.II CPU MatrixFree setup + solve + errors: " << dealii_seconds << " s" << std::endl;
   }
 } // namespace adaptive
 
@@ -374,6 +424,7 @@ main(int argc, char **argv)
   using namespace dealii;
   // gpumf's set-up runs in deal.II's threads: all cores of the node, shared by its ranks
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
+  Timer                            whole_program;
   try
     {
       const MPI_Comm          comm    = MPI_COMM_WORLD;
@@ -390,6 +441,7 @@ main(int argc, char **argv)
         adaptive::run<2>(options, backend, pcout);
       else
         adaptive::run<3>(options, backend, pcout);
+      pcout << "whole program (after MPI_Init): " << whole_program.wall_time() << " s" << std::endl;
     }
   catch (std::exception &exc)
     {

@@ -12,6 +12,8 @@
 #ifndef gpumf_examples_adaptive_problem_h
 #define gpumf_examples_adaptive_problem_h
 
+#include <gpumf/config.h> // __host__ __device__ for g++
+
 #include <deal.II/base/function.h>
 #include <deal.II/base/index_set.h>
 #include <deal.II/distributed/tria.h>
@@ -21,6 +23,8 @@
 #include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/vector.h>
+
+#include <cmath>
 
 namespace adaptive
 {
@@ -41,7 +45,77 @@ namespace adaptive
    *
    * In 3D, the shell 0.5 < |x| < 1 carries the smooth u = sin(pi x) cos(pi y) exp(z), with
    * f = -laplace u = (2 pi^2 - 1) u.
+   *
+   * The formulas are device functions (gpumf's norms and right-hand side evaluate them on the
+   * GPU); ExactSolution and RightHandSide wrap them as deal.II Functions for the host.
    */
+  template <int dim>
+  struct ExactFormula
+  {
+    __host__ __device__ double
+    value(const Point<dim> &p) const
+    {
+      if constexpr (dim == 2)
+        {
+          // phi: the angle from the positive y axis, counter-clockwise, in [0, 2 pi); the
+          // domain is 0 <= phi <= 3 pi / 2.
+          const double r   = std::sqrt(p[0] * p[0] + p[1] * p[1]);
+          double       phi = std::atan2(p[1], p[0]) - numbers::PI / 2;
+          if (phi < 0)
+            phi += 2 * numbers::PI;
+          return std::pow(r, 2. / 3.) * std::sin(2. / 3. * phi);
+        }
+      else
+        return std::sin(numbers::PI * p[0]) * std::cos(numbers::PI * p[1]) * std::exp(p[2]);
+    }
+
+    __host__ __device__ Tensor<1, dim>
+                        gradient(const Point<dim> &p) const
+    {
+      Tensor<1, dim> g;
+      if constexpr (dim == 2)
+        {
+          // grad u = (2/3) r^{-1/3} (sin(2 phi / 3) e_r + cos(2 phi / 3) e_phi), with the unit
+          // vectors e_r = (cos theta, sin theta), e_phi = (-sin theta, cos theta) of the usual
+          // angle theta = phi + pi / 2.
+          const double r     = std::sqrt(p[0] * p[0] + p[1] * p[1]);
+          const double theta = std::atan2(p[1], p[0]);
+          double       phi   = theta - numbers::PI / 2;
+          if (phi < 0)
+            phi += 2 * numbers::PI;
+          const double factor = 2. / 3. * std::pow(r, -1. / 3.);
+          const double s = std::sin(2. / 3. * phi), c = std::cos(2. / 3. * phi);
+          g[0] = factor * (s * std::cos(theta) - c * std::sin(theta));
+          g[1] = factor * (s * std::sin(theta) + c * std::cos(theta));
+        }
+      else
+        {
+          const double pi = numbers::PI, e = std::exp(p[2]);
+          const double sx = std::sin(pi * p[0]), cx = std::cos(pi * p[0]);
+          const double sy = std::sin(pi * p[1]), cy = std::cos(pi * p[1]);
+          g[0] = pi * cx * cy * e;
+          g[1] = -pi * sx * sy * e;
+          g[2] = sx * cy * e;
+        }
+      return g;
+    }
+  };
+
+  /// f = -laplace u of ExactFormula, on the host and the device.
+  template <int dim>
+  struct RightHandSideFormula
+  {
+    __host__ __device__ double
+    value(const Point<dim> &p) const
+    {
+      if constexpr (dim == 2)
+        return 0; // r^{2/3} sin(2 phi / 3) is harmonic
+      else
+        return (2 * numbers::PI * numbers::PI - 1) * ExactFormula<dim>().value(p);
+    }
+  };
+
+  /// ExactFormula as deal.II's Function, for its host functions.
   template <int dim>
   class ExactSolution : public Function<dim>
   {
@@ -53,7 +127,7 @@ namespace adaptive
     gradient(const Point<dim> &p, const unsigned int component = 0) const override;
   };
 
-  /// f = -laplace u of ExactSolution.
+  /// RightHandSideFormula as deal.II's Function.
   template <int dim>
   class RightHandSide : public Function<dim>
   {
@@ -118,7 +192,8 @@ namespace adaptive
     void
     add_lift_and_distribute(const VectorType &x, const VectorType &u0, VectorType &u) const;
 
-    /// L2 and H1-seminorm errors of @p u (with ghost values) against ExactSolution.
+    /// L2 and H1-seminorm errors of @p u (with ghost values) against ExactSolution, with the
+    /// solve's quadrature (QGauss(p+1)), on the host.
     Errors
     compute_errors(const VectorType &u) const;
 
@@ -156,6 +231,7 @@ namespace adaptive
     double       diagonal   = 0; ///< the system operator's compute_diagonal()
     double       rhs        = 0; ///< the lift u0 and rhs = b - op_free u0
     double       cg         = 0; ///< the CG solve
+    double       errors     = 0; ///< the L2 and H1 errors (gpumf: on the backend; deal.II: on the host)
   };
 
   /// CG stops at a residual of this times the norm of the right-hand side (both solvers).
