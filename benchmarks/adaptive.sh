@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The whole program of examples/adaptive (adaptive Poisson: mesh, DoFs, constraints, solve,
+# errors, Kelly's estimator, refinement; every cycle) with deal.II's CPU MatrixFree solver on all
+# host cores against gpumf's solver on the GPU, in one job:
+#
+#   benchmarks/adaptive.sh [dim] [degree] [cycles] [gpumf ranks ...]
+#
+#   dim, degree, cycles   as examples/adaptive's options (default 3 2 8)
+#   gpumf ranks           MPI ranks of the gpumf program, sharing the node's GPUs (default 1);
+#                         with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a gpumf program
+#                         with more ranks than GPUs runs (started and stopped here)
+#
+# deal.II's program (`adaptive --solver dealii`) runs with one MPI rank per host core (nproc;
+# Debian's deal.II has no SIMD); gpumf's (`adaptive --solver gpumf`) with the given ranks and
+# deal.II's threads spread over the cores (--bind-to none). Prints each program's output (its
+# per-cycle table, and where its whole run went: deal.II's TimerOutput by phase) and a summary:
+# DoFs of the last cycle, the solver's set-up + solve + errors, the whole program's wall time
+# (the process, MPI start-up included) and the ratio deal.II / gpumf of the whole programs.
+# The program comes from $GPUMF_BIN (default: build/examples/adaptive).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+dim=${1:-3}
+degree=${2:-2}
+cycles=${3:-8}
+shift 3 || shift $# || true
+gpumf_ranks=("${@:-1}")
+bin=${GPUMF_BIN:-$here/../build/examples/adaptive}
+[ -x "$bin/adaptive" ] || cmake --build "$here/../build" --target adaptive
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"; [ "${mps_started:-0}" = 1 ] && echo quit | nvidia-cuda-mps-control || true' EXIT
+cd "$work"
+
+# run <log> <command...>: the command's output in <log>, its wall time appended
+run() {
+  local log=$1
+  shift
+  local start end
+  start=$(date +%s.%N)
+  "$@" < /dev/null > "$log" 2>&1 || { cat "$log"; echo "adaptive.sh: $* failed"; exit 1; }
+  end=$(date +%s.%N)
+  echo "Program wall time $(python3 -c "print($end - $start)")" >> "$log"
+}
+
+options=(--dim "$dim" --degree "$degree" --cycles "$cycles")
+cores=$(nproc)
+n_gpus=$(nvidia-smi -L 2> /dev/null | wc -l || echo 0)
+run dealii.log mpirun -np "$cores" "$bin/adaptive" "${options[@]}" --solver dealii
+for ranks in "${gpumf_ranks[@]}"; do
+  if [ "${GPUMF_BENCH_MPS:-0}" = 1 ] && [ "$ranks" -gt "$n_gpus" ] && [ "${mps_started:-0}" = 0 ]; then
+    nvidia-cuda-mps-control -d && mps_started=1
+  fi
+  run "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/adaptive" "${options[@]}" --solver gpumf
+done
+for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done
+echo "examples/adaptive ${dim}D, FE_Q($degree), $cycles cycles; host: $cores cores" \
+     "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)); GPU: $(nvidia-smi -L 2> /dev/null | head -1)" \
+     "; MPS for more ranks than GPUs: ${GPUMF_BENCH_MPS:-0}"
+python3 - dealii.log gpumf*.log <<'PY'
+import re, sys
+def parse(path):
+    text = open(path).read()
+    dofs = re.findall(r"^\s*\d+\s+\d+\s+(\d+)\s", text, re.M)
+    solver = re.search(r"(?:gpumf \(\w+\)|deal.II CPU MatrixFree) setup \+ solve \+ errors: (\S+) s", text)
+    ranks = re.search(r"(\d+) MPI rank", text)
+    wall = re.findall(r"Program wall time ([\d.]+)", text)
+    return int(dofs[-1]), float(solver.group(1)), int(ranks.group(1)), float(wall[-1])
+print(f"{'program':<34} {'ranks':>5} {'DoFs':>10} {'solver [s]':>11} {'whole [s]':>10} {'deal.II/this':>13}")
+reference = parse(sys.argv[1])
+for path in sys.argv[1:]:
+    dofs, solver, ranks, wall = parse(path)
+    name = "deal.II CPU MatrixFree" if "dealii" in path else "gpumf"
+    print(f"{name:<34} {ranks:>5} {dofs:>10} {solver:>11.2f} {wall:>10.2f} {reference[3] / wall:>13.2f}")
+PY
