@@ -17,6 +17,7 @@
 #include <gpumf/operators.h>
 
 #include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/grid/grid_generator.h>
@@ -153,6 +154,28 @@ namespace
     transfer.copy_from_mg(dof, gglobal, glevels);
     copy_diff = std::max(copy_diff, test::relative_difference(test::to_rw(gglobal), test::to_rw(global), comm));
 
+    // interpolate_to_mg of a solution-like vector: random, hanging nodes distributed, nonzero on
+    // the boundary (the levels' Dirichlet DoFs must receive their values too)
+    double interpolate_diff = 0, coarse_norm = 0;
+    {
+      AffineConstraints<double> hanging(DoFTools::extract_locally_relevant_dofs(dof));
+      DoFTools::make_hanging_node_constraints(dof, hanging);
+      hanging.close();
+      DealiiVector solution(dof.locally_owned_dofs(), DoFTools::extract_locally_relevant_dofs(dof), comm);
+      test::fill_random(solution, ++seed);
+      hanging.distribute(solution);
+      GpuVector gsolution;
+      gsolution.reinit(std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_dofs(), comm), backend);
+      gsolution.import_elements(solution, VectorOperation::insert);
+      reference.interpolate_to_mg(solution, levels);
+      transfer.interpolate_to_mg(dof, glevels, gsolution);
+      for (unsigned int level = 0; level < n_levels; ++level)
+        interpolate_diff =
+          std::max(interpolate_diff,
+                   test::relative_difference(test::to_rw(glevels[level]), test::to_rw(levels[level]), comm));
+      coarse_norm = levels[0].l2_norm();
+    }
+
     const std::string name = std::to_string(dim) + "D degree " + std::to_string(degree) +
                              (adaptive ? " adaptive" : " uniform") + " (" + std::to_string(n_levels) + " levels, " +
                              std::to_string(dof.n_dofs()) + " DoFs)";
@@ -165,6 +188,8 @@ namespace
     checker.check_below(prolongate_diff, tolerance, name + ": prolongate vs deal.II MGTransferMatrixFree");
     checker.check_below(restrict_diff, tolerance, name + ": restrict_and_add vs deal.II MGTransferMatrixFree");
     checker.check_below(copy_diff, tolerance, name + ": copy_to_mg / copy_from_mg vs deal.II");
+    checker.check_below(interpolate_diff, tolerance, name + ": interpolate_to_mg vs deal.II (all levels)");
+    checker.check(coarse_norm > 0, name + ": interpolate_to_mg reaches the coarsest level");
   }
 
   /// sqrt(e . A e)

@@ -118,6 +118,22 @@ namespace gpumf
                      Vector<Number2>                         &dst,
                      const dealii::MGLevelObject<VectorType> &src) const;
 
+    /**
+     * The solution @p src on every level, as deal.II's interpolate_to_mg(): each level's vector
+     * gets the values of its active cells' DoFs (copy_to_mg()) and, on its refined cells, the
+     * interpolation of the finer level's function at their support points (deal.II's
+     * restriction matrices of FE_Q), from the finest level down; the levels' Dirichlet DoFs
+     * included. For level coefficients that depend on the solution (deal.II's step-66):
+     * copy_to_mg() leaves the refined cells of every coarser level at zero. @p src must have its
+     * hanging nodes set (AffineConstraints::distribute(), or
+     * gpumf::VectorTools::distribute_constraints()). The level vectors get the transfer's layouts.
+     */
+    template <typename Number2>
+    void
+    interpolate_to_mg(const dealii::DoFHandler<dim>     &dof_handler,
+                      dealii::MGLevelObject<VectorType> &dst,
+                      const Vector<Number2>             &src) const;
+
     /// The level layouts of copy_to_mg() (external ones where given and usable).
     const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
     get_level_partitioner(const unsigned int level) const;
@@ -157,6 +173,8 @@ namespace gpumf
     struct Level
     {
       internal::Array<unsigned int> coarse_indices, fine_indices;
+      /// coarse_indices with the level's Dirichlet DoFs as their indices (interpolate_to_mg())
+      internal::Array<unsigned int> coarse_plain_indices;
       internal::Array<Number>       weights;
       /// color c: parents [color_start[c], color_start[c+1])
       std::vector<unsigned int> color_start{0};
@@ -174,6 +192,8 @@ namespace gpumf
     std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> partitioners;
     std::vector<Level>                                                      levels;
     internal::Array<Number>                                                 prolongation_matrix;
+    /// the 1D interpolation of interpolate_to_mg(), [j * n + i]
+    internal::Array<Number> interpolation_matrix;
     /// internal ghosted level vectors for inputs of another layout
     mutable std::vector<VectorType> ghosted;
     mutable std::vector<VectorType> accumulated;

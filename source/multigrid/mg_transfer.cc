@@ -86,6 +86,37 @@ namespace gpumf
         return embedding;
       }
 
+      /**
+       * The 1D interpolation from the two children to the coarse support points (deal.II's
+       * restriction matrices of FE_Q, which interpolate): I(i, j) = the j-th patch basis function
+       * (the element's own polynomials on the child that holds coarse point x_i, through its
+       * support points) at x_i; a point on the children's common face is taken from the second
+       * child, as deal.II's last child overwrites it. Stored as [j * n + i], j < 2p+1, i < p+1.
+       */
+      template <int dim, typename Number>
+      std::vector<Number>
+      interpolation_1d(const FE_Q<dim> &fe_q)
+      {
+        const unsigned int               fe_degree = fe_q.degree;
+        const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
+        const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
+        std::vector<Point<1>>            points_1d(n);
+        for (unsigned int i = 0; i < n; ++i)
+          points_1d[i][0] = fe_q.get_unit_support_points()[lexicographic[i]][0];
+        const FE_Q<1>                    fe_1d(Quadrature<1>(points_1d, std::vector<double>(n, 1. / n)));
+        const std::vector<unsigned int> &renumber = fe_1d.get_poly_space_numbering_inverse();
+        std::vector<Number>              interpolation(N * n, Number(0));
+        for (unsigned int i = 0; i < n; ++i)
+          {
+            const double       x     = points_1d[i][0];
+            const unsigned int child = x < 0.5 ? 0 : 1;
+            const Point<1>     local(2 * x - child);
+            for (unsigned int k = 0; k < n; ++k)
+              interpolation[(child * fe_degree + k) * n + i] = Number(fe_1d.shape_value(renumber[k], local));
+          }
+        return interpolation;
+      }
+
       /// The parents of one level l: owned cells of level l-1 with children, and their patches.
       template <int dim>
       struct Parents
@@ -231,6 +262,8 @@ namespace gpumf
         std::vector<Number>       weights;
         /// color c: parents [color_start[c], color_start[c+1])
         std::vector<unsigned int> color_start;
+        /// as coarse_local, without no_dof for the level's Dirichlet DoFs (interpolate_to_mg())
+        std::vector<unsigned int> coarse_plain;
       };
 
       /**
@@ -251,10 +284,14 @@ namespace gpumf
         const unsigned int coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
         const unsigned int n_parents = p.cells.size();
         // local indices of the patches (parent order), in threads
-        std::vector<unsigned int> coarse_patch(p.coarse.size()), fine_patch(p.fine.size());
+        std::vector<unsigned int> coarse_patch(p.coarse.size()), fine_patch(p.fine.size()),
+          plain_patch(p.coarse.size());
         internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
           for (std::size_t k = std::size_t(begin) * coarse_per_parent; k < std::size_t(end) * coarse_per_parent; ++k)
-            coarse_patch[k] = p.dirichlet[k] ? internal::no_dof : coarse->global_to_local(p.coarse[k]);
+            {
+              plain_patch[k]  = coarse->global_to_local(p.coarse[k]);
+              coarse_patch[k] = p.dirichlet[k] ? internal::no_dof : plain_patch[k];
+            }
           for (std::size_t k = std::size_t(begin) * fine_per_parent; k < std::size_t(end) * fine_per_parent; ++k)
             fine_patch[k] = fine->global_to_local(p.fine[k]);
         });
@@ -281,8 +318,9 @@ namespace gpumf
           }
         // the patches in color order, with the weights 1/touch of the 3^dim classes of patch points
         const unsigned int        n_classes = Utilities::pow(3u, dim);
-        std::vector<unsigned int> coarse_local(p.coarse.size()), fine_local(p.fine.size());
-        std::vector<Number>       weights(std::size_t(n_parents) * n_classes);
+        std::vector<unsigned int> coarse_local(p.coarse.size()), fine_local(p.fine.size()),
+          coarse_plain(p.coarse.size());
+        std::vector<Number> weights(std::size_t(n_parents) * n_classes);
         internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
           for (unsigned int position = begin; position < end; ++position)
             {
@@ -290,6 +328,9 @@ namespace gpumf
               std::copy_n(coarse_patch.begin() + std::size_t(c) * coarse_per_parent,
                           coarse_per_parent,
                           coarse_local.begin() + std::size_t(position) * coarse_per_parent);
+              std::copy_n(plain_patch.begin() + std::size_t(c) * coarse_per_parent,
+                          coarse_per_parent,
+                          coarse_plain.begin() + std::size_t(position) * coarse_per_parent);
               std::copy_n(fine_patch.begin() + std::size_t(c) * fine_per_parent,
                           fine_per_parent,
                           fine_local.begin() + std::size_t(position) * fine_per_parent);
@@ -303,7 +344,11 @@ namespace gpumf
                 }
             }
         });
-        return {std::move(coarse_local), std::move(fine_local), std::move(weights), std::move(color_start)};
+        return {std::move(coarse_local),
+                std::move(fine_local),
+                std::move(weights),
+                std::move(color_start),
+                std::move(coarse_plain)};
       }
 
       /// copy_to_mg / copy_from_mg per level: local indices of the global and the level layout, and weights.
@@ -425,6 +470,7 @@ namespace gpumf
     partitioners.clear();
     global_partitioner.reset();
     prolongation_matrix.clear();
+    interpolation_matrix.clear();
     ghosted.clear();
     accumulated.clear();
   }
@@ -457,6 +503,7 @@ namespace gpumf
                                     std::to_string(max_shared) + "."));
       }
     prolongation_matrix.reinit(backend_, internal::embedding_1d<dim, Number>(fe_q));
+    interpolation_matrix.reinit(backend_, internal::interpolation_1d<dim, Number>(fe_q));
 
     const Triangulation<dim> &tria     = dof.get_triangulation();
     const MPI_Comm            comm     = tria.get_communicator();
@@ -478,6 +525,7 @@ namespace gpumf
         Level &level      = levels[l];
         level.color_start = std::move(level_patches.color_start);
         level.coarse_indices.reinit(backend_, level_patches.coarse_local);
+        level.coarse_plain_indices.reinit(backend_, level_patches.coarse_plain);
         level.fine_indices.reinit(backend_, level_patches.fine_local);
         level.weights.reinit(backend_, level_patches.weights);
       }
@@ -677,6 +725,40 @@ namespace gpumf
   template <int dim, typename Number>
   template <typename Number2>
   void
+  MGTransferMatrixFree<dim, Number>::interpolate_to_mg(const DoFHandler<dim>     &dof,
+                                                       MGLevelObject<VectorType> &dst,
+                                                       const Vector<Number2>     &src) const
+  {
+    // the active cells' values on every level (their refinement edges come with the refined
+    // cells below), then from the finest level down the refined cells' by interpolation, each
+    // level's ghosts exchanged for the patches
+    copy_to_mg(dof, dst, src);
+    for (unsigned int l = levels.size() - 1; l >= 1; --l)
+      {
+        const VectorType &fine  = dst[l];
+        const Level      &level = levels[l];
+        fine.update_ghost_values();
+        for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
+          {
+            const internal::TransferLevel<dim, Number> data{level.coarse_plain_indices.data(),
+                                                            level.fine_indices.data(),
+                                                            level.weights.data(),
+                                                            interpolation_matrix.data(),
+                                                            fe_degree + 1,
+                                                            n_components,
+                                                            level.color_start[c],
+                                                            level.color_start[c + 1] - level.color_start[c]};
+            GPUMF_DISPATCH(
+              backend_,
+              interpolate(data, partitioners[l - 1]->locally_owned_size(), dst[l - 1].get_values(), fine.get_values()));
+          }
+        fine.zero_out_ghost_values();
+      }
+  }
+
+  template <int dim, typename Number>
+  template <typename Number2>
+  void
   MGTransferMatrixFree<dim, Number>::copy_from_mg(Vector<Number2>                 &dst,
                                                   const MGLevelObject<VectorType> &src,
                                                   const bool                       add) const
@@ -772,9 +854,9 @@ namespace gpumf
   {
     std::size_t bytes = sizeof(*this) + prolongation_matrix.memory_consumption();
     for (const auto &level : levels)
-      bytes += level.coarse_indices.memory_consumption() + level.fine_indices.memory_consumption() +
-               level.weights.memory_consumption() + level.global_indices.memory_consumption() +
-               level.level_indices.memory_consumption();
+      bytes += level.coarse_indices.memory_consumption() + level.coarse_plain_indices.memory_consumption() +
+               level.fine_indices.memory_consumption() + level.weights.memory_consumption() +
+               level.global_indices.memory_consumption() + level.level_indices.memory_consumption();
     for (const auto &p : partitioners)
       bytes += p->memory_consumption();
     return bytes;
@@ -790,7 +872,10 @@ namespace gpumf
   template void MGTransferMatrixFree<dim, Number>::copy_from_mg_add<Number2>(const DoFHandler<dim> &,                  \
                                                                              Vector<Number2> &,                        \
                                                                              const MGLevelObject<Vector<Number>> &)    \
-    const;
+    const;                                                                                                             \
+  template void MGTransferMatrixFree<dim, Number>::interpolate_to_mg<Number2>(const DoFHandler<dim> &,                 \
+                                                                              MGLevelObject<Vector<Number>> &,         \
+                                                                              const Vector<Number2> &) const;
   template class MGTransferMatrixFree<2, float>;
   template class MGTransferMatrixFree<2, double>;
   template class MGTransferMatrixFree<3, float>;

@@ -153,6 +153,51 @@ namespace gpumf
 
       namespace
       {
+        /// A thread per coarse DoF of the parents of one color: its value as the sum over the
+        /// patch, skipping the zeros of the 1D interpolation (each coarse point lies in one child).
+        template <int dim, typename Number>
+        __global__ void
+        interpolate_kernel(const TransferLevel<dim, Number> level,
+                           const unsigned int               n_owned,
+                           Number                          *coarse,
+                           const Number                    *fine)
+        {
+          const unsigned int n = level.n, N = 2 * n - 1;
+          const unsigned int n_coarse = dim == 2 ? n * n : n * n * n, n_fine = dim == 2 ? N * N : N * N * N;
+          const std::size_t  total = std::size_t(level.n_parents) * level.n_components * n_coarse;
+          for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < total;
+               t += std::size_t(gridDim.x) * blockDim.x)
+            {
+              const unsigned int  i     = t % n_coarse;
+              const std::size_t   block = std::size_t(level.first) * level.n_components + t / n_coarse;
+              const unsigned int  index = level.coarse_indices[block * n_coarse + i];
+              const unsigned int *fi    = level.fine_indices + block * n_fine;
+              if (index >= n_owned)
+                continue;
+              const unsigned int ix = i % n, iy = (i / n) % n, iz = dim == 3 ? i / (n * n) : 0;
+              Number             value = 0;
+              for (unsigned int jz = 0; jz < (dim == 3 ? N : 1); ++jz)
+                {
+                  const Number wz = dim == 3 ? level.prolongation[jz * n + iz] : Number(1);
+                  if (wz == Number(0))
+                    continue;
+                  for (unsigned int jy = 0; jy < N; ++jy)
+                    {
+                      const Number wy = level.prolongation[jy * n + iy];
+                      if (wy == Number(0))
+                        continue;
+                      for (unsigned int jx = 0; jx < N; ++jx)
+                        {
+                          const Number wx = level.prolongation[jx * n + ix];
+                          if (wx != Number(0))
+                            value += wz * wy * wx * fine[fi[(jz * N + jy) * N + jx]];
+                        }
+                    }
+                }
+              coarse[index] = value;
+            }
+        }
+
         template <int dim, typename Number, bool restriction>
         void
         launch(const TransferLevel<dim, Number> &level, Number *out, const Number *in)
@@ -178,6 +223,22 @@ namespace gpumf
       restrict_add(const TransferLevel<dim, Number> &level, Number *coarse, const Number *fine)
       {
         launch<dim, Number, true>(level, coarse, fine);
+      }
+
+      template <int dim, typename Number>
+      void
+      interpolate(const TransferLevel<dim, Number> &level,
+                  const unsigned int                n_owned,
+                  Number                           *coarse,
+                  const Number                     *fine)
+      {
+        if (level.n_parents == 0)
+          return;
+        const unsigned int n      = level.n;
+        const std::size_t  total  = std::size_t(level.n_parents) * level.n_components * (dim == 2 ? n * n : n * n * n);
+        const unsigned int blocks = static_cast<unsigned int>(std::min<std::size_t>(65535, (total + 255) / 256));
+        interpolate_kernel<dim, Number><<<blocks, 256>>>(level, n_owned, coarse, fine);
+        GPUMF_CHECK_CUDA(cudaGetLastError());
       }
 
       template <typename Dst, typename Src>

@@ -49,7 +49,13 @@ namespace gpumf
   /* fine += weights .* (P x P x P) coarse, per parent of the color */                                       \
   TEMPLATE void prolongate_add(const TransferLevel<dim, Number> &level, Number *fine, const Number *coarse); \
   /* coarse += (P x P x P)^T (weights .* fine), per parent of the color */                                   \
-  TEMPLATE void restrict_add(const TransferLevel<dim, Number> &level, Number *coarse, const Number *fine);
+  TEMPLATE void restrict_add(const TransferLevel<dim, Number> &level, Number *coarse, const Number *fine);   \
+  /* coarse = (I x I x I) fine at the coarse DoFs of each parent of the color whose index is below n_owned   \
+     (level.coarse_indices plain, level.prolongation holding I: [j * n + i], weights unused) */              \
+  TEMPLATE void interpolate(const TransferLevel<dim, Number> &level,                                         \
+                            unsigned int                      n_owned,                                       \
+                            Number                           *coarse,                                        \
+                            const Number                     *fine);
 
 #define GPUMF_TEMPLATE_DST_SRC template <typename Dst, typename Src>
 #define GPUMF_MG_COPY_KERNELS(Dst, Src, TEMPLATE)                                                  \

@@ -47,6 +47,38 @@ namespace gpumf
             }
       }
 
+      /// Host reference of interpolate(): every coarse value directly as sum_j prod_d I(i_d, j_d) u_j.
+      template <int dim, typename Number>
+      void
+      interpolate(const TransferLevel<dim, Number> &level,
+                  const unsigned int                n_owned,
+                  Number                           *coarse,
+                  const Number                     *fine)
+      {
+        const unsigned int n = level.n, N = 2 * n - 1, n_coarse = dealii::Utilities::pow(n, dim),
+                           n_fine = dealii::Utilities::pow(N, dim);
+        for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
+          for (unsigned int k = 0; k < level.n_components; ++k)
+            {
+              const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
+              const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
+              for (unsigned int i = 0; i < n_coarse; ++i)
+                {
+                  if (ci[i] >= n_owned)
+                    continue;
+                  Number value = 0;
+                  for (unsigned int j = 0; j < n_fine; ++j)
+                    {
+                      Number product = fine[fi[j]];
+                      for (unsigned int d = 0; d < dim; ++d)
+                        product *= level.prolongation[coordinate(j, N, d) * n + coordinate(i, n, d)];
+                      value += product;
+                    }
+                  coarse[ci[i]] = value;
+                }
+            }
+      }
+
       /// Host reference of restrict_add(): the transpose of prolongate_add(), entry by entry.
       template <int dim, typename Number>
       void

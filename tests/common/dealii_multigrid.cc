@@ -92,6 +92,13 @@ namespace test
 
   template <int dim>
   void
+  DealiiMultigrid<dim>::interpolate_to_mg(const VectorType &global, MGLevelObject<VectorType> &levels) const
+  {
+    impl->transfer.interpolate_to_mg(*impl->dof, levels, global);
+  }
+
+  template <int dim>
+  void
   DealiiMultigrid<dim>::copy_from_mg(VectorType &global, const MGLevelObject<VectorType> &levels) const
   {
     impl->transfer.copy_from_mg(*impl->dof, global, levels);

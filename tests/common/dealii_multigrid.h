@@ -42,6 +42,9 @@ namespace test
     copy_to_mg(const VectorType &global, dealii::MGLevelObject<VectorType> &levels) const;
     void
     copy_from_mg(VectorType &global, const dealii::MGLevelObject<VectorType> &levels) const;
+    /// deal.II's interpolate_to_mg() of @p global (its hanging nodes set) onto every level.
+    void
+    interpolate_to_mg(const VectorType &global, dealii::MGLevelObject<VectorType> &levels) const;
 
     void
     vmult(const unsigned int level, VectorType &dst, const VectorType &src) const;
