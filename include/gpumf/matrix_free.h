@@ -11,6 +11,7 @@
 #include <gpumf/cost_model.h>
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/dof_access.h>
+#include <gpumf/internal/dealii_host_functions.h>
 #include <gpumf/internal/host_block.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
