@@ -12,6 +12,7 @@ s|^#include <deal.II/matrix_free/operators.h>|#include <gpumf/operator_base.h>|
 s|^#include <deal.II/matrix_free/fe_evaluation.h>|#include <gpumf/fe_evaluation.h>\
 #include <gpumf/operators.h>\
 #include <gpumf/vector.h>\
+#include <gpumf/vector_tools.h>\
 \
 #include <deal.II/dofs/dof_tools.h>\
 #include <deal.II/lac/read_write_vector.h>|
@@ -155,47 +156,14 @@ s|^        AffineConstraints<double> level_constraints;$|        AffineConstrain
                                                solution,\
                                                system_rhs);
 
-# 12. AffineConstraints::distribute() and DataOut take deal.II's vectors: two helpers (after
-#     assemble_rhs()) copy a gpumf::Vector into a ghosted host vector with the constraints
-#     distributed, and distribute the constraints of a gpumf::Vector through such a copy.
-/"Assemble right hand side   (CPU\/wall) "/,/^  }$/{
-/^  }$/a\
-\
-\
-\
-  // The gpumf vector @p vector in a ghosted host vector (the locally relevant DoFs of\
-  // @p constraints), with the constraints distributed: for DataOut.\
-  LinearAlgebra::distributed::Vector<double>\
-  host_copy(const AffineConstraints<double> & constraints,\
-            const gpumf::Vector<double> &     vector)\
-  {\
-    const IndexSet owned = vector.locally_owned_elements();\
-    LinearAlgebra::distributed::Vector<double> host(\
-      owned, constraints.get_local_lines(), vector.get_mpi_communicator());\
-    LinearAlgebra::ReadWriteVector<double> values(owned);\
-    vector.export_to(values, VectorOperation::insert);\
-    host.import(values, VectorOperation::insert);\
-    constraints.distribute(host);\
-    host.update_ghost_values();\
-    return host;\
-  }\
-\
-\
-\
-  // AffineConstraints::distribute() on a gpumf vector, through a host copy.\
-  void distribute_on_host(const AffineConstraints<double> &constraints,\
-                          gpumf::Vector<double> &          vector)\
-  {\
-    LinearAlgebra::ReadWriteVector<double> values(\
-      vector.locally_owned_elements());\
-    values.import(host_copy(constraints, vector), VectorOperation::insert);\
-    vector.import(values, VectorOperation::insert);\
-  }
-}
-s|^    constraints\.distribute(solution);$|    distribute_on_host(constraints, solution);|
+# 12. AffineConstraints::distribute() becomes gpumf::VectorTools::distribute_constraints() on
+#     the system operator's MatrixFree (on the device; step-37's constraints, hanging nodes and
+#     zero Dirichlet values, are homogeneous), and DataOut gets the host copy gpumf::host_copy().
+s|^    constraints\.distribute(solution);$|    gpumf::VectorTools::distribute_constraints(*system_matrix.get_matrix_free(),\
+                                               solution);|
 /^    solution\.update_ghost_values();$/c\
     const LinearAlgebra::distributed::Vector<double> solution_host =\
-      host_copy(constraints, solution);
+      gpumf::host_copy(solution, constraints);
 s|^    data_out\.add_data_vector(solution, "solution");$|    data_out.add_data_vector(solution_host, "solution");|
 
 # 13. One GPU per MPI rank (or the host backend, with a notice, where there is none).
