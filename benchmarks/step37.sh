@@ -6,6 +6,8 @@
 #
 #   cycles      step-37's refinement cycles (default 6: last 2.1 million DoFs; 7: 17 million)
 #   port ranks  MPI ranks of the port, sharing the node's GPUs round robin (default 1)
+#               (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
+#               than GPUs runs: started and stopped here)
 #
 # deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
@@ -23,7 +25,7 @@ if [ ! -x "$bin/gpumf_step37" ] || [ ! -x "$bin/dealii_step37" ]; then
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GPUMF_STEP37_CYCLES=$cycles
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [ "${mps_started:-0}" = 1 ] && echo quit | nvidia-cuda-mps-control || true' EXIT
 cd "$work" # the programs write solution_*.vtu here
 
 # run <label> <log> <command...>: the command's output in <log>, its wall time appended
@@ -52,7 +54,11 @@ PY
 
 cores=$(nproc)
 run "deal.II step-37, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step37"
+n_gpus=$(nvidia-smi -L 2> /dev/null | wc -l || echo 0)
 for ranks in "${port_ranks[@]}"; do
+  if [ "${GPUMF_BENCH_MPS:-0}" = 1 ] && [ "$ranks" -gt "$n_gpus" ] && [ "${mps_started:-0}" = 0 ]; then
+    nvidia-cuda-mps-control -d && mps_started=1
+  fi
   run "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step37"
 done
 if [ -n "${GPUMF_SETUP_PROFILE:-}" ]; then

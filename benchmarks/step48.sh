@@ -8,6 +8,8 @@
 #                DoFs; 5: 9,323,953; 4: 1,193,881)
 #   steps        time steps timed (default 50)
 #   port ranks   MPI ranks of the port, sharing the node's GPUs round robin (default 1)
+#                (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
+#                than GPUs runs: started and stopped here)
 #
 # deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
@@ -28,7 +30,7 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export GPUMF_STEP48_REFINEMENTS=$refinements GPUMF_STEP48_STEPS=$steps
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [ "${mps_started:-0}" = 1 ] && echo quit | nvidia-cuda-mps-control || true' EXIT
 cd "$work"
 
 # run <label> <log> <command...>: the command's output in <log>, its wall time appended
@@ -63,7 +65,11 @@ PY
 
 cores=$(nproc)
 run "deal.II step-48, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step48"
+n_gpus=$(nvidia-smi -L 2> /dev/null | wc -l || echo 0)
 for ranks in "${port_ranks[@]}"; do
+  if [ "${GPUMF_BENCH_MPS:-0}" = 1 ] && [ "$ranks" -gt "$n_gpus" ] && [ "${mps_started:-0}" = 0 ]; then
+    nvidia-cuda-mps-control -d && mps_started=1
+  fi
   run "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step48"
 done
 for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done

@@ -120,7 +120,8 @@ namespace gpumf
 
     /**
      * The solution @p src on every level, as deal.II's interpolate_to_mg(): each level's vector
-     * gets the values of its active cells' DoFs (copy_to_mg()) and, on its refined cells, the
+     * gets the values of its active cells' DoFs (as copy_to_mg(), the refinement edges included:
+     * those index pairs are made at the first call) and, on its refined cells, the
      * interpolation of the finer level's function at their support points (deal.II's
      * restriction matrices of FE_Q), from the finest level down; the levels' Dirichlet DoFs
      * included. For level coefficients that depend on the solution (deal.II's step-66):
@@ -155,6 +156,11 @@ namespace gpumf
     void
     copy_from_mg(Vector<Number2> &dst, const dealii::MGLevelObject<VectorType> &src, bool add) const;
 
+    /// copy_to_mg() with the refinement edges (interpolate_to_mg()) or without.
+    template <typename Number2>
+    void
+    copy_to_mg(dealii::MGLevelObject<VectorType> &dst, const Vector<Number2> &src, bool with_edges) const;
+
     /// The vector to read on level @p level: @p v itself when it has the transfer's layout,
     /// else an internal one with the transfer's ghosts holding a copy of v's owned entries.
     const VectorType &
@@ -169,6 +175,14 @@ namespace gpumf
     VectorType &
     accumulation_target(const unsigned int level, VectorType &dst) const;
 
+    /// Pairs of a global DoF (local index with the locally relevant ghosts) and its level index,
+    /// with 1 / (number of ranks that record the pair).
+    struct CopyPairs
+    {
+      internal::Array<unsigned int> global_indices, level_indices;
+      internal::Array<double>       weights;
+    };
+
     /// Per level l: the parents on l-1 and their children (see the class documentation).
     struct Level
     {
@@ -178,11 +192,9 @@ namespace gpumf
       internal::Array<Number>       weights;
       /// color c: parents [color_start[c], color_start[c+1])
       std::vector<unsigned int> color_start{0};
-      /// copy_to_mg / copy_from_mg: pairs of a global DoF (local index with the locally relevant ghosts) and its level
-      /// index
-      internal::Array<unsigned int> global_indices, level_indices;
-      /// 1 / (number of ranks that record the pair)
-      internal::Array<double> copy_weights;
+      /// copy_to_mg / copy_from_mg (refinement edges excluded), and interpolate_to_mg (included)
+      CopyPairs         copies;
+      mutable CopyPairs with_edges;
     };
 
     dealii::SmartPointer<const dealii::MGConstrainedDoFs>                   mg_constrained_dofs;
@@ -194,6 +206,9 @@ namespace gpumf
     internal::Array<Number>                                                 prolongation_matrix;
     /// the 1D interpolation of interpolate_to_mg(), [j * n + i]
     internal::Array<Number> interpolation_matrix;
+    /// the DoFHandler of build(); whether Level::with_edges is made (at the first interpolate_to_mg())
+    dealii::SmartPointer<const dealii::DoFHandler<dim>> dof_handler;
+    mutable bool                                        with_edges_built = false;
     /// internal ghosted level vectors for inputs of another layout
     mutable std::vector<VectorType> ghosted;
     mutable std::vector<VectorType> accumulated;

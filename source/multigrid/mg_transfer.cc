@@ -360,7 +360,9 @@ namespace gpumf
 
       /**
        * The (global, level) index pairs of the DoFs of the locally owned active cells of each
-       * level, refinement edges excluded (the coarser level holds those). On adaptive meshes a pair
+       * level, refinement edges excluded (the coarser level holds those) unless @p skip_edges is
+       * false (interpolate_to_mg(): a level's refinement edges lie on its active cells, next to
+       * coarser ones, and get the global vector's values there). On adaptive meshes a pair
        * can be recorded on several ranks (the owners of the global and of the level index need not
        * own a cell with it): each rank adds weight / (number of ranks recording the pair) and the
        * compress(add) of the receiving vector sums to the value. Collective.
@@ -370,7 +372,8 @@ namespace gpumf
       copy_indices(const DoFHandler<dim>                                                 &dof,
                    const std::shared_ptr<const Utilities::MPI::Partitioner>              &global_partitioner,
                    const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &partitioners,
-                   const MGConstrainedDoFs                                               *mg_constrained_dofs)
+                   const MGConstrainedDoFs                                               *mg_constrained_dofs,
+                   const bool                                                             skip_edges = true)
       {
         const Triangulation<dim> &tria     = dof.get_triangulation();
         const FiniteElement<dim> &fe       = dof.get_fe();
@@ -400,9 +403,9 @@ namespace gpumf
               cell->get_mg_dof_indices(level_indices);
               for (unsigned int i = 0; i < dofs_per_cell; ++i)
                 {
-                  const std::size_t k = std::size_t(c) * dofs_per_cell + i;
-                  const bool        edge =
-                    mg_constrained_dofs != nullptr && mg_constrained_dofs->at_refinement_edge(l, level_indices[i]);
+                  const std::size_t k    = std::size_t(c) * dofs_per_cell + i;
+                  const bool        edge = skip_edges && mg_constrained_dofs != nullptr &&
+                                    mg_constrained_dofs->at_refinement_edge(l, level_indices[i]);
                   cell_global[k] =
                     edge ? numbers::invalid_unsigned_int : global_partitioner->global_to_local(global_indices[i]);
                   cell_level[k] = level_indices[i];
@@ -422,15 +425,24 @@ namespace gpumf
               if (cell_global[k] != numbers::invalid_unsigned_int)
                 map[cell_global[k]] = cell_level[k];
           }
+        // how many ranks record a pair: without edges a global DoF has one level, so one count
+        // over all levels serves; with edges a DoF at an edge is on two levels, counted per level
         LinearAlgebra::distributed::Vector<double> recorded(global_partitioner);
-        for (const auto &map : level_of)
-          for (unsigned int i = 0; i < map.size(); ++i)
-            if (map[i] != numbers::invalid_dof_index)
-              recorded.local_element(i) += 1.;
-        recorded.compress(VectorOperation::add);
-        recorded.update_ghost_values();
+        const auto                                 count = [&](const unsigned int first, const unsigned int end) {
+          recorded = 0.;
+          for (unsigned int l = first; l < end; ++l)
+            for (unsigned int i = 0; i < level_of[l].size(); ++i)
+              if (level_of[l][i] != numbers::invalid_dof_index)
+                recorded.local_element(i) += 1.;
+          recorded.compress(VectorOperation::add);
+          recorded.update_ghost_values();
+        };
+        if (skip_edges)
+          count(0, n_levels);
         for (unsigned int l = 0; l < n_levels; ++l)
           {
+            if (!skip_edges)
+              count(l, l + 1);
             std::vector<unsigned int> global_local, level_local;
             std::vector<double>       weights;
             for (unsigned int i = 0; i < level_of[l].size(); ++i)
@@ -538,10 +550,12 @@ namespace gpumf
       dof, global_partitioner, partitioners, static_cast<const MGConstrainedDoFs *>(mg_constrained_dofs));
     for (unsigned int l = 0; l < n_levels; ++l)
       {
-        levels[l].global_indices.reinit(backend_, copies.global_local[l]);
-        levels[l].level_indices.reinit(backend_, copies.level_local[l]);
-        levels[l].copy_weights.reinit(backend_, copies.weights[l]);
+        levels[l].copies.global_indices.reinit(backend_, copies.global_local[l]);
+        levels[l].copies.level_indices.reinit(backend_, copies.level_local[l]);
+        levels[l].copies.weights.reinit(backend_, copies.weights[l]);
       }
+    dof_handler      = &dof;
+    with_edges_built = false;
     ghosted.resize(n_levels);
     accumulated.resize(n_levels);
   }
@@ -672,6 +686,16 @@ namespace gpumf
                                                 MGLevelObject<VectorType> &dst,
                                                 const Vector<Number2>     &src) const
   {
+    copy_to_mg(dst, src, false);
+  }
+
+  template <int dim, typename Number>
+  template <typename Number2>
+  void
+  MGTransferMatrixFree<dim, Number>::copy_to_mg(MGLevelObject<VectorType> &dst,
+                                                const Vector<Number2>     &src,
+                                                const bool                 with_edges) const
+  {
     AssertThrow(global_partitioner != nullptr, ExcNotSupported("MGTransferMatrixFree: call build() first."));
     AssertThrow(src.locally_owned_size() == global_partitioner->locally_owned_size() && src.backend() == backend_,
                 ExcVectorMismatch("a global vector with " + std::to_string(src.locally_owned_size()) +
@@ -706,13 +730,14 @@ namespace gpumf
           dst[l].reinit(partitioners[l], backend_);
         else
           dst[l] = Number(0);
+        const CopyPairs &indices = with_edges ? levels[l].with_edges : levels[l].copies;
         GPUMF_DISPATCH(backend_,
                        copy_indexed(dst[l].get_values(),
-                                    levels[l].level_indices.data(),
+                                    indices.level_indices.data(),
                                     global->get_values(),
-                                    levels[l].global_indices.data(),
-                                    levels[l].copy_weights.data(),
-                                    levels[l].level_indices.size(),
+                                    indices.global_indices.data(),
+                                    indices.weights.data(),
+                                    indices.level_indices.size(),
                                     true));
         dst[l].compress_start(VectorOperation::add);
       }
@@ -729,10 +754,27 @@ namespace gpumf
                                                        MGLevelObject<VectorType> &dst,
                                                        const Vector<Number2>     &src) const
   {
-    // the active cells' values on every level (their refinement edges come with the refined
-    // cells below), then from the finest level down the refined cells' by interpolation, each
-    // level's ghosts exchanged for the patches
-    copy_to_mg(dof, dst, src);
+    // the active cells' values on every level, refinement edges included (deal.II's solution
+    // copy indices: made at the first call), then from the finest level down the refined cells'
+    // by interpolation, each level's ghosts exchanged for the patches
+    AssertThrow(global_partitioner != nullptr, ExcNotSupported("MGTransferMatrixFree: call build() first."));
+    AssertThrow(&dof == dof_handler,
+                ExcNotSupported(
+                  "MGTransferMatrixFree::interpolate_to_mg(): the DoFHandler is not the one of build()."));
+    if (!with_edges_built)
+      {
+        internal::SetupSection      section("MGTransferMatrixFree::interpolate_to_mg: copy indices with edges");
+        const internal::CopyIndices copies = internal::copy_indices(
+          dof, global_partitioner, partitioners, static_cast<const MGConstrainedDoFs *>(mg_constrained_dofs), false);
+        for (unsigned int l = 0; l < levels.size(); ++l)
+          {
+            levels[l].with_edges.global_indices.reinit(backend_, copies.global_local[l]);
+            levels[l].with_edges.level_indices.reinit(backend_, copies.level_local[l]);
+            levels[l].with_edges.weights.reinit(backend_, copies.weights[l]);
+          }
+        with_edges_built = true;
+      }
+    copy_to_mg(dst, src, true);
     for (unsigned int l = levels.size() - 1; l >= 1; --l)
       {
         const VectorType &fine  = dst[l];
@@ -793,13 +835,14 @@ namespace gpumf
       {
         const VectorType &level = *inputs[l];
         level.update_ghost_values_finish();
+        const CopyPairs &indices = levels[l].copies;
         GPUMF_DISPATCH(backend_,
                        copy_indexed(target.get_values(),
-                                    levels[l].global_indices.data(),
+                                    indices.global_indices.data(),
                                     level.get_values(),
-                                    levels[l].level_indices.data(),
-                                    levels[l].copy_weights.data(),
-                                    levels[l].level_indices.size(),
+                                    indices.level_indices.data(),
+                                    indices.weights.data(),
+                                    indices.level_indices.size(),
                                     true));
         level.zero_out_ghost_values();
       }
@@ -856,7 +899,9 @@ namespace gpumf
     for (const auto &level : levels)
       bytes += level.coarse_indices.memory_consumption() + level.coarse_plain_indices.memory_consumption() +
                level.fine_indices.memory_consumption() + level.weights.memory_consumption() +
-               level.global_indices.memory_consumption() + level.level_indices.memory_consumption();
+               level.copies.global_indices.memory_consumption() + level.copies.level_indices.memory_consumption() +
+               level.with_edges.global_indices.memory_consumption() +
+               level.with_edges.level_indices.memory_consumption();
     for (const auto &p : partitioners)
       bytes += p->memory_consumption();
     return bytes;
