@@ -14,10 +14,10 @@
  * The mesh work is plain deal.II on the host and lives in problem.{h,cc}: the
  * parallel::distributed::Triangulation, FE_Q(p), MappingQ(p), hanging-node and Dirichlet
  * constraints, Kelly's error estimator and parallel::distributed::GridRefinement, and the VTU
- * output (and, for deal.II's solver, the right-hand side by FEValues and the L2 and H1 errors by
- * VectorTools::integrate_difference). This file holds the GPU solve with
- * gpumf::LaplaceOperator and deal.II's SolverCG, where the right-hand side
- * (gpumf::VectorTools::create_right_hand_side) and the errors
+ * output (and, for deal.II's solver, the L2 and H1 errors by VectorTools::integrate_difference).
+ * This file holds the GPU solve with
+ * gpumf::LaplaceOperator and deal.II's SolverCG, where the right-hand side (one cell loop with
+ * the Dirichlet lift read by read_dof_values_plain(), see the recipe below) and the errors
  * (gpumf::VectorTools::integrate_difference) are computed on the GPU too, and the main loop. With
  * `--solver dealii` the same problem is solved by deal.II's CPU MatrixFree
  * (dealii_solver.cc), with `--solver both` by both on the same mesh (refined from gpumf's
@@ -33,7 +33,7 @@
  * log(error) over log(N) between this cycle and the previous. Adaptive refinement recovers the
  * rates of a smooth solution, N^{-(p+1)/dim} in L2 and N^{-p/dim} in H1, where uniform
  * refinement (`--uniform`) of the L-shape is stuck at N^{-1/3} in H1 and N^{-2/3} in L2.
- * Below it, a line per solver with the phases of s: the two operators' set-up, the diagonal,
+ * Below it, a line per solver with the phases of s: the operator's set-up, the diagonal,
  * the right-hand side, CG (and its time per iteration), the errors, and the rest (moves to and
  * from the host, the constraints' distribute()); with the CUDA backend each phase ends with a
  * device synchronization, so that the kernels are counted in the phase that launched them.
@@ -82,25 +82,48 @@ namespace adaptive
    * same. The inhomogeneous boundary values therefore go to the right-hand side, through a
    * lift u0 that carries them:
    *
-   * 1. Two operators on the same mesh: `op` with all constraints (hanging nodes and Dirichlet),
-   *    the system matrix; `op_free` with the hanging nodes only, which acts on the boundary
-   *    DoFs like on any other DoF.
+   * 1. One operator `op` with all constraints (hanging nodes and Dirichlet): the system matrix.
    * 2. The lift u0: zero except the boundary values. On the host,
    *    `constraints.distribute(u0)` on a vector of zeros, then
-   *    `hanging_constraints.distribute(u0)` (Problem::dirichlet_lift()).
-   * 3. rhs = b - op_free u0, then the entries of all DoFs constrained in `op` set to zero
-   *    (`op.matrix_free().set_constrained_values(0, rhs)`); b is the load vector condensed
-   *    homogeneously (constraints.distribute_local_to_global without a matrix).
+   *    `hanging_constraints.distribute(u0)` (Problem::dirichlet_lift()), copied into op's vector.
+   * 3. rhs = b - A u0 in one cell loop on op's MatrixFree (LiftedRightHandSide below): per cell,
+   *    f at the points tested by the shape functions, minus grad u0 tested by their gradients,
+   *    with u0 read by read_dof_values_plain() (its boundary values as they are: read_dof_values()
+   *    would read them as zero) and the result distributed through op's constraints
+   *    (homogeneously: nothing into Dirichlet DoFs, hanging nodes into their masters).
    * 4. Solve op x = rhs (CG, Jacobi). x is zero on the constrained DoFs.
    * 5. u = x + u0 (on the unconstrained DoFs; x adds nothing elsewhere), then
    *    `constraints.distribute(u)` on the host writes the boundary values and the hanging nodes
-   *    (Problem::add_lift_and_distribute()).
-   *
-   * On the unconstrained rows, op_free and op are the same operator (C^T A C, with C the
-   * hanging-node interpolation), so x + u0 solves the condensed inhomogeneous system.
-   * The vectors of op and op_free may have different ghost layouts: the data pass from one to
-   * the other through a ReadWriteVector of the locally owned DoFs.
+   *    (Problem::add_lift_and_distribute()); the host's estimator and output need u there.
    */
+  template <int dim, int degree>
+  struct LiftedRightHandSide
+  {
+    using FEEval = gpumf::FEEvaluation<dim, degree, degree + 1, 1, double>;
+
+    static constexpr unsigned int n_dofs_1d    = degree + 1;
+    static constexpr unsigned int n_local_dofs = FEEval::tensor_dofs_per_cell;
+    static constexpr unsigned int n_q_points   = FEEval::n_q_points;
+
+    __host__ __device__ void
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const double                                        *u0,
+               double                                              *dst) const
+    {
+      FEEval phi(cell, data, shared);
+      phi.read_dof_values_plain(u0);
+      phi.evaluate(false, true);
+      phi.apply_for_each_quad_point([](FEEval *p, const unsigned int q) {
+        p->submit_gradient(-p->get_gradient(q), q);
+        p->submit_value(RightHandSideFormula<dim>().value(p->quadrature_point(q)), q);
+      });
+      phi.integrate(true, true);
+      phi.distribute_local_to_global(dst);
+    }
+  };
+
   template <int dim>
   using MatrixFree = gpumf::MatrixFree<dim, double>;
 
@@ -119,39 +142,30 @@ namespace adaptive
       return seconds;
     };
 
-    // 1. The operators. reinit() computes the geometry with deal.II's FEValues and the
+    // 1. The operator. reinit() computes the geometry with deal.II's FEValues and the
     //    MappingQ and copies it, with the DoF indices and constraints, to the backend.
     typename gpumf::MatrixFree<dim, double>::AdditionalData data;
     data.backend = backend;
     const QGauss<1>                                 quadrature(degree + 1);
-    gpumf::LaplaceOperator<dim, degree, degree + 1> op, op_free;
+    gpumf::LaplaceOperator<dim, degree, degree + 1> op;
     op.reinit(problem.mapping, problem.dof_handler, problem.constraints, quadrature, data);
-    op_free.reinit(problem.mapping, problem.dof_handler, problem.hanging_constraints, quadrature, data);
     result.setup = lap();
     op.compute_diagonal(); // exact, also at hanging nodes
     result.diagonal = lap();
 
-    // 2. The lift u0 on the host, into op_free's vector on the backend. The load vector b on
-    //    the backend, in op's layout: f at the points of op's quadrature, condensed with op's
-    //    constraints, as Problem::assemble_rhs() does with FEValues on the host.
+    // 2. The lift u0 on the host, into op's vector on the backend.
     VectorType u0_host;
     problem.dirichlet_lift(u0_host);
-    gpumf::Vector<double> u0, op_u0, rhs, x;
-    op_free.initialize_dof_vector(u0);
-    op_free.initialize_dof_vector(op_u0);
+    const MatrixFree<dim> &mf = op.matrix_free();
+    gpumf::Vector<double>  u0, rhs, x;
+    mf.initialize_dof_vector(u0);
+    mf.initialize_dof_vector(rhs);
+    mf.initialize_dof_vector(x);
     u0.import_elements(u0_host, VectorOperation::insert);
-    gpumf::VectorTools::create_right_hand_side<degree, degree + 1>(op.matrix_free(), RightHandSideFormula<dim>(), rhs);
 
-    // 3. rhs = b - op_free u0 on the backend (op_free u0 moved into op's layout through the
-    //    owned entries), zero where op is constrained.
-    op_free.vmult(op_u0, u0);
-    LinearAlgebra::ReadWriteVector<double> rw(problem.locally_owned_dofs);
-    op_u0.export_to(rw, VectorOperation::insert);
-    op.initialize_dof_vector(x);
-    x.import_elements(rw, VectorOperation::insert);
-    rhs -= x;
-    x = 0.;
-    op.matrix_free().set_constrained_values(0., rhs);
+    // 3. rhs = b - A u0 in one cell loop on the backend, zero where op is constrained.
+    mf.cell_loop(LiftedRightHandSide<dim, degree>(), u0, rhs, true);
+    mf.set_constrained_values(0., rhs);
     result.rhs = lap();
 
     // 4. deal.II's CG on gpumf vectors, preconditioned with the inverse diagonal.
@@ -162,10 +176,9 @@ namespace adaptive
 
     // 5. Back to the host: u = x + u0, and the constraints (the host's estimator and output
     //    need them there).
-    x.export_to(rw, VectorOperation::insert);
     VectorType x_host;
     problem.initialize_vector(x_host);
-    x_host.import(rw, VectorOperation::insert);
+    x.export_to(x_host, VectorOperation::insert);
     problem.add_lift_and_distribute(x_host, u0_host, solution);
     result.iterations = control.last_step();
     lap();
@@ -174,17 +187,16 @@ namespace adaptive
     //    values) against the exact solution at op's quadrature points, as
     //    Problem::compute_errors() does on the host.
     x.import_elements(solution, VectorOperation::insert);
-    const MatrixFree<dim> &mf = op.matrix_free();
-    errors.l2                 = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
+    errors.l2      = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
                                                                              x,
                                                                              ExactFormula<dim>(),
                                                                              gpumf::VectorTools::L2_norm);
-    errors.h1                 = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
+    errors.h1      = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
                                                                              x,
                                                                              ExactFormula<dim>(),
                                                                              gpumf::VectorTools::H1_seminorm);
-    result.errors             = lap();
-    result.seconds            = timer.wall_time();
+    result.errors  = lap();
+    result.seconds = timer.wall_time();
     return result;
   }
 
@@ -347,16 +359,11 @@ namespace adaptive
           }
         if (options.dealii)
           {
-            VectorType system_rhs;
-            {
-              TimerOutput::Scope scope(timer, "right-hand side for deal.II's solver (host)");
-              problem.assemble_rhs(system_rhs);
-            }
             VectorType   dealii_solution;
             SolverResult result;
             {
               TimerOutput::Scope scope(timer, "deal.II CPU MatrixFree: set-up and solve");
-              result = solve_with_dealii(problem, system_rhs, dealii_solution);
+              result = solve_with_dealii(problem, dealii_solution);
             }
             Errors dealii_errors;
             {

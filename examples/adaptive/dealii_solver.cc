@@ -13,6 +13,7 @@
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/lac/solver_cg.h>
+#include <deal.II/matrix_free/fe_evaluation.h>
 #include <deal.II/matrix_free/matrix_free.h>
 #include <deal.II/matrix_free/operators.h>
 #include <deal.II/matrix_free/tools.h>
@@ -61,7 +62,7 @@ namespace adaptive
 
     template <int dim, int degree>
     SolverResult
-    solve(const Problem<dim> &problem, const VectorType &system_rhs, VectorType &solution)
+    solve(const Problem<dim> &problem, VectorType &solution)
     {
       Timer        timer;
       SolverResult result;
@@ -72,41 +73,64 @@ namespace adaptive
         return seconds;
       };
 
-      // 1. Two MatrixFree objects and their Laplace operators: `op` with all constraints (the
-      //    system matrix), `op_free` with the hanging nodes only (for the lift).
+      // 1. The MatrixFree object and its Laplace operator with all constraints.
       using Operator = LaplaceOperator<dim, degree>;
       typename MatrixFree<dim, double>::AdditionalData data;
       data.tasks_parallel_scheme = MatrixFree<dim, double>::AdditionalData::none;
-      data.mapping_update_flags  = update_gradients | update_JxW_values;
-      const auto make_operator   = [&](const AffineConstraints<double> &constraints, Operator &op) {
-        auto mf = std::make_shared<MatrixFree<dim, double>>();
-        mf->reinit(problem.mapping, problem.dof_handler, constraints, QGauss<1>(degree + 1), data);
-        op.initialize(mf);
-      };
-      Operator op, op_free;
-      make_operator(problem.constraints, op);
-      make_operator(problem.hanging_constraints, op_free);
+      data.mapping_update_flags  = update_gradients | update_JxW_values | update_quadrature_points;
+      auto mf                    = std::make_shared<MatrixFree<dim, double>>();
+      mf->reinit(problem.mapping, problem.dof_handler, problem.constraints, QGauss<1>(degree + 1), data);
+      Operator op;
+      op.initialize(mf);
       result.setup = lap();
       op.compute_diagonal(); // exact, also at hanging nodes (see above)
       result.diagonal = lap();
 
-      // 2. The lift u0 (host, shared with the gpumf path), in op_free's vector layout.
-      VectorType u0_host, u0, b, op_u0;
+      // 2. The lift u0 (host, shared with the gpumf path), in the operator's vector layout.
+      VectorType u0_host, u0, rhs, x;
       problem.dirichlet_lift(u0_host);
-      op_free.initialize_dof_vector(u0);
-      op_free.initialize_dof_vector(b);
-      op_free.initialize_dof_vector(op_u0);
-      u0.copy_locally_owned_data_from(u0_host);
-      b.copy_locally_owned_data_from(system_rhs);
-
-      // 3. rhs = b - op_free u0, zero on every constrained DoF of op.
-      op_free.vmult(op_u0, u0);
-      b -= op_u0;
-      VectorType rhs, x;
+      op.initialize_dof_vector(u0);
       op.initialize_dof_vector(rhs);
       op.initialize_dof_vector(x);
-      rhs.copy_locally_owned_data_from(b);
-      for (const unsigned int i : op.get_matrix_free()->get_constrained_dofs())
+      u0.copy_locally_owned_data_from(u0_host);
+
+      // 3. rhs = b - A u0 in one cell loop: f tested by the shape functions, minus grad u0 (read
+      //    with read_dof_values_plain(): its boundary values) tested by their gradients, through
+      //    the constraints homogeneously; zero on every constrained DoF.
+      using FEEval = FEEvaluation<dim, degree, degree + 1, 1, double>;
+      mf->cell_loop(
+        [](const MatrixFree<dim, double>               &matrix_free,
+           VectorType                                  &dst,
+           const VectorType                            &src,
+           const std::pair<unsigned int, unsigned int> &cells) {
+          FEEval                          phi(matrix_free);
+          const RightHandSideFormula<dim> f;
+          for (unsigned int cell = cells.first; cell < cells.second; ++cell)
+            {
+              phi.reinit(cell);
+              phi.read_dof_values_plain(src);
+              phi.evaluate(EvaluationFlags::gradients);
+              for (const unsigned int q : phi.quadrature_point_indices())
+                {
+                  const auto              points = phi.quadrature_point(q);
+                  VectorizedArray<double> value;
+                  for (unsigned int v = 0; v < VectorizedArray<double>::size(); ++v)
+                    {
+                      Point<dim> p;
+                      for (unsigned int d = 0; d < dim; ++d)
+                        p[d] = points[d][v];
+                      value[v] = f.value(p);
+                    }
+                  phi.submit_gradient(-phi.get_gradient(q), q);
+                  phi.submit_value(value, q);
+                }
+              phi.integrate_scatter(EvaluationFlags::values | EvaluationFlags::gradients, dst);
+            }
+        },
+        rhs,
+        u0,
+        true);
+      for (const unsigned int i : mf->get_constrained_dofs())
         rhs.local_element(i) = 0;
       result.rhs = lap();
 
@@ -126,18 +150,18 @@ namespace adaptive
 
   template <int dim>
   SolverResult
-  solve_with_dealii(const Problem<dim> &problem, const VectorType &system_rhs, VectorType &solution)
+  solve_with_dealii(const Problem<dim> &problem, VectorType &solution)
   {
     switch (problem.fe.degree)
       {
         case 1:
-          return solve<dim, 1>(problem, system_rhs, solution);
+          return solve<dim, 1>(problem, solution);
         case 2:
-          return solve<dim, 2>(problem, system_rhs, solution);
+          return solve<dim, 2>(problem, solution);
         case 3:
-          return solve<dim, 3>(problem, system_rhs, solution);
+          return solve<dim, 3>(problem, solution);
         case 4:
-          return solve<dim, 4>(problem, system_rhs, solution);
+          return solve<dim, 4>(problem, solution);
         default:
           AssertThrow(false, ExcMessage("adaptive: FE_Q degrees 1 to 4 are instantiated"));
           return {};
@@ -145,7 +169,7 @@ namespace adaptive
   }
 
   template SolverResult
-  solve_with_dealii<2>(const Problem<2> &, const VectorType &, VectorType &);
+  solve_with_dealii<2>(const Problem<2> &, VectorType &);
   template SolverResult
-  solve_with_dealii<3>(const Problem<3> &, const VectorType &, VectorType &);
+  solve_with_dealii<3>(const Problem<3> &, VectorType &);
 } // namespace adaptive

@@ -14,15 +14,15 @@ namespace adaptive
 {
   /**
    * Solves the Poisson problem of @p problem for the current mesh with the inhomogeneous-
-   * Dirichlet recipe of adaptive.cu, on the CPU: two deal.II MatrixFree objects (all
-   * constraints, hanging nodes only), LaplaceOperator, SolverCG with its Jacobi preconditioner
-   * (LaplaceOperator::compute_diagonal). @p system_rhs is Problem::assemble_rhs()'s vector;
+   * Dirichlet recipe of adaptive.cu, on the CPU: a deal.II MatrixFree object with all
+   * constraints, its LaplaceOperator, the right-hand side b - A u0 in one cell loop (the lift
+   * read with read_dof_values_plain()), SolverCG with the exact Jacobi preconditioner.
    * @p solution receives u with ghost values (layout of Problem::initialize_vector()).
    * FE_Q degrees 1 to 4.
    */
   template <int dim>
   SolverResult
-  solve_with_dealii(const Problem<dim> &problem, const VectorType &system_rhs, VectorType &solution);
+  solve_with_dealii(const Problem<dim> &problem, VectorType &solution);
 } // namespace adaptive
 
 #endif

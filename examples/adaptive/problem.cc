@@ -8,7 +8,6 @@
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/grid_refinement.h>
 #include <deal.II/dofs/dof_tools.h>
-#include <deal.II/fe/fe_values.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/numerics/data_out.h>
 #include <deal.II/numerics/error_estimator.h>
@@ -33,13 +32,6 @@ namespace adaptive
   ExactSolution<dim>::gradient(const Point<dim> &p, const unsigned int) const
   {
     return ExactFormula<dim>().gradient(p);
-  }
-
-  template <int dim>
-  double
-  RightHandSide<dim>::value(const Point<dim> &p, const unsigned int) const
-  {
-    return RightHandSideFormula<dim>().value(p);
   }
 
   // @sect3{Mesh, DoFs and constraints}
@@ -98,36 +90,6 @@ namespace adaptive
   Problem<dim>::initialize_vector(VectorType &v) const
   {
     v.reinit(locally_owned_dofs, locally_relevant_dofs, comm);
-  }
-
-  // @sect3{The right-hand side}
-
-  template <int dim>
-  void
-  Problem<dim>::assemble_rhs(VectorType &rhs) const
-  {
-    initialize_vector(rhs);
-    const QGauss<dim> quadrature(fe.degree + 1);
-    FEValues<dim>     fe_values(mapping, fe, quadrature, update_values | update_quadrature_points | update_JxW_values);
-    const RightHandSide<dim>             f;
-    Vector<double>                       cell_rhs(fe.n_dofs_per_cell());
-    std::vector<types::global_dof_index> dof_indices(fe.n_dofs_per_cell());
-    std::vector<double>                  f_values(quadrature.size());
-    for (const auto &cell : dof_handler.active_cell_iterators())
-      if (cell->is_locally_owned())
-        {
-          fe_values.reinit(cell);
-          f.value_list(fe_values.get_quadrature_points(), f_values);
-          cell_rhs = 0;
-          for (const unsigned int q : fe_values.quadrature_point_indices())
-            for (const unsigned int i : fe_values.dof_indices())
-              cell_rhs(i) += fe_values.shape_value(i, q) * f_values[q] * fe_values.JxW(q);
-          cell->get_dof_indices(dof_indices);
-          // Without a matrix, distribute_local_to_global applies the constraints as if they
-          // were homogeneous: the boundary values enter through the lift u0 instead.
-          constraints.distribute_local_to_global(cell_rhs, dof_indices, rhs);
-        }
-    rhs.compress(VectorOperation::add);
   }
 
   // @sect3{The host steps of the inhomogeneous-Dirichlet recipe}
@@ -227,8 +189,6 @@ namespace adaptive
 
   template class ExactSolution<2>;
   template class ExactSolution<3>;
-  template class RightHandSide<2>;
-  template class RightHandSide<3>;
   template class Problem<2>;
   template class Problem<3>;
 } // namespace adaptive

@@ -47,7 +47,8 @@ namespace adaptive
    * f = -laplace u = (2 pi^2 - 1) u.
    *
    * The formulas are device functions (gpumf's norms and right-hand side evaluate them on the
-   * GPU); ExactSolution and RightHandSide wrap them as deal.II Functions for the host.
+   * GPU; deal.II's solver calls them on the host); ExactSolution wraps the solution as a deal.II
+   * Function for deal.II's host functions (boundary values, errors).
    */
   template <int dim>
   struct ExactFormula
@@ -127,15 +128,6 @@ namespace adaptive
     gradient(const Point<dim> &p, const unsigned int component = 0) const override;
   };
 
-  /// RightHandSideFormula as deal.II's Function.
-  template <int dim>
-  class RightHandSide : public Function<dim>
-  {
-  public:
-    double
-    value(const Point<dim> &p, const unsigned int component = 0) const override;
-  };
-
   /// L2 norm and H1 seminorm of u - u_h.
   struct Errors
   {
@@ -168,14 +160,6 @@ namespace adaptive
     /// A vector of the owned DoFs with the locally relevant ones as ghosts.
     void
     initialize_vector(VectorType &v) const;
-
-    /**
-     * The load vector b_i = (f, phi_i), assembled with FEValues and condensed with
-     * `constraints` (homogeneously: constrained rows are zero, hanging rows added to their
-     * masters).
-     */
-    void
-    assemble_rhs(VectorType &rhs) const;
 
     /**
      * The Dirichlet lift u0 of the inhomogeneous-Dirichlet recipe (see adaptive.cu): zero
@@ -227,9 +211,9 @@ namespace adaptive
   {
     unsigned int iterations = 0;
     double       seconds    = 0; ///< all of it: the phases below and the moves between them
-    double       setup      = 0; ///< the two operators' reinit()
+    double       setup      = 0; ///< the operator's reinit()
     double       diagonal   = 0; ///< the system operator's compute_diagonal()
-    double       rhs        = 0; ///< the lift u0 and rhs = b - op_free u0
+    double       rhs        = 0; ///< the lift u0 and rhs = b - A u0
     double       cg         = 0; ///< the CG solve
     double       errors     = 0; ///< the L2 and H1 errors (gpumf: on the backend; deal.II: on the host)
   };
