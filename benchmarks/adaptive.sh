@@ -44,11 +44,14 @@ run() {
 
 options=(--dim "$dim" --degree "$degree" --cycles "$cycles")
 cores=$(nproc)
-n_gpus=$(nvidia-smi -L 2> /dev/null | wc -l || echo 0)
+n_gpus=$({ nvidia-smi -L 2> /dev/null || true; } | wc -l)
 run dealii.log mpirun -np "$cores" "$bin/adaptive" "${options[@]}" --solver dealii
 for ranks in "${gpumf_ranks[@]}"; do
+  # MPS only while a program with more ranks than GPUs runs
   if [ "${GPUMF_BENCH_MPS:-0}" = 1 ] && [ "$ranks" -gt "$n_gpus" ] && [ "${mps_started:-0}" = 0 ]; then
     nvidia-cuda-mps-control -d && mps_started=1
+  elif [ "${mps_started:-0}" = 1 ] && [ "$ranks" -le "$n_gpus" ]; then
+    echo quit | nvidia-cuda-mps-control && mps_started=0
   fi
   run "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/adaptive" "${options[@]}" --solver gpumf
 done

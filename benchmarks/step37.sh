@@ -54,10 +54,13 @@ PY
 
 cores=$(nproc)
 run "deal.II step-37, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step37"
-n_gpus=$(nvidia-smi -L 2> /dev/null | wc -l || echo 0)
+n_gpus=$({ nvidia-smi -L 2> /dev/null || true; } | wc -l)
 for ranks in "${port_ranks[@]}"; do
+  # MPS only while a program with more ranks than GPUs runs
   if [ "${GPUMF_BENCH_MPS:-0}" = 1 ] && [ "$ranks" -gt "$n_gpus" ] && [ "${mps_started:-0}" = 0 ]; then
     nvidia-cuda-mps-control -d && mps_started=1
+  elif [ "${mps_started:-0}" = 1 ] && [ "$ranks" -le "$n_gpus" ]; then
+    echo quit | nvidia-cuda-mps-control && mps_started=0
   fi
   run "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step37"
 done

@@ -19,6 +19,8 @@ misuse(const DoFHandler<2> &dof_handler, const Function<2> &function, const Affi
   VectorTools::interpolate(mapping, dof_handler, function, vector);
   VectorTools::integrate_difference(
     mapping, dof_handler, vector, function, cellwise, QGauss<2>(2), VectorTools::L2_norm);
+  VectorTools::interpolate(dof_handler, function, vector);
+  VectorTools::integrate_difference(dof_handler, vector, function, cellwise, QGauss<2>(2), VectorTools::H1_norm);
   constraints.distribute(vector);
 }
 

@@ -5,7 +5,8 @@
 // H1 norm and Linfty; the global value and the value of every cell; a scalar FE_Q and an
 // FESystem of two; curved (MappingQ(3) on a shell) and adaptively refined meshes. And
 // create_right_hand_side() against deal.II's FEValues assembly with the same constraints, and
-// distribute_constraints() against AffineConstraints::distribute().
+// distribute_constraints() against AffineConstraints::distribute() (inhomogeneous constraints
+// refused).
 //
 //   vector_tools_test host   host backend vs deal.II: relative 1e-12
 //   vector_tools_test cuda   CUDA vs deal.II: relative 1e-12; skipped without a GPU
@@ -170,7 +171,7 @@ namespace
       gpumf::Vector<double> v;
       mf.initialize_dof_vector(v);
       v.import_elements(reference, VectorOperation::insert);
-      gpumf::VectorTools::distribute_constraints(mf, v);
+      gpumf::VectorTools::distribute_constraints(mf, constraints, v);
       checker.check_below(test::relative_difference(test::to_rw(v), test::to_rw(distributed), comm),
                           1e-14,
                           name + ": distribute_constraints vs AffineConstraints::distribute");
@@ -291,6 +292,16 @@ main(int argc, char **argv)
       [&] { gpumf::VectorTools::integrate_difference<1, 2>(mf, u, ValueOnly<2>(), gpumf::VectorTools::H1_norm); });
     checker.check(message.find("need the exact solution's gradient") != std::string::npos,
                   "the H1 norm without a gradient() throws: " + message);
+    {
+      // nonzero Dirichlet values: distribute_constraints() cannot keep them, and says so
+      AffineConstraints<double> inhomogeneous;
+      inhomogeneous.add_line(0);
+      inhomogeneous.set_inhomogeneity(0, 1.);
+      inhomogeneous.close();
+      message = test::exception_of([&] { gpumf::VectorTools::distribute_constraints(mf, inhomogeneous, u); });
+      checker.check(message.find("have inhomogeneities") != std::string::npos,
+                    "distribute_constraints() with inhomogeneous constraints throws: " + message);
+    }
     if (backend == gpumf::Backend::host)
       {
         data.store_plain_indices = false;

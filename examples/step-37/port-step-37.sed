@@ -160,6 +160,7 @@ s|^        AffineConstraints<double> level_constraints;$|        AffineConstrain
 #     the system operator's MatrixFree (on the device; step-37's constraints, hanging nodes and
 #     zero Dirichlet values, are homogeneous), and DataOut gets the host copy gpumf::host_copy().
 s|^    constraints\.distribute(solution);$|    gpumf::VectorTools::distribute_constraints(*system_matrix.get_matrix_free(),\
+                                               constraints,\
                                                solution);|
 /^    solution\.update_ghost_values();$/c\
     const LinearAlgebra::distributed::Vector<double> solution_host =\

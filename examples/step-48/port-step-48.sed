@@ -163,7 +163,7 @@ s|^      &SineGordonOperation<dim, fe_degree>::local_apply, this, dst, src, true
     norm_data.reinit(\
       mapping, dof_handler, constraints, QGauss<1>(fe_degree + 1));
 s|^    VectorTools::interpolate(mapping,$|    gpumf::VectorTools::interpolate(mapping,|
-s|^    constraints\.distribute(solution);$|    gpumf::VectorTools::distribute_constraints(norm_data, solution);|
+s|^    constraints\.distribute(solution);$|    gpumf::VectorTools::distribute_constraints(norm_data, constraints, solution);|
 /^    solution\.update_ghost_values();$/d
 /^    solution\.zero_out_ghost_values();$/d
 /^    VectorTools::integrate_difference(mapping,$/,/^                                        VectorTools::L2_norm);$/c\

@@ -207,8 +207,8 @@ namespace gpumf
     /// the 1D interpolation of interpolate_to_mg(), [j * n + i]
     internal::Array<Number> interpolation_matrix;
     /// the DoFHandler of build(); whether Level::with_edges is made (at the first interpolate_to_mg())
-    dealii::SmartPointer<const dealii::DoFHandler<dim>> dof_handler;
-    mutable bool                                        with_edges_built = false;
+    const dealii::DoFHandler<dim> *dof_handler      = nullptr;
+    mutable bool                   with_edges_built = false;
     /// internal ghosted level vectors for inputs of another layout
     mutable std::vector<VectorType> ghosted;
     mutable std::vector<VectorType> accumulated;

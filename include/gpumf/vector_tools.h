@@ -337,21 +337,23 @@ namespace gpumf
     }
 
     /**
-     * AffineConstraints::distribute() on the backend, for the constraints @p mf was built with,
-     * applied homogeneously (MatrixFree keeps no inhomogeneities, as deal.II's): every DoF
-     * constrained to others (hanging nodes, periodicity) gets the weighted sum of its masters,
-     * every DoF constrained to a value (Dirichlet) gets 0. What `constraints.distribute(v)` does
-     * in a deal.II program whose constraints are homogeneous (step-48's hanging nodes), before
-     * the vector is read as it is (integrate_difference(), read_dof_values_plain(),
-     * host_copy() without constraints). With inhomogeneous Dirichlet values, add them
-     * afterwards (a lift, as examples/adaptive does) or distribute on the host (host_copy()
-     * with the constraints). Needs AdditionalData::store_plain_indices (the default); every
-     * constrained locally owned DoF of @p v is written (ghost values are exchanged for the
-     * masters and zeroed again). @p v has @p mf's layout.
+     * `constraints.distribute(v)` on the backend, for homogeneous @p constraints, those @p mf was
+     * built with (MatrixFree keeps their lines, not their values): every DoF constrained to
+     * others (hanging nodes, periodicity) gets the weighted sum of its masters, every DoF
+     * constrained to zero (Dirichlet) gets 0. What a deal.II program with homogeneous
+     * constraints (step-37's, step-48's) does before it reads the vector as it is
+     * (integrate_difference(), read_dof_values_plain(), host_copy() without constraints).
+     * Constraints with inhomogeneities (nonzero Dirichlet values) are refused, since their
+     * values would be lost: distribute those on the host (host_copy(v, constraints)), or keep
+     * them in a lift as examples/adaptive does. Needs AdditionalData::store_plain_indices (the
+     * default); the ghost values are exchanged for the masters (and zeroed again). @p v has
+     * @p mf's layout. Collective.
      */
     template <int dim, typename Number>
     void
-    distribute_constraints(const MatrixFree<dim, Number> &mf, Vector<Number> &v);
+    distribute_constraints(const MatrixFree<dim, Number>           &mf,
+                           const dealii::AffineConstraints<Number> &constraints,
+                           Vector<Number>                          &v);
 
     /**
      * deal.II's VectorTools::interpolate() of a host dealii::Function into a gpumf::Vector

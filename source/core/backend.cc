@@ -9,6 +9,7 @@
 
 #include "core/device.h"
 #include "core/executor.h"
+#include "linear_algebra/ipc.h"
 
 namespace gpumf
 {
@@ -92,9 +93,12 @@ namespace gpumf
         MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
         const unsigned int node_rank  = dealii::Utilities::MPI::this_mpi_process(node_comm);
         const unsigned int node_ranks = dealii::Utilities::MPI::n_mpi_processes(node_comm);
-        MPI_Comm_free(&node_comm);
         GPUMF_CHECK_CUDA(cudaSetDevice(node_rank % n_devices));
-        if (node_ranks > unsigned(n_devices) && !mps_running() && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
+        // ranks that see one device each (CUDA_VISIBLE_DEVICES set per rank) may still have a GPU
+        // each: compare the GPUs' PCI addresses
+        const bool shared = node_ranks > 1 && internal::ipc::ranks_share_gpu(node_comm);
+        MPI_Comm_free(&node_comm);
+        if (shared && !mps_running() && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
           std::cerr << "gpumf: " << node_ranks << " MPI ranks share this node's " << n_devices
                     << " GPU(s) without CUDA MPS: the GPU runs one process at a time, so every rank "
                        "added slows the others' kernels and launches (doc/performance.md, \"Several MPI ranks "

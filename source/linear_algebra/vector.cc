@@ -930,11 +930,11 @@ namespace gpumf
   LinearAlgebra::distributed::Vector<Number>
   host_copy(const Vector<Number> &v, const AffineConstraints<Number> &constraints)
   {
-    // (constraints made without an IndexSet of lines: the owned entries are all they refer to
-    // on one rank)
+    // (constraints made without an IndexSet of lines: the vector's own ghosts, which in a
+    // MatrixFree layout hold the locally relevant DoFs)
     const IndexSet                            &lines = constraints.get_local_lines();
     LinearAlgebra::distributed::Vector<Number> host(v.locally_owned_elements(),
-                                                    lines.size() > 0 ? lines : v.locally_owned_elements(),
+                                                    lines.size() > 0 ? lines : v.get_partitioner()->ghost_indices(),
                                                     v.get_mpi_communicator());
     v.export_to(host, VectorOperation::insert);
     constraints.distribute(host);

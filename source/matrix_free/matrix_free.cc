@@ -190,10 +190,15 @@ namespace gpumf
               {
                 const types::global_dof_index g    = dof_indices[dof_numbering[i]];
                 long long                    &code = codes[std::size_t(c) * dofs_per_cell + i];
-                // (a constrained ghost DoF does not make the cell a boundary cell: only loops
-                // that exchange all ghosts first read plain indices)
+                // with plain indices a cell reads every DoF of its own (read_dof_values_plain()):
+                // a constrained ghost DoF too makes it a boundary cell, so that cell_loop() with
+                // overlap runs it after the ghost exchange has finished
                 if (store_plain)
-                  plain[std::size_t(c) * dofs_per_cell + i] = g;
+                  {
+                    plain[std::size_t(c) * dofs_per_cell + i] = g;
+                    if (!owned.is_element(g))
+                      cell_touches_ghost[c] = 1;
+                  }
                 if (!constraints.is_constrained(g))
                   {
                     code = g;

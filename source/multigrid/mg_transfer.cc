@@ -483,6 +483,8 @@ namespace gpumf
     global_partitioner.reset();
     prolongation_matrix.clear();
     interpolation_matrix.clear();
+    dof_handler      = nullptr;
+    with_edges_built = false;
     ghosted.clear();
     accumulated.clear();
   }
@@ -780,19 +782,29 @@ namespace gpumf
         const VectorType &fine  = dst[l];
         const Level      &level = levels[l];
         fine.update_ghost_values();
-        for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
+        try
           {
-            const internal::TransferLevel<dim, Number> data{level.coarse_plain_indices.data(),
-                                                            level.fine_indices.data(),
-                                                            level.weights.data(),
-                                                            interpolation_matrix.data(),
-                                                            fe_degree + 1,
-                                                            n_components,
-                                                            level.color_start[c],
-                                                            level.color_start[c + 1] - level.color_start[c]};
-            GPUMF_DISPATCH(
-              backend_,
-              interpolate(data, partitioners[l - 1]->locally_owned_size(), dst[l - 1].get_values(), fine.get_values()));
+            for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
+              {
+                const internal::TransferLevel<dim, Number> data{level.coarse_plain_indices.data(),
+                                                                level.fine_indices.data(),
+                                                                level.weights.data(),
+                                                                interpolation_matrix.data(),
+                                                                fe_degree + 1,
+                                                                n_components,
+                                                                level.color_start[c],
+                                                                level.color_start[c + 1] - level.color_start[c]};
+                GPUMF_DISPATCH(backend_,
+                               interpolate(data,
+                                           partitioners[l - 1]->locally_owned_size(),
+                                           dst[l - 1].get_values(),
+                                           fine.get_values()));
+              }
+          }
+        catch (...)
+          {
+            fine.zero_out_ghost_values();
+            throw;
           }
         fine.zero_out_ghost_values();
       }

@@ -62,27 +62,50 @@ namespace gpumf
 
     template <int dim, typename Number>
     void
-    distribute_constraints(const MatrixFree<dim, Number> &mf, Vector<Number> &v)
+    distribute_constraints(const MatrixFree<dim, Number>           &mf,
+                           const dealii::AffineConstraints<Number> &constraints,
+                           Vector<Number>                          &v)
     {
       mf.check_vector(v);
-      if (mf.n_colors() == 0 || mf.n_cells() == 0)
-        return;
-      const typename MatrixFree<dim, Number>::Data data = mf.get_data(0);
-      AssertThrow(data.plain_local_to_global != nullptr,
+      const MPI_Comm comm          = mf.get_dof_handler().get_triangulation().get_communicator();
+      const bool     mpi           = dealii::Utilities::MPI::job_supports_mpi();
+      const int      inhomogeneous = mpi ? dealii::Utilities::MPI::max(int(constraints.has_inhomogeneities()), comm) :
+                                           int(constraints.has_inhomogeneities());
+      AssertThrow(inhomogeneous == 0,
+                  dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: the constraints have "
+                                     "inhomogeneities (nonzero Dirichlet values), which the MatrixFree object does "
+                                     "not keep: distribute them on the host (gpumf::host_copy(vector, constraints)), "
+                                     "or keep the values in a lift (doc/operators.md, the inhomogeneous recipe)."));
+      const bool plain = mf.n_colors() == 0 || mf.n_cells() == 0 || mf.get_data(0).plain_local_to_global != nullptr;
+      AssertThrow(mpi ? dealii::Utilities::MPI::min(int(plain), comm) == 1 : plain,
                   dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: the MatrixFree object keeps no "
                                      "plain indices; set AdditionalData::store_plain_indices = true (the default) "
                                      "before reinit()."));
+      // (every rank takes part in the exchange, also one without cells)
       const bool had_ghosts = v.has_ghost_elements();
       if (!had_ghosts)
         v.update_ghost_values();
-      const std::size_t dofs_per_cell = data.n_components * dealii::Utilities::pow(data.n_dofs_1d, dim);
-      // (get_data(0) points at the arrays of all cells: color 0 starts at cell 0)
-      GPUMF_DISPATCH(mf.backend(),
-                     distribute_constraints<Number>(v.get_values(),
-                                                    data.local_to_global,
-                                                    data.plain_local_to_global,
-                                                    std::size_t(mf.n_cells()) * dofs_per_cell,
-                                                    data.constraint_rows));
+      try
+        {
+          if (mf.n_colors() > 0 && mf.n_cells() > 0)
+            {
+              const typename MatrixFree<dim, Number>::Data data = mf.get_data(0);
+              const std::size_t dofs_per_cell = data.n_components * dealii::Utilities::pow(data.n_dofs_1d, dim);
+              // (get_data(0) points at the arrays of all cells: color 0 starts at cell 0)
+              GPUMF_DISPATCH(mf.backend(),
+                             distribute_constraints<Number>(v.get_values(),
+                                                            data.local_to_global,
+                                                            data.plain_local_to_global,
+                                                            std::size_t(mf.n_cells()) * dofs_per_cell,
+                                                            data.constraint_rows));
+            }
+        }
+      catch (...)
+        {
+          if (!had_ghosts)
+            v.zero_out_ghost_values();
+          throw;
+        }
       if (!had_ghosts)
         v.zero_out_ghost_values();
     }
@@ -100,13 +123,13 @@ namespace gpumf
     }
 
     template void
-    distribute_constraints(const MatrixFree<2, double> &, Vector<double> &);
+    distribute_constraints(const MatrixFree<2, double> &, const dealii::AffineConstraints<double> &, Vector<double> &);
     template void
-    distribute_constraints(const MatrixFree<3, double> &, Vector<double> &);
+    distribute_constraints(const MatrixFree<3, double> &, const dealii::AffineConstraints<double> &, Vector<double> &);
     template void
-    distribute_constraints(const MatrixFree<2, float> &, Vector<float> &);
+    distribute_constraints(const MatrixFree<2, float> &, const dealii::AffineConstraints<float> &, Vector<float> &);
     template void
-    distribute_constraints(const MatrixFree<3, float> &, Vector<float> &);
+    distribute_constraints(const MatrixFree<3, float> &, const dealii::AffineConstraints<float> &, Vector<float> &);
     template void
     interpolate(const dealii::Mapping<2> &,
                 const dealii::DoFHandler<2> &,

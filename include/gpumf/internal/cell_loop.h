@@ -784,15 +784,15 @@ namespace gpumf
     // every cell may read ghost entries (read_dof_values_plain() reads constrained ghost DoFs
     // too): the ghosts of all sources first, then all cells
     std::vector<const Vector<Number> *> exchanged;
-    for (const Vector<Number> *v : sources)
-      if (!v->has_ghost_elements() && std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
-        {
-          v->update_ghost_values();
-          exchanged.push_back(v);
-        }
-    const auto src_arg = internal::functor_argument<single_src, const Number>(sources);
+    const auto                          src_arg = internal::functor_argument<single_src, const Number>(sources);
     try
       {
+        for (const Vector<Number> *v : sources)
+          if (!v->has_ghost_elements() && std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
+            {
+              exchanged.push_back(v);
+              v->update_ghost_values();
+            }
         if (backend_ == Backend::host)
           internal::host_loop<dim, Number, Functor>(
             *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {

@@ -6,9 +6,9 @@
  *
  * | deal.II call on a gpumf::Vector | what to call |
  * |---|---|
- * | `VectorTools::interpolate(mapping, dof_handler, function, v)` | `gpumf::VectorTools::interpolate(...)`, same arguments |
- * | `VectorTools::integrate_difference(mapping, dof_handler, v, ...)` | `gpumf::VectorTools::integrate_difference<p, n_q>(matrix_free, v, exact, norm, &cellwise)`, or deal.II's on `gpumf::host_copy(v, constraints)` |
- * | `constraints.distribute(v)` | `gpumf::VectorTools::distribute_constraints(matrix_free, v)` (homogeneous), or `gpumf::host_copy(v, constraints)` |
+ * | `VectorTools::interpolate([mapping,] dof_handler, function, v)` | `gpumf::VectorTools::interpolate(mapping, ...)`, same arguments |
+ * | `VectorTools::integrate_difference([mapping,] dof_handler, v, ...)` | `gpumf::VectorTools::integrate_difference<p, n_q>(matrix_free, v, exact, norm, &cellwise)`, or deal.II's on `gpumf::host_copy(v, constraints)` |
+ * | `constraints.distribute(v)` | `gpumf::VectorTools::distribute_constraints(matrix_free, constraints, v)` (homogeneous constraints; inhomogeneous ones refused), or `gpumf::host_copy(v, constraints)` |
  *
  * (DataOut and KellyErrorEstimator take `gpumf::host_copy(v, constraints)`; their members cannot
  * be caught here and stay a link error.)
@@ -56,6 +56,37 @@ namespace dealii
                     "function, vector) (gpumf/vector_tools.h) with the same arguments.");
     }
 
+    template <int dim, int spacedim, typename Number>
+    void
+    interpolate(const DoFHandler<dim, spacedim> &,
+                const Function<spacedim, Number> &,
+                gpumf::Vector<Number> &,
+                const ComponentMask & = ComponentMask())
+    {
+      static_assert(gpumf::internal::never<dim>,
+                    "deal.II's VectorTools::interpolate() runs on the host with deal.II's vectors and is not "
+                    "compiled for gpumf::Vector: call gpumf::VectorTools::interpolate(mapping, dof_handler, "
+                    "function, vector) (gpumf/vector_tools.h), e.g. with MappingQ1<dim>().");
+    }
+
+    template <int dim, int spacedim, typename Number, typename OutVector>
+    void
+    integrate_difference(const DoFHandler<dim, spacedim> &,
+                         const gpumf::Vector<Number> &,
+                         const Function<spacedim, Number> &,
+                         OutVector &,
+                         const Quadrature<dim> &,
+                         const NormType &,
+                         const Function<spacedim, double> * = nullptr,
+                         const double                       = 2.)
+    {
+      static_assert(gpumf::internal::never<dim>,
+                    "deal.II's VectorTools::integrate_difference() runs on the host with deal.II's vectors and "
+                    "is not compiled for gpumf::Vector: call gpumf::VectorTools::integrate_difference<fe_degree, "
+                    "n_q_points_1d>(matrix_free, vector, exact_functor, norm, &cellwise) (gpumf/vector_tools.h), "
+                    "or deal.II's on gpumf::host_copy(vector, constraints).");
+    }
+
     template <int dim, int spacedim, typename Number, typename OutVector>
     void
     integrate_difference(const Mapping<dim, spacedim> &,
@@ -78,7 +109,8 @@ namespace dealii
   } // namespace VectorTools
 
   // AffineConstraints::distribute() on a gpumf::Vector: use
-  // gpumf::VectorTools::distribute_constraints(matrix_free, vector) (homogeneous, on the GPU) or
+  // gpumf::VectorTools::distribute_constraints(matrix_free, constraints, vector) (homogeneous
+  // constraints, on the GPU) or
   // gpumf::host_copy(vector, constraints) (a host vector, constraints distributed).
   template <>
   template <>
