@@ -98,11 +98,14 @@ namespace adaptive
       //    with read_dof_values_plain(): its boundary values) tested by their gradients, through
       //    the constraints homogeneously; zero on every constrained DoF.
       using FEEval = FEEvaluation<dim, degree, degree + 1, 1, double>;
-      mf->cell_loop(
-        [](const MatrixFree<dim, double>               &matrix_free,
-           VectorType                                  &dst,
-           const VectorType                            &src,
-           const std::pair<unsigned int, unsigned int> &cells) {
+      const std::function<void(const MatrixFree<dim, double> &,
+                               VectorType &,
+                               const VectorType &,
+                               const std::pair<unsigned int, unsigned int> &)>
+        lifted_rhs = [](const MatrixFree<dim, double>               &matrix_free,
+                        VectorType                                  &dst,
+                        const VectorType                            &src,
+                        const std::pair<unsigned int, unsigned int> &cells) {
           FEEval                          phi(matrix_free);
           const RightHandSideFormula<dim> f;
           for (unsigned int cell = cells.first; cell < cells.second; ++cell)
@@ -126,10 +129,8 @@ namespace adaptive
                 }
               phi.integrate_scatter(EvaluationFlags::values | EvaluationFlags::gradients, dst);
             }
-        },
-        rhs,
-        u0,
-        true);
+        };
+      mf->cell_loop(lifted_rhs, rhs, u0, true);
       for (const unsigned int i : mf->get_constrained_dofs())
         rhs.local_element(i) = 0;
       result.rhs = lap();
