@@ -127,7 +127,8 @@ namespace
                         return p.norm() < 0.5;
                       }});
     const MappingQ<dim> mapping(curved ? 3 : 1);
-    FESystem<dim>       fe(FE_Q<dim>(fe_degree), n_components);
+    const FE_Q<dim>     fe_q(fe_degree);
+    FESystem<dim>       fe(fe_q, n_components);
     DoFHandler<dim>     dof(tria);
     dof.distribute_dofs(fe);
     IndexSet relevant;
