@@ -59,6 +59,32 @@ namespace gpumf
         return *fe_q;
       }
 
+      /// The element's support points along one direction (lexicographic), and the 1D FE_Q
+      /// through them: the 1D factor of the transfer's matrices.
+      template <int dim>
+      struct Element1D
+      {
+        explicit Element1D(const FE_Q<dim> &fe_q)
+          : points(support_points(fe_q))
+          , fe(Quadrature<1>(points, std::vector<double>(points.size(), 1. / points.size())))
+          , renumber(fe.get_poly_space_numbering_inverse())
+        {}
+
+        static std::vector<Point<1>>
+        support_points(const FE_Q<dim> &fe_q)
+        {
+          const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
+          std::vector<Point<1>>            result(fe_q.degree + 1);
+          for (unsigned int i = 0; i <= fe_q.degree; ++i)
+            result[i][0] = fe_q.get_unit_support_points()[lexicographic[i]][0];
+          return result;
+        }
+
+        const std::vector<Point<1>>     points;
+        const FE_Q<1>                   fe;
+        const std::vector<unsigned int> renumber;
+      };
+
       /**
        * The 1D embedding: the coarse basis (the element's own 1D polynomials, through its
        * support points) at the support points of the two children, lexicographic.
@@ -69,12 +95,9 @@ namespace gpumf
       {
         const unsigned int               fe_degree = fe_q.degree;
         const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
-        const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
-        std::vector<Point<1>>            points_1d(n);
-        for (unsigned int i = 0; i < n; ++i)
-          points_1d[i][0] = fe_q.get_unit_support_points()[lexicographic[i]][0];
-        const FE_Q<1>                    fe_1d(Quadrature<1>(points_1d, std::vector<double>(n, 1. / n)));
-        const std::vector<unsigned int> &renumber = fe_1d.get_poly_space_numbering_inverse();
+        const Element1D<dim>             element(fe_q);
+        const FE_Q<1>                   &fe_1d    = element.fe;
+        const std::vector<unsigned int> &renumber = element.renumber;
         std::vector<Number>              embedding(N * n);
         for (unsigned int c = 0; c < 2; ++c)
           {
@@ -99,12 +122,10 @@ namespace gpumf
       {
         const unsigned int               fe_degree = fe_q.degree;
         const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
-        const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
-        std::vector<Point<1>>            points_1d(n);
-        for (unsigned int i = 0; i < n; ++i)
-          points_1d[i][0] = fe_q.get_unit_support_points()[lexicographic[i]][0];
-        const FE_Q<1>                    fe_1d(Quadrature<1>(points_1d, std::vector<double>(n, 1. / n)));
-        const std::vector<unsigned int> &renumber = fe_1d.get_poly_space_numbering_inverse();
+        const Element1D<dim>             element(fe_q);
+        const std::vector<Point<1>>     &points_1d = element.points;
+        const FE_Q<1>                   &fe_1d     = element.fe;
+        const std::vector<unsigned int> &renumber  = element.renumber;
         std::vector<Number>              interpolation(N * n, Number(0));
         for (unsigned int i = 0; i < n; ++i)
           {
