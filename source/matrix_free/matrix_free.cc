@@ -544,16 +544,19 @@ namespace gpumf
               seen_curved = true;
             for (unsigned int i = 0; i < dofs_per_cell; ++i)
               {
-                const long long code = codes[std::size_t(order[c]) * dofs_per_cell + i];
-                unsigned int   &out  = host_indices[std::size_t(c) * dofs_per_cell + i];
-                out                  = code >= 0  ? partitioner.global_to_local(code) :
-                                       code == -1 ? internal::no_dof :
-                                                    internal::constrained_flag | static_cast<unsigned int>(-2 - code);
+                const std::size_t k    = std::size_t(c) * dofs_per_cell + i;
+                const long long   code = codes[std::size_t(order[c]) * dofs_per_cell + i];
+                unsigned int     &out  = host_indices[k];
+                out                    = code >= 0  ? partitioner.global_to_local(code) :
+                                         code == -1 ? internal::no_dof :
+                                                      internal::constrained_flag | static_cast<unsigned int>(-2 - code);
+                // an unconstrained DoF's plain index is its code; only constrained ones are looked up
+                if (host_plain)
+                  host_plain[k] =
+                    code >= 0 ?
+                      out :
+                      partitioner.global_to_local(cell_codes.plain[std::size_t(order[c]) * dofs_per_cell + i]);
               }
-            if (host_plain)
-              for (unsigned int i = 0; i < dofs_per_cell; ++i)
-                host_plain[std::size_t(c) * dofs_per_cell + i] =
-                  partitioner.global_to_local(cell_codes.plain[std::size_t(order[c]) * dofs_per_cell + i]);
           }
         if (first_pass)
           range_has_points[begin / range] = per_point;
