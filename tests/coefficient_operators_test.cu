@@ -98,7 +98,8 @@ namespace
     const auto apply = [&](const gpumf::Backend b,
                            const bool           coloring,
                            const Geometry       geometry        = Geometry::automatic,
-                           const unsigned int   cells_per_block = 0) {
+                           const unsigned int   cells_per_block = 0,
+                           const bool           from_vectors    = false) {
       typename Operator::AdditionalData data;
       data.backend         = b;
       data.use_coloring    = coloring;
@@ -110,7 +111,30 @@ namespace
       AssertThrow(op.matrix_free().has_affine_geometry() ==
                     (mesh == test::MeshKind::cartesian && geometry != Geometry::per_point),
                   ExcMessage("affine geometry detected on a non-affine mesh or missed on an affine one"));
-      if (reference == Reference::assembled_matrix)
+      if (reference == Reference::assembled_matrix && from_vectors)
+        {
+          // the same coefficients handed over in the backend's memory (serial vectors in
+          // local_q_point_id() order), as a coefficient computed there would be
+          const auto points     = op.matrix_free().get_quadrature_points();
+          const auto on_backend = [&](const Function<dim> &f) {
+            LinearAlgebra::ReadWriteVector<Number> rw(complete_index_set(points.size()));
+            for (std::size_t i = 0; i < points.size(); ++i)
+              {
+                Point<dim> p;
+                for (unsigned int d = 0; d < dim; ++d)
+                  p[d] = points[i][d];
+                rw[i] = f.value(p);
+              }
+            gpumf::Vector<Number> v(std::make_shared<Utilities::MPI::Partitioner>(points.size()), b);
+            v.import(rw, VectorOperation::insert);
+            return v;
+          };
+          if constexpr (with_values)
+            op.set_value_coefficient(on_backend(a));
+          if constexpr (with_gradients)
+            op.set_gradient_coefficient(on_backend(kappa));
+        }
+      else if (reference == Reference::assembled_matrix)
         {
           if constexpr (with_values)
             op.set_value_coefficient(a);
@@ -134,6 +158,19 @@ namespace
     };
 
     const auto host = apply(gpumf::Backend::host, false);
+    if (reference == Reference::assembled_matrix)
+      {
+        // coefficients from vectors on the backend give the same operator, bitwise (coloring)
+        const auto from_functions = backend == gpumf::Backend::host ? host : apply(backend, true);
+        const auto from_vectors   = apply(backend, backend != gpumf::Backend::host, Geometry::automatic, 0, true);
+        checker.check_below(test::relative_difference(from_vectors.first, from_functions.first, comm),
+                            0.,
+                            name + ": coefficients from backend vectors vs from functions");
+        if (check_diagonal)
+          checker.check_below(test::relative_difference(from_vectors.second, from_functions.second, comm),
+                              0.,
+                              name + ": diagonal, coefficients from backend vectors vs from functions");
+      }
     if (backend == gpumf::Backend::host)
       {
         if (mesh == test::MeshKind::cartesian)

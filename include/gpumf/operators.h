@@ -484,6 +484,34 @@ namespace gpumf
       set_value_coefficient(evaluate(a));
     }
 
+    /**
+     * a at the quadrature points from the backend's memory: @p values holds n_cells() ×
+     * n_q_points() entries of this rank in local_q_point_id() order (a serial gpumf::Vector, e.g.
+     * filled by MatrixFree::evaluate_coefficients(f, src) from a solution: the Jacobian of a
+     * Newton step). Copied on the backend; no host round trip unless element matrices
+     * (AdditionalData::implementation other than tensor_product) need a host copy.
+     */
+    void
+    set_value_coefficient(const VectorType &values)
+    {
+      static_assert(with_values, "this operator has no value term");
+      set(value_coefficient, values);
+      value_host = host_values_if_needed(value_coefficient);
+      update_cell_operator();
+      choose_implementation();
+    }
+
+    /// kappa at the quadrature points from the backend's memory (as set_value_coefficient(const VectorType &)).
+    void
+    set_gradient_coefficient(const VectorType &values)
+    {
+      static_assert(with_gradients, "this operator has no gradient term");
+      set(gradient_coefficient, values);
+      gradient_host = host_values_if_needed(gradient_coefficient);
+      update_cell_operator();
+      choose_implementation();
+    }
+
     /// kappa at the quadrature points, in local_q_point_id() order.
     void
     set_gradient_coefficient(const std::vector<Number> &values)
@@ -716,6 +744,34 @@ namespace gpumf
                     std::to_string(std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points()) +
                     "), got " + std::to_string(values.size()) + "."));
       coefficient.reinit(this->matrix_free().backend(), values);
+    }
+
+    void
+    set(internal::Array<Number> &coefficient, const VectorType &values)
+    {
+      const std::size_t n = std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points();
+      AssertThrow(values.locally_owned_size() == n,
+                  ExcNotSupported("a coefficient needs one value per quadrature point of the locally owned cells (" +
+                                  std::to_string(n) + " on this rank), got a vector with " +
+                                  std::to_string(values.locally_owned_size()) +
+                                  " local entries: reinit(n_cells() * n_q_points()) it, fill it in "
+                                  "local_q_point_id() order."));
+      AssertThrow(values.backend() == this->matrix_free().backend(),
+                  ExcNotSupported("the coefficient vector lives on another backend than the operator's MatrixFree "
+                                  "object: make it with the same backend."));
+      coefficient.reinit(this->matrix_free().backend(), n);
+      internal::copy(
+        coefficient.backend(), coefficient.data(), values.backend(), values.get_values(), n * sizeof(Number));
+    }
+
+    /// The host copy choose_implementation() reads for element matrices; none (empty) where only
+    /// sum factorization can be chosen, which reads the backend's copy.
+    std::vector<Number>
+    host_values_if_needed(const internal::Array<Number> &coefficient) const
+    {
+      if (setup && setup->data.implementation != Implementation::tensor_product)
+        return coefficient.to_host();
+      return {};
     }
   };
 
