@@ -24,3 +24,36 @@ s|^    if (triangulation\.n_global_active_cells() > 1e6)$|    if (triangulation.
         (std::getenv("GPUMF_STEP66_OUTPUT") != nullptr \&\&\
          std::string(std::getenv("GPUMF_STEP66_OUTPUT")) == "0"))|
 1i #include <cstdlib>\n#include <string>
+#
+# B4. Where the set-up and the rest of a cycle go: TimerOutput sections (nested in step-66's own
+#     "setup system") for the DoFs, the constraints, the active cells' MatrixFree (the port: with
+#     its second one, of the norm), the multigrid constraints and transfer, the levels'
+#     MatrixFree objects; and for the refinement, the norm and the output.
+s|^    dof_handler\.distribute_dofs(fe);$|    computing_timer.enter_subsection("setup: DoFs");\
+    dof_handler.distribute_dofs(fe);|
+s|^    dof_handler\.distribute_mg_dofs();$|    dof_handler.distribute_mg_dofs();\
+    computing_timer.leave_subsection("setup: DoFs");\
+    computing_timer.enter_subsection("setup: constraints");|
+s|^    constraints\.close();$|    constraints.close();\
+    computing_timer.leave_subsection("setup: constraints");\
+    computing_timer.enter_subsection("setup: MatrixFree, active cells");|
+s|^    system_matrix\.initialize_dof_vector(solution);$|    computing_timer.leave_subsection("setup: MatrixFree, active cells");\
+    system_matrix.initialize_dof_vector(solution);|
+s|^    mg_constrained_dofs\.initialize(dof_handler);$|    computing_timer.enter_subsection("setup: MG constraints, transfer");\
+    mg_constrained_dofs.initialize(dof_handler);|
+s|^    mg_transfer\.build(dof_handler);$|    mg_transfer.build(dof_handler);\
+    computing_timer.leave_subsection("setup: MG constraints, transfer");\
+    computing_timer.enter_subsection("setup: MatrixFree, levels");|
+/^        mg_matrices\[level\]\.initialize_dof_vector(mg_solution\[level\]);$/{
+n
+a\
+    computing_timer.leave_subsection("setup: MatrixFree, levels");
+}
+s|^            triangulation\.refine_global(1);$|            TimerOutput::Scope t(computing_timer, "refine");\
+            triangulation.refine_global(1);|
+s|^        const double norm = compute_solution_norm();$|        computing_timer.enter_subsection("norm");\
+        const double norm = compute_solution_norm();\
+        computing_timer.leave_subsection("norm");\
+        computing_timer.enter_subsection("output");|
+s|^        output_results(cycle);$|        output_results(cycle);\
+        computing_timer.leave_subsection("output");|

@@ -12,7 +12,9 @@
 #               (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
 #               than GPUs runs: started and stopped here)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
+# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), as
+# the tutorial is (MappingQ) and, unless GPUMF_STEP66_DEALII_CACHE=0, with the port's change 14 too
+# (MappingQCache: each cell's support points computed once per mesh, which also speeds up deal.II),
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
 # Both write step-66's VTU files (below 10^6 cells) unless GPUMF_STEP66_OUTPUT=0.
 # Prints, per run: the last cycle's DoFs, Newton steps and CG iterations, its TimerOutput sections
@@ -27,8 +29,8 @@ dim=${1:-3}
 shift 2 || shift $# || true
 port_ranks=("${@:-1}")
 bin=${GPUMF_BIN:-$here/../build/benchmarks}
-if [ ! -x "$bin/gpumf_step66" ] || [ ! -x "$bin/dealii_step66" ]; then
-  cmake --build "$here/../build" --target gpumf_step66 dealii_step66
+if [ ! -x "$bin/gpumf_step66" ] || [ ! -x "$bin/dealii_step66" ] || [ ! -x "$bin/dealii_step66_cache" ]; then
+  cmake --build "$here/../build" --target gpumf_step66 dealii_step66 dealii_step66_cache
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
@@ -69,6 +71,10 @@ PY
 
 cores=$(nproc)
 run "deal.II step-66, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step66"
+with_cache=${GPUMF_STEP66_DEALII_CACHE:-1}
+if [ "$with_cache" = 1 ]; then
+  run "deal.II step-66 with MappingQCache, $cores ranks" dealii_cache.log mpirun -np "$cores" "$bin/dealii_step66_cache"
+fi
 n_gpus=$({ nvidia-smi -L 2> /dev/null || true; } | wc -l)
 for ranks in "${port_ranks[@]}"; do
   # MPS only while a program with more ranks than GPUs runs
@@ -79,12 +85,13 @@ for ranks in "${port_ranks[@]}"; do
   fi
   run "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step66"
 done
-for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done
+for log in dealii*.log gpumf*.log; do echo "=== $log"; cat "$log"; done
 echo "step-66 (Q4, MappingQ(4)), dim $dim, ${GPUMF_STEP66_CYCLES:-9 - dim} cycles, output" \
      "${GPUMF_STEP66_OUTPUT:-1}; host: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
 printf "%-34s %11s %3s %12s %9s %9s %9s %9s %9s\n" "program (last cycle; whole run)" DoFs "N" "CG its" \
        "setup[s]" "Newton[s]" "update[s]" "set+sol" "wall[s]"
 summary "deal.II CPU MatrixFree, $cores ranks" dealii.log
+[ "$with_cache" = 1 ] && summary "deal.II, MappingQCache, $cores ranks" dealii_cache.log
 for ranks in "${port_ranks[@]}"; do
   summary "gpumf port, $ranks rank(s)" "gpumf$ranks.log"
 done
