@@ -84,6 +84,25 @@ namespace
     const auto graph = gpumf::internal::color_cells<dim>(tria, cells, vertices_of<dim>(cells), CellColoringRule::graph);
     checker.check(graph.rule == CellColoringRule::graph && is_coloring<dim>(graph.colors, cells),
                   name + "graph rule on request");
+    bool graph_increasing = true;
+    for (const auto &color : graph.colors)
+      graph_increasing = graph_increasing && std::is_sorted(color.begin(), color.end());
+    checker.check(graph_increasing && graph.colors.size() <= 64, name + "graph rule (greedy): increasing positions");
+
+    // indices spread far apart (vertex v as v * 10^9): the greedy pass gives up, deal.II's
+    // graph coloring colors; still cells of one color share no vertex
+    const auto spread = gpumf::internal::color_cells<dim>(
+      tria,
+      cells,
+      [&](const unsigned int c) {
+        auto indices = vertices_of<dim>(cells)(c);
+        for (auto &i : indices)
+          i *= 1000000000ull;
+        return indices;
+      },
+      CellColoringRule::graph);
+    checker.check(spread.rule == CellColoringRule::graph && is_coloring<dim>(spread.colors, cells),
+                  name + "graph rule, indices spread (deal.II's coloring)");
 
     // one color: every position, in order, touched not called
     const auto one = gpumf::internal::color_cells<dim>(

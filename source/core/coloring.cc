@@ -6,6 +6,9 @@
 #include <deal.II/base/graph_coloring.h>
 #include <deal.II/dofs/dof_handler.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -107,6 +110,58 @@ namespace gpumf
       return colors;
     }
 
+    /**
+     * Greedy coloring in position order: each cell takes the lowest color that none of its
+     * touched indices has yet (a bit mask per index over the span of the indices, up to 64
+     * colors). Written here rather than taken from deal.II: deal.II's GraphColoring (a
+     * partitioning, then DSATUR) finds fewer colors but took 1.8 s of the 2.4 s of
+     * MGTransferMatrixFree::build() at 1.5e7 DoFs (Q4, the 3D ball of step-66, perf), where this
+     * pass is linear in the touched indices. Gives up (false, @p colors untouched) where the span
+     * of the indices exceeds 16 times their number (masks too large) or a cell finds all 64
+     * colors taken; color_cells() then calls deal.II's coloring.
+     */
+    static bool
+    greedy_coloring(const std::size_t                                                        n_cells,
+                    const std::function<std::vector<types::global_dof_index>(unsigned int)> &touched,
+                    std::vector<std::vector<unsigned int>>                                  &colors)
+    {
+      std::vector<std::vector<types::global_dof_index>> indices(n_cells);
+      types::global_dof_index low = std::numeric_limits<types::global_dof_index>::max(), high = 0;
+      std::size_t             n_entries = 0;
+      for (unsigned int c = 0; c < n_cells; ++c)
+        {
+          indices[c] = touched(c);
+          n_entries += indices[c].size();
+          for (const auto i : indices[c])
+            {
+              low  = std::min(low, i);
+              high = std::max(high, i);
+            }
+        }
+      if (n_entries == 0 || high - low + 1 > 16 * n_entries)
+        return false;
+      std::vector<std::uint64_t> used(high - low + 1, 0);
+      std::vector<unsigned char> color_of(n_cells);
+      unsigned int               n_colors = 0;
+      for (unsigned int c = 0; c < n_cells; ++c)
+        {
+          std::uint64_t taken = 0;
+          for (const auto i : indices[c])
+            taken |= used[i - low];
+          if (taken == ~std::uint64_t(0))
+            return false;
+          const unsigned int color = __builtin_ctzll(~taken);
+          for (const auto i : indices[c])
+            used[i - low] |= std::uint64_t(1) << color;
+          color_of[c] = color;
+          n_colors    = std::max(n_colors, color + 1);
+        }
+      colors.assign(n_colors, {});
+      for (unsigned int c = 0; c < n_cells; ++c)
+        colors[color_of[c]].push_back(c);
+      return true;
+    }
+
     template <int dim, typename CellIterator>
     CellColoring
     color_cells(const Triangulation<dim>                                                &tria,
@@ -134,6 +189,8 @@ namespace gpumf
         }
       result.rule = CellColoringRule::graph;
       if (cells.empty())
+        return result;
+      if (greedy_coloring(cells.size(), touched, result.colors))
         return result;
       std::vector<unsigned int> positions(cells.size());
       std::iota(positions.begin(), positions.end(), 0u);

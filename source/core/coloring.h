@@ -66,11 +66,13 @@ namespace gpumf
      * are not all on one level of a logically Cartesian mesh:
      * - parity: cells of one color share no vertex; right only where a cell touches the indices of
      *   the DoFs of its own vertices, edges, faces and interior (no constraint entries);
-     * - graph: deal.II's graph coloring of the touched indices; no color when there is no cell;
+     * - graph: cells sharing a touched index apart: a greedy pass in position order (the lowest
+     *   color free at all of a cell's indices), or deal.II's graph coloring where that pass gives
+     *   up (indices spread too widely, more than 64 colors); no color when there is no cell;
      * - one_color: one color with every cell (also when there is none).
      *
-     * The cells of a color are in increasing position for the parity and one-color rules, in the
-     * graph coloring's order otherwise. @p touched is called by the graph coloring only.
+     * The cells of a color are in increasing position, except where deal.II's graph coloring
+     * colored (its order). @p touched is called by the graph coloring only.
      */
     template <int dim, typename CellIterator>
     CellColoring
