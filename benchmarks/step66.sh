@@ -29,7 +29,9 @@ dim=${1:-3}
 shift 2 || shift $# || true
 port_ranks=("${@:-1}")
 bin=${GPUMF_BIN:-$here/../build/benchmarks}
-if [ ! -x "$bin/gpumf_step66" ] || [ ! -x "$bin/dealii_step66" ] || [ ! -x "$bin/dealii_step66_cache" ]; then
+with_cache=${GPUMF_STEP66_DEALII_CACHE:-1}
+if [ ! -x "$bin/gpumf_step66" ] || [ ! -x "$bin/dealii_step66" ] ||
+   { [ "$with_cache" = 1 ] && [ ! -x "$bin/dealii_step66_cache" ]; }; then
   cmake --build "$here/../build" --target gpumf_step66 dealii_step66 dealii_step66_cache
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -71,7 +73,6 @@ PY
 
 cores=$(nproc)
 run "deal.II step-66, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step66"
-with_cache=${GPUMF_STEP66_DEALII_CACHE:-1}
 if [ "$with_cache" = 1 ]; then
   run "deal.II step-66 with MappingQCache, $cores ranks" dealii_cache.log mpirun -np "$cores" "$bin/dealii_step66_cache"
 fi

@@ -1,4 +1,4 @@
-# Ports deal.II 9.4.1's step-66 (libdeal.ii-doc: examples/step-66/step-66.cc) to gpumf: the Gelfand
+# Ports deal.II's step-66 (9.4.1 and 9.6.2; libdeal.ii-doc: examples/step-66/step-66.cc) to gpumf: the Gelfand
 # problem -Laplace u = exp(u) by Newton's method on a curved ball (MappingQ of degree 4), each
 # Newton step's Jacobian -Laplace - exp(u) on every multigrid level from the solution interpolated
 # to the levels, float geometric multigrid inside a double CG. The residual, the Jacobian and its
@@ -126,7 +126,7 @@ D
 
 # 7. evaluate_residual(): the cell loop of local_evaluate_residual() becomes a device functor for
 #    cell_loop() (zero_dst as in deal.II's call; the loop also does the compress()).
-/^    void local_evaluate_residual($/,/^      const std::pair<unsigned int, unsigned int> &     cell_range) const;$/d
+/^    void local_evaluate_residual($/,/^      const std::pair<unsigned int, unsigned int> *& *cell_range) const;$/d
 /^  void GelfandProblem<dim, fe_degree>::evaluate_residual($/i\
   struct Residual\
   {\
@@ -161,7 +161,8 @@ D
 s|^      &GelfandProblem::local_evaluate_residual, this, dst, src, true);$|      Residual<dim, fe_degree>{}, src, dst, true);|
 
 # 8. The level MatrixFree<dim, float> takes AffineConstraints<float> (deal.II's converts).
-s|^        AffineConstraints<double> level_constraints;$|        AffineConstraints<float> level_constraints;|
+#    (deal.II 9.4: default-constructed, then reinit(); 9.6: constructed from the index sets)
+s|^        AffineConstraints<double> level_constraints\([;(]\)$|        AffineConstraints<float> level_constraints\1|
 
 # 9. The Newton update's hanging nodes (and zero boundary values) on the device.
 s|^    constraints\.distribute(newton_update);$|    gpumf::VectorTools::distribute_constraints(*system_matrix.get_matrix_free(),\
