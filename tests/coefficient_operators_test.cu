@@ -95,17 +95,18 @@ namespace
 
     // y = A x and the diagonal, on a backend
     using Geometry   = typename gpumf::MatrixFree<dim, Number>::GeometryStorage;
-    const auto apply = [&](const gpumf::Backend b,
-                           const bool           coloring,
-                           const Geometry       geometry        = Geometry::automatic,
-                           const unsigned int   cells_per_block = 0,
-                           const bool           from_vectors    = false) {
+    const auto apply = [&](const gpumf::Backend        b,
+                           const bool                  coloring,
+                           const Geometry              geometry        = Geometry::automatic,
+                           const unsigned int          cells_per_block = 0,
+                           const bool                  from_vectors    = false,
+                           const gpumf::Implementation implementation  = gpumf::Implementation::tensor_product) {
       typename Operator::AdditionalData data;
       data.backend         = b;
       data.use_coloring    = coloring;
       data.geometry        = geometry;
       data.cells_per_block = cells_per_block;
-      data.implementation  = gpumf::Implementation::tensor_product; // local matrices: local_matrix_test
+      data.implementation  = implementation; // local matrices: local_matrix_test
       Operator op;
       op.reinit(*mapping, dof, number_constraints, quad, data);
       AssertThrow(op.matrix_free().has_affine_geometry() ==
@@ -170,6 +171,20 @@ namespace
           checker.check_below(test::relative_difference(from_vectors.second, from_functions.second, comm),
                               0.,
                               name + ": diagonal, coefficients from backend vectors vs from functions");
+        // element matrices read a host copy of the backend vectors' coefficients
+        if constexpr (is_double && n_components == 1 && degree <= 3)
+          {
+            const auto lm           = gpumf::Implementation::local_matrix;
+            const bool colors       = backend != gpumf::Backend::host;
+            const auto lm_functions = apply(backend, colors, Geometry::automatic, 0, false, lm);
+            const auto lm_vectors   = apply(backend, colors, Geometry::automatic, 0, true, lm);
+            checker.check_below(test::relative_difference(lm_vectors.first, lm_functions.first, comm),
+                                0.,
+                                name + ": element matrices, coefficients from backend vectors vs from functions");
+            checker.check_below(test::relative_difference(lm_functions.first, from_functions.first, comm),
+                                1e-12,
+                                name + ": element matrices vs sum factorization");
+          }
       }
     if (backend == gpumf::Backend::host)
       {

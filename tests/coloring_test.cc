@@ -5,7 +5,10 @@
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/tria.h>
 
+#include <algorithm>
+#include <functional>
 #include <set>
+#include <vector>
 
 #include "core/coloring.h"
 #include "common/test_utils.h"
@@ -52,6 +55,34 @@ namespace
     return std::all_of(seen.begin(), seen.end(), [](const unsigned int n) { return n == 1; });
   }
 
+  /// The greedy coloring written plainly: cell by cell, the lowest color none of whose cells
+  /// shares an index with it; the colors' cells in increasing position.
+  std::vector<std::vector<unsigned int>>
+  naive_greedy(const unsigned int                                                       n_cells,
+               const std::function<std::vector<types::global_dof_index>(unsigned int)> &touched)
+  {
+    std::vector<std::set<types::global_dof_index>> color_indices;
+    std::vector<std::vector<unsigned int>>         colors;
+    for (unsigned int c = 0; c < n_cells; ++c)
+      {
+        const auto   indices = touched(c);
+        unsigned int k       = 0;
+        for (; k < colors.size(); ++k)
+          if (std::none_of(indices.begin(), indices.end(), [&](const types::global_dof_index i) {
+                return color_indices[k].count(i) > 0;
+              }))
+            break;
+        if (k == colors.size())
+          {
+            colors.emplace_back();
+            color_indices.emplace_back();
+          }
+        colors[k].push_back(c);
+        color_indices[k].insert(indices.begin(), indices.end());
+      }
+    return colors;
+  }
+
   template <int dim>
   std::vector<typename Triangulation<dim>::cell_iterator>
   active_cells(const Triangulation<dim> &tria)
@@ -84,25 +115,29 @@ namespace
     const auto graph = gpumf::internal::color_cells<dim>(tria, cells, vertices_of<dim>(cells), CellColoringRule::graph);
     checker.check(graph.rule == CellColoringRule::graph && is_coloring<dim>(graph.colors, cells),
                   name + "graph rule on request");
-    bool graph_increasing = true;
-    for (const auto &color : graph.colors)
-      graph_increasing = graph_increasing && std::is_sorted(color.begin(), color.end());
-    checker.check(graph_increasing && graph.colors.size() <= 64, name + "graph rule (greedy): increasing positions");
+    checker.check(graph.colors == naive_greedy(cells.size(), vertices_of<dim>(cells)),
+                  name + "graph rule: the greedy coloring (each cell the lowest free color)");
 
-    // indices spread far apart (vertex v as v * 10^9): the greedy pass gives up, deal.II's
-    // graph coloring colors; still cells of one color share no vertex
-    const auto spread = gpumf::internal::color_cells<dim>(
-      tria,
-      cells,
-      [&](const unsigned int c) {
-        auto indices = vertices_of<dim>(cells)(c);
-        for (auto &i : indices)
-          i *= 1000000000ull;
-        return indices;
-      },
-      CellColoringRule::graph);
-    checker.check(spread.rule == CellColoringRule::graph && is_coloring<dim>(spread.colors, cells),
-                  name + "graph rule, indices spread (deal.II's coloring)");
+    // indices spread far apart (vertex v as v * 2^20): the greedy pass on the indices' ranks,
+    // the same colors
+    const auto spread_indices = [&](const unsigned int c) {
+      auto indices = vertices_of<dim>(cells)(c);
+      for (auto &i : indices)
+        i <<= 20;
+      return indices;
+    };
+    const auto spread = gpumf::internal::color_cells<dim>(tria, cells, spread_indices, CellColoringRule::graph);
+    checker.check(spread.colors == graph.colors && is_coloring<dim>(spread.colors, cells),
+                  name + "graph rule, indices spread: the same greedy coloring");
+
+    // every cell touching one index: one cell per color, more than the greedy pass's 64
+    // (deal.II's coloring then)
+    const auto clique = gpumf::internal::color_cells<dim>(
+      tria, cells, [](const unsigned int) { return std::vector<types::global_dof_index>{7}; }, CellColoringRule::graph);
+    bool one_each = clique.colors.size() == cells.size();
+    for (const auto &color : clique.colors)
+      one_each = one_each && color.size() == 1;
+    checker.check(cells.size() > 64 && one_each, name + "graph rule, more than 64 colors: one cell per color");
 
     // one color: every position, in order, touched not called
     const auto one = gpumf::internal::color_cells<dim>(

@@ -1,7 +1,7 @@
 # Test-only changes to deal.II's step-66, applied to BOTH deal.II's CPU program and the gpumf
 # port (after port-step-66.sed), so that tests/compare_step66.py can compare their outputs:
 #
-# T1. 3 cycles fewer than deal.II's 9 - dim (2D: up to 20,737 DoFs, 3D: up to 29,521), so that
+# T1. 3 cycles fewer than deal.II's 9 - dim (2D: up to 20,609 DoFs, 3D: up to 29,521), so that
 #     the test runs within minutes on 2 cores with the host backend.
 s|for (unsigned int cycle = 0; cycle < 9 - dim; ++cycle)|for (unsigned int cycle = 0; cycle < 6 - dim; ++cycle)|
 #

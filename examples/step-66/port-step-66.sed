@@ -205,10 +205,11 @@ s|^      Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);$|      Utilit
                                                 numbers::invalid_unsigned_int);\
       gpumf::select_device(MPI_COMM_WORLD);|
 
-# 13. gpumf's set-up profile (doc/performance.md) with GPUMF_SETUP_PROFILE set, after each cycle's
-#     set-up, from the unchanged program flow.
+# 13. gpumf's set-up profile (doc/performance.md; rank 0's) with GPUMF_SETUP_PROFILE set, after
+#     each cycle's set-up, from the unchanged program flow.
 s|^        setup_system();$|        gpumf::reset_setup_profile();\
         setup_system();\
-        if (std::getenv("GPUMF_SETUP_PROFILE") != nullptr)\
+        if (std::getenv("GPUMF_SETUP_PROFILE") != nullptr \&\&\
+            Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)\
           gpumf::print_setup_profile(std::cout, "   gpumf set-up: ");|
 1i #include <gpumf/setup_profile.h>\n\n#include <cstdlib>

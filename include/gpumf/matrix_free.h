@@ -106,7 +106,8 @@ namespace gpumf
       atomics,
       /// 2^dim colors by the parity of each cell's integer coordinates (logically Cartesian meshes)
       cartesian_coloring,
-      /// deal.II's GraphColoring on the cells' DoF indices (any mesh)
+      /// cells sharing a DoF index apart (any mesh): a greedy pass in cell order, deal.II's
+      /// GraphColoring where that pass gives up (source/core/coloring.cc)
       graph_coloring
     };
 

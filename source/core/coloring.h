@@ -68,7 +68,7 @@ namespace gpumf
      *   the DoFs of its own vertices, edges, faces and interior (no constraint entries);
      * - graph: cells sharing a touched index apart: a greedy pass in position order (the lowest
      *   color free at all of a cell's indices), or deal.II's graph coloring where that pass gives
-     *   up (indices spread too widely, more than 64 colors); no color when there is no cell;
+     *   up (more than 64 colors); no color when there is no cell;
      * - one_color: one color with every cell (also when there is none).
      *
      * The cells of a color are in increasing position, except where deal.II's graph coloring
