@@ -735,27 +735,31 @@ namespace gpumf
       return values;
     }
 
+    /// The number of coefficient values of this rank (one per quadrature point of its cells);
+    /// throws where @p given differs, with @p hint on how to make them.
+    std::size_t
+    coefficient_size(const std::size_t given, const std::string &hint) const
+    {
+      const std::size_t n = std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points();
+      AssertThrow(given == n,
+                  ExcNotSupported("a coefficient needs one value per quadrature point of the locally owned cells (" +
+                                  std::to_string(n) + " on this rank), got " + std::to_string(given) + hint + "."));
+      return n;
+    }
+
     void
     set(internal::Array<Number> &coefficient, const std::vector<Number> &values)
     {
-      AssertThrow(values.size() == std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points(),
-                  ExcNotSupported(
-                    "a coefficient needs one value per quadrature point of the locally owned cells (" +
-                    std::to_string(std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points()) +
-                    "), got " + std::to_string(values.size()) + "."));
+      coefficient_size(values.size(), "");
       coefficient.reinit(this->matrix_free().backend(), values);
     }
 
     void
     set(internal::Array<Number> &coefficient, const VectorType &values)
     {
-      const std::size_t n = std::size_t(this->matrix_free().n_cells()) * this->matrix_free().n_q_points();
-      AssertThrow(values.locally_owned_size() == n,
-                  ExcNotSupported("a coefficient needs one value per quadrature point of the locally owned cells (" +
-                                  std::to_string(n) + " on this rank), got a vector with " +
-                                  std::to_string(values.locally_owned_size()) +
-                                  " local entries: reinit(n_cells() * n_q_points()) it, fill it in "
-                                  "local_q_point_id() order."));
+      const std::size_t n = coefficient_size(values.locally_owned_size(),
+                                             " local entries of a vector: reinit(n_cells() * n_q_points()) it, fill "
+                                             "it in local_q_point_id() order");
       AssertThrow(values.backend() == this->matrix_free().backend(),
                   ExcNotSupported("the coefficient vector lives on another backend than the operator's MatrixFree "
                                   "object: make it with the same backend."));

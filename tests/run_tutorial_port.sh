@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# run_step66.sh <step-66 port> <deal.II's step-66> <cuda_available program> <backend> <ranks> <compare.py>
-# Runs deal.II's own CPU step-66 and its gpumf port on <backend> with <ranks> MPI ranks (both
-# with tests/step66-test.sed applied), then compares their outputs and prints their timings
-# side by side. Exit 77 (skipped) for the cuda backend on a machine without a usable GPU.
+# run_tutorial_port.sh <tutorial> <port> <deal.II's program> <cuda_available program> <backend> <ranks> <compare.py>
+# Runs deal.II's own CPU <tutorial> (step-37, step-66) and its gpumf port on <backend> with <ranks>
+# MPI ranks (both with the tutorial's tests/stepNN-test.sed applied), then compares their outputs
+# and prints their timings side by side. Exit 77 (skipped) for the cuda backend on a machine
+# without a usable GPU.
 set -euo pipefail
-port=$1 reference=$2 probe=$3 backend=$4 ranks=$5 compare=$6
+tutorial=$1 port=$2 reference=$3 probe=$4 backend=$5 ranks=$6 compare=$7
 if [ "$backend" = cuda ] && ! "$probe"; then
   echo "SKIPPED: no usable CUDA device"
   exit 77
@@ -16,7 +17,7 @@ run="mpirun --oversubscribe -np $ranks"
 status=0
 $run "$reference" > reference.txt || status=$?
 GPUMF_BACKEND=$backend $run "$port" > port.txt || status=$?
-echo "=== deal.II's step-66 (CPU, $ranks ranks)"
+echo "=== deal.II's $tutorial (CPU, $ranks ranks)"
 cat reference.txt
 echo "=== gpumf port ($backend, $ranks ranks)"
 cat port.txt
