@@ -1,5 +1,5 @@
-// gpumf::MatrixFree setup: everything is computed on the host with deal.II's own
-// DoFHandler, FE_Q, FEValues and Mapping, then copied to the backend's memory.
+// gpumf::MatrixFree setup: cells, DoF codes, constraints and colors on the host with deal.II's own
+// DoFHandler and FE_Q, then copied to the backend's memory; the geometry in geometry.cc.
 #include <gpumf/matrix_free.h>
 
 #include <deal.II/base/polynomial.h>
@@ -9,6 +9,8 @@
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q1.h>
+
+#include <boost/container/vector.hpp>
 
 #include <algorithm>
 #include <array>
@@ -24,6 +26,7 @@
 #include <gpumf/setup_profile.h>
 
 #include "linear_algebra/vector_kernels.h"
+#include "matrix_free/geometry.h"
 
 namespace gpumf
 {
@@ -118,7 +121,8 @@ namespace gpumf
       /// cell DoF index of component k, lexicographic i (MatrixFree::get_dof_numbering())
       std::vector<unsigned int> dof_numbering;
       unsigned int              dofs_per_cell;
-      std::vector<long long>    codes;
+      /// (not zeroed when made: the threads write every entry)
+      boost::container::vector<long long> codes;
       /// per cell, dofs_per_cell each: the global index of every DoF, constrained or not
       /// (AdditionalData::store_plain_indices; else empty)
       std::vector<types::global_dof_index> plain;
@@ -173,7 +177,7 @@ namespace gpumf
             n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
       const unsigned int                   max_entries = 2 * n_components * Utilities::pow(n, dim - 1);
       const unsigned int                   n_cells     = cells.size();
-      std::vector<long long>               codes(std::size_t(n_cells) * dofs_per_cell);
+      boost::container::vector<long long>  codes(std::size_t(n_cells) * dofs_per_cell, boost::container::default_init);
       std::vector<types::global_dof_index> plain(store_plain ? codes.size() : 0);
       std::vector<unsigned char>           cell_touches_ghost(n_cells, 0);
       // Threads: each DoF's index, -1 for Dirichlet, or -2 - g for DoF g with a constraint line
@@ -324,13 +328,13 @@ namespace gpumf
     CellOrder<dim, Number>
     color(const Triangulation<dim> &tria, const CellCodes<dim, Number> &cell_codes, const bool use_coloring)
     {
-      using ConflictStrategy                      = typename MatrixFree<dim, Number>::ConflictStrategy;
-      const auto                   &cells         = cell_codes.cells;
-      const std::vector<long long> &codes         = cell_codes.codes;
-      const auto                   &rows          = cell_codes.rows;
-      const unsigned int            dofs_per_cell = cell_codes.dofs_per_cell;
-      const unsigned int            n_cells       = cells.size();
-      CellOrder<dim, Number>        result;
+      using ConflictStrategy               = typename MatrixFree<dim, Number>::ConflictStrategy;
+      const auto            &cells         = cell_codes.cells;
+      const auto            &codes         = cell_codes.codes;
+      const auto            &rows          = cell_codes.rows;
+      const unsigned int     dofs_per_cell = cell_codes.dofs_per_cell;
+      const unsigned int     n_cells       = cells.size();
+      CellOrder<dim, Number> result;
       // Colors of cell positions: cells of a color touch disjoint vector entries, the vector
       // indices a cell reads and writes being its DoFs and their constraints' entries. The
       // parity coloring covers neighbors through shared DoFs only, not through constraints.
@@ -402,231 +406,56 @@ namespace gpumf
       return result;
     }
 
-    /**
-     * Per-cell data in color order: quadrature points, JxW and inverse Jacobians per point or, on
-     * an affine mesh, one determinant and inverse Jacobian per cell; the cells' vector indices.
-     */
-    template <int dim, typename Number>
-    struct Geometry
+    /// The cells' vector indices and constraint flags in color order.
+    struct CellIndices
     {
-      unsigned int        n_points;
-      std::size_t         n_total;
-      std::vector<Number> weights;
-      /// the quadrature points, Point<dim, Number> each
-      std::unique_ptr<Number[]> point_coordinates;
-      /// per point (where not affine)
-      std::unique_ptr<Number[]> JxW, inv_jacobian;
       /// per cell, dofs_per_cell each: the vector indices (MatrixFree::local_to_global)
       std::unique_ptr<unsigned int[]> indices;
       /// per cell, dofs_per_cell each: the plain vector indices (MatrixFree::plain_local_to_global), or null
       std::unique_ptr<unsigned int[]> plain_indices;
-      /// per cell (where affine)
-      std::unique_ptr<Number[]> cell_det, cell_inverse;
       /// per position: 1 when the cell there has a constraint row (the flag the ordering used)
       std::vector<unsigned char> has_rows;
-      /// one Jacobian per cell on this rank; the same Jacobian for all cells on all ranks
-      bool affine, uniform;
     };
 
-    /**
-     * Per-cell data from FEValues on the tensor-product quadrature (x fastest), in threads (one
-     * FEValues per range of cells); each cell's entries depend on that cell alone. Collective.
-     */
+    /// The DoF codes of the cells as vector indices (local to @p partitioner), in color order, in threads.
     template <int dim, typename Number>
-    Geometry<dim, Number>
-    geometry(const Mapping<dim>                                     &mapping,
-             const FiniteElement<dim>                               &fe,
-             const Quadrature<1>                                    &quad,
-             const CellCodes<dim, Number>                           &cell_codes,
-             const CellOrder<dim, Number>                           &cell_order,
-             const Utilities::MPI::Partitioner                      &partitioner,
-             const typename MatrixFree<dim, Number>::GeometryStorage storage,
-             const MPI_Comm                                          comm,
-             const bool                                              with_mpi)
+    CellIndices
+    cell_indices(const CellCodes<dim, Number>      &cell_codes,
+                 const CellOrder<dim, Number>      &cell_order,
+                 const Utilities::MPI::Partitioner &partitioner)
     {
-      using G                                         = typename MatrixFree<dim, Number>::GeometryStorage;
-      using point_type                                = typename MatrixFree<dim, Number>::point_type;
-      const auto                       &cells         = cell_codes.cells;
-      const std::vector<long long>     &codes         = cell_codes.codes;
-      const unsigned int                dofs_per_cell = cell_codes.dofs_per_cell;
-      const std::vector<unsigned char> &has_rows      = cell_order.has_rows;
-      const std::vector<unsigned int>  &order         = cell_order.order;
-      const unsigned int                n_cells       = cells.size();
-      const Quadrature<dim>             quadrature(quad);
-      const unsigned int                n_points = quadrature.size();
-      const std::size_t                 n_total  = std::size_t(n_cells) * n_points;
-      // the kernels index per-point arrays with 32-bit integers: the points themselves always, the
-      // inverse Jacobians (dim * dim per point) where the geometry is stored per point (checked below)
-      AssertThrow(n_total < std::numeric_limits<unsigned int>::max(),
-                  ExcNotSupported("gpumf::MatrixFree: " + std::to_string(n_total) +
-                                  " quadrature points on one rank; at most 2^32 are supported (32-bit "
-                                  "indices): distribute the mesh over more ranks."));
-      std::vector<Number> weights(n_points);
-      for (unsigned int q = 0; q < n_points; ++q)
-        weights[q] = quadrature.weight(q);
-      // Written by the threads below, so not initialized here (first touch in the threads). The
-      // per-point JxW and inverse Jacobians are only written where needed: an affine mesh (every
-      // cell a parallelepiped) keeps one of each per cell, and never touches those pages.
-      static_assert(sizeof(point_type) == dim * sizeof(Number), "Point<dim, Number> is dim Numbers");
-      std::unique_ptr<Number[]>       point_coordinates(new Number[dim * n_total]);
-      point_type *const               host_points = reinterpret_cast<point_type *>(point_coordinates.get());
-      std::unique_ptr<Number[]>       host_JxW(new Number[n_total]);
-      std::unique_ptr<Number[]>       host_inv_jacobian(new Number[dim * dim * n_total]);
-      std::unique_ptr<unsigned int[]> host_indices(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
-      std::unique_ptr<unsigned int[]> host_plain(
-        cell_codes.plain.empty() ? nullptr : new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
-      std::unique_ptr<Number[]> cell_det(new Number[n_cells]);
-      std::unique_ptr<Number[]> cell_inverse(new Number[dim * dim * std::size_t(n_cells)]);
-      // per position: 1 when the cell there has a constraint row (the flag the ordering used)
-      std::vector<unsigned char> host_has_rows(n_cells);
+      const auto                      &codes         = cell_codes.codes;
+      const unsigned int               dofs_per_cell = cell_codes.dofs_per_cell;
+      const std::vector<unsigned int> &order         = cell_order.order;
+      const unsigned int               n_cells       = cell_codes.cells.size();
+      CellIndices                      result;
+      // written by the threads below, so not initialized here (first touch in the threads)
+      result.indices.reset(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
+      if (!cell_codes.plain.empty())
+        result.plain_indices.reset(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
+      result.has_rows.resize(n_cells);
       for (unsigned int c = 0; c < n_cells; ++c)
-        host_has_rows[c] = has_rows[order[c]];
-      // per cell: 1 when its Jacobian is not constant (to rounding) over its points
-      std::vector<unsigned char> curved(n_cells, 0);
-      // Per range of cells (internal::parallel_for): whether its per-point arrays were written. A
-      // range writes them when per-point storage is asked for or a curved cell was seen before it
-      // started; if the mesh turns out not affine, the other ranges are computed again. A range's
-      // values do not depend on when it ran (its own FEValues), so neither does the result.
-      constexpr unsigned int     range = internal::parallel_range;
-      std::vector<unsigned char> range_has_points((n_cells + range - 1) / range, 0);
-      std::atomic<bool>          seen_curved{storage == G::per_point};
-      const auto geometry = [&](const unsigned int begin, const unsigned int end, const bool first_pass) {
-        const bool    per_point = seen_curved.load();
-        FEValues<dim> fe_values(mapping,
-                                fe,
-                                quadrature,
-                                update_quadrature_points | update_JxW_values | update_inverse_jacobians);
+        result.has_rows[c] = cell_order.has_rows[order[c]];
+      unsigned int *const host_indices = result.indices.get();
+      unsigned int *const host_plain   = result.plain_indices.get();
+      internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
         for (unsigned int c = begin; c < end; ++c)
-          {
-            // geometry only: the Triangulation's iterator serves active and level cells alike
-            fe_values.reinit(typename Triangulation<dim>::cell_iterator(cells[order[c]]));
-            const std::size_t k0 = std::size_t(c) * n_points;
-            if (per_point)
-              for (unsigned int q = 0; q < n_points; ++q)
-                {
-                  host_JxW[k0 + q]            = fe_values.JxW(q);
-                  const auto inverse_jacobian = fe_values.inverse_jacobian(q);
-                  for (unsigned int e = 0; e < dim; ++e)
-                    for (unsigned int d = 0; d < dim; ++d)
-                      host_inv_jacobian[(e * dim + d) * n_total + k0 + q] = inverse_jacobian[e][d];
-                }
-            if (!first_pass)
-              continue;
-            for (unsigned int q = 0; q < n_points; ++q)
-              for (unsigned int d = 0; d < dim; ++d)
-                host_points[k0 + q][d] = fe_values.quadrature_point(q)[d];
-            // the cell's Jacobian at point 0, and whether it is the same at every point
-            const auto inverse_0 = fe_values.inverse_jacobian(0);
-            // the test for constant Jacobians in double: the geometry of a float object
-            // is rounded to float only when stored
-            const double JxW_0 = fe_values.JxW(0);
-            cell_det[c]        = JxW_0 / quadrature.weight(0);
-            double scale       = 0;
-            for (unsigned int e = 0; e < dim; ++e)
-              for (unsigned int d = 0; d < dim; ++d)
-                {
-                  cell_inverse[(e * dim + d) * std::size_t(n_cells) + c] = inverse_0[e][d];
-                  scale                                                  = std::max(scale, std::abs(inverse_0[e][d]));
-                }
-            const double det = JxW_0 / quadrature.weight(0);
-            for (unsigned int q = 1; q < n_points && !curved[c]; ++q)
-              {
-                const double JxW_q = fe_values.JxW(q);
-                if (std::abs(JxW_q / quadrature.weight(q) - det) > 1e-12 * std::abs(det))
-                  curved[c] = 1;
-                const auto inverse_q = fe_values.inverse_jacobian(q);
-                for (unsigned int e = 0; e < dim; ++e)
-                  for (unsigned int d = 0; d < dim; ++d)
-                    if (std::abs(inverse_q[e][d] - inverse_0[e][d]) > 1e-12 * scale)
-                      curved[c] = 1;
-              }
-            if (curved[c])
-              seen_curved = true;
-            for (unsigned int i = 0; i < dofs_per_cell; ++i)
-              {
-                const std::size_t k    = std::size_t(c) * dofs_per_cell + i;
-                const long long   code = codes[std::size_t(order[c]) * dofs_per_cell + i];
-                unsigned int     &out  = host_indices[k];
-                out                    = code >= 0  ? partitioner.global_to_local(code) :
-                                         code == -1 ? internal::no_dof :
-                                                      internal::constrained_flag | static_cast<unsigned int>(-2 - code);
-                // an unconstrained DoF's plain index is its code; only constrained ones are looked up
-                if (host_plain)
-                  host_plain[k] =
-                    code >= 0 ?
-                      out :
-                      partitioner.global_to_local(cell_codes.plain[std::size_t(order[c]) * dofs_per_cell + i]);
-              }
-          }
-        if (first_pass)
-          range_has_points[begin / range] = per_point;
-      };
-      internal::parallel_for(n_cells,
-                             [&](const unsigned int begin, const unsigned int end) { geometry(begin, end, true); });
-
-      // Geometry per point, or per cell where every cell is a parallelepiped (constant Jacobian).
-      const auto first_curved = std::find(curved.begin(), curved.end(), 1);
-      AssertThrow(first_curved == curved.end() || storage != G::affine,
-                  ExcNotSupported("gpumf::MatrixFree: GeometryStorage::affine needs parallelepiped cells "
-                                  "(constant Jacobian), but the Jacobian varies within locally owned cell " +
-                                  std::to_string(first_curved - curved.begin()) +
-                                  " in color order. Use "
-                                  "GeometryStorage::per_point or automatic."));
-      const bool affine = storage != G::per_point && first_curved == curved.end();
-      AssertThrow(affine || n_total * dim * dim < std::numeric_limits<unsigned int>::max(),
-                  ExcNotSupported(
-                    "gpumf::MatrixFree: geometry per point needs dim^2 = " + std::to_string(dim * dim) +
-                    " entries for each of the " + std::to_string(n_total) +
-                    " quadrature points on this rank, more than the 2^32 that 32-bit indices reach. "
-                    "Distribute the mesh over more ranks, or use an affine mesh (one Jacobian per cell)."));
-      if (!affine)
-        internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
-          if (!range_has_points[begin / range])
-            geometry(begin, end, false);
-        });
-      bool uniform = false;
-      // one Jacobian for all cells: every rank affine, and the determinant and inverse Jacobian of
-      // every cell between the same smallest and largest value (to rounding); collective, as
-      // affine may differ between ranks
-      {
-        std::vector<double> low(dim * dim + 1, std::numeric_limits<double>::max()), high(dim * dim + 1);
-        for (double &h : high)
-          h = -std::numeric_limits<double>::max();
-        for (unsigned int c = 0; c < (affine ? n_cells : 0u); ++c)
-          for (unsigned int e = 0; e <= dim * dim; ++e)
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
             {
-              const double value =
-                e == 0 ? double(cell_det[c]) : double(cell_inverse[(e - 1) * std::size_t(n_cells) + c]);
-              low[e]  = std::min(low[e], value);
-              high[e] = std::max(high[e], value);
+              const std::size_t k    = std::size_t(c) * dofs_per_cell + i;
+              const long long   code = codes[std::size_t(order[c]) * dofs_per_cell + i];
+              unsigned int     &out  = host_indices[k];
+              out                    = code >= 0  ? partitioner.global_to_local(code) :
+                                       code == -1 ? internal::no_dof :
+                                                    internal::constrained_flag | static_cast<unsigned int>(-2 - code);
+              // an unconstrained DoF's plain index is its code; only constrained ones are looked up
+              if (host_plain)
+                host_plain[k] =
+                  code >= 0 ? out :
+                              partitioner.global_to_local(cell_codes.plain[std::size_t(order[c]) * dofs_per_cell + i]);
             }
-        if (with_mpi)
-          {
-            MPI_Allreduce(MPI_IN_PLACE, low.data(), dim * dim + 1, MPI_DOUBLE, MPI_MIN, comm);
-            MPI_Allreduce(MPI_IN_PLACE, high.data(), dim * dim + 1, MPI_DOUBLE, MPI_MAX, comm);
-          }
-        const bool all_affine = with_mpi ? Utilities::MPI::min(int(affine), comm) == 1 : affine;
-        double     scale      = 0;
-        for (unsigned int e = 1; e <= dim * dim; ++e)
-          scale = std::max({scale, std::abs(low[e]), std::abs(high[e])});
-        uniform = all_affine && low[0] <= high[0]; // (no cell on any rank: not uniform)
-        for (unsigned int e = 0; e <= dim * dim && uniform; ++e)
-          uniform = high[e] - low[e] <= 1e-12 * (e == 0 ? std::abs(high[0]) : scale);
-      }
-
-      return {n_points,
-              n_total,
-              std::move(weights),
-              std::move(point_coordinates),
-              std::move(host_JxW),
-              std::move(host_inv_jacobian),
-              std::move(host_indices),
-              std::move(host_plain),
-              std::move(cell_det),
-              std::move(cell_inverse),
-              std::move(host_has_rows),
-              affine,
-              uniform};
+      });
+      return result;
     }
 
     /// The 1D tables of MatrixFree (shape_values, shape_gradients, co_shape_gradients).
@@ -745,7 +574,7 @@ namespace gpumf
     mg_level                = additional_data.mg_level;
     const RelevantDoFs dofs = relevant_dofs(dof, constraints, mg_level);
 
-    internal::SetupSection section("MatrixFree::reinit: cells, DoF codes");
+    internal::SetupSection section("MatrixFree::reinit: cells, DoF codes", backend_);
     CellCodes<dim, Number> cell_codes =
       cells_and_dof_codes(dof, fe_q, constraints, filter, mg_level, dofs, additional_data.store_plain_indices);
     dof_numbering = cell_codes.dof_numbering;
@@ -776,36 +605,42 @@ namespace gpumf
     interior_split                    = std::move(cell_order.interior_split);
     boundary_end                      = std::move(cell_order.boundary_end);
 
-    section.next("MatrixFree::reinit: geometry (FEValues), DoF codes");
-    const Geometry<dim, Number> geo = geometry(
-      mapping, dof.get_fe(), quad, cell_codes, cell_order, *partitioner, additional_data.geometry, comm, with_mpi);
-    affine  = geo.affine;
-    uniform = geo.uniform;
-
-    section.next("MatrixFree::reinit: copies to the backend");
+    section.next("MatrixFree::reinit: DoF indices");
     const unsigned int n_cells = cell_codes.cells.size();
-    local_to_global.reinit(backend_, geo.indices.get(), std::size_t(n_cells) * cell_codes.dofs_per_cell);
-    if (geo.plain_indices)
-      plain_local_to_global.reinit(backend_, geo.plain_indices.get(), std::size_t(n_cells) * cell_codes.dofs_per_cell);
-    cell_has_constraint_rows.reinit(backend_, geo.has_rows);
-    color_has_constraint_rows.clear();
-    for (unsigned int color = 0; color < graph.size(); ++color)
-      color_has_constraint_rows.push_back(std::any_of(geo.has_rows.begin() + color_start[color],
-                                                      geo.has_rows.begin() + color_start[color + 1],
-                                                      [](const unsigned char has) { return has != 0; }));
-    q_points.reinit(backend_, reinterpret_cast<const point_type *>(geo.point_coordinates.get()), geo.n_total);
-    if (affine)
-      {
-        JxW.reinit(backend_, geo.cell_det.get(), n_cells);
-        inv_jacobian.reinit(backend_, geo.cell_inverse.get(), dim * dim * std::size_t(n_cells));
-      }
-    else
-      {
-        JxW.reinit(backend_, geo.JxW.get(), geo.n_total);
-        inv_jacobian.reinit(backend_, geo.inv_jacobian.get(), dim * dim * geo.n_total);
-      }
+    {
+      const CellIndices indices = cell_indices(cell_codes, cell_order, *partitioner);
+      local_to_global.reinit(backend_, indices.indices.get(), std::size_t(n_cells) * cell_codes.dofs_per_cell);
+      if (indices.plain_indices)
+        plain_local_to_global.reinit(backend_,
+                                     indices.plain_indices.get(),
+                                     std::size_t(n_cells) * cell_codes.dofs_per_cell);
+      cell_has_constraint_rows.reinit(backend_, indices.has_rows);
+      color_has_constraint_rows.clear();
+      for (unsigned int color = 0; color < graph.size(); ++color)
+        color_has_constraint_rows.push_back(std::any_of(indices.has_rows.begin() + color_start[color],
+                                                        indices.has_rows.begin() + color_start[color + 1],
+                                                        [](const unsigned char has) { return has != 0; }));
+    }
+
+    section.next("MatrixFree::reinit: geometry");
+    {
+      std::vector<typename Triangulation<dim>::cell_iterator> cells(n_cells);
+      for (unsigned int c = 0; c < n_cells; ++c)
+        cells[c] = cell_codes.cells[cell_order.order[c]];
+      internal::GeometryArrays<dim, Number> arrays{q_points, JxW, inv_jacobian};
+      internal::setup_geometry<dim, Number>(
+        mapping, quad, cells, additional_data.geometry, backend_, comm, with_mpi, arrays);
+      affine  = arrays.affine;
+      uniform = arrays.uniform;
+    }
     section.next("MatrixFree::reinit: 1D tables");
-    quadrature_weights.reinit(backend_, geo.weights);
+    {
+      const Quadrature<dim> quadrature(quad);
+      std::vector<Number>   weights(quadrature.size());
+      for (unsigned int q = 0; q < quadrature.size(); ++q)
+        weights[q] = quadrature.weight(q);
+      quadrature_weights.reinit(backend_, weights);
+    }
     const Tables1D<Number> tables = tables_1d<dim, Number>(fe_q, quad);
     collocation                   = tables.collocation;
     shape_values.reinit(backend_, tables.values_1d);

@@ -15,6 +15,9 @@
 #include "core/threads.h"
 #include <gpumf/setup_profile.h>
 
+#include <boost/iterator/counting_iterator.hpp>
+
+#include <algorithm>
 #include <map>
 #include <numeric>
 
@@ -176,6 +179,16 @@ namespace gpumf
             numbering[k * n_coarse + i] =
               n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
 
+        // the patch position of a child's DoF i (lexicographic), per child
+        std::vector<unsigned int> child_position(GeometryInfo<dim>::max_children_per_cell * n_coarse);
+        for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
+          for (unsigned int i = 0; i < n_coarse; ++i)
+            {
+              unsigned int position = 0;
+              for (unsigned int d = 0; d < dim; ++d)
+                position += (((child >> d) & 1u) * fe_degree + internal::coordinate(i, n, d)) * Utilities::pow(N, d);
+              child_position[child * n_coarse + i] = position;
+            }
         const Triangulation<dim> &tria        = dof.get_triangulation();
         const unsigned int        n_levels    = tria.n_global_levels();
         const auto                is_boundary = [&](const unsigned int level, const types::global_dof_index i) {
@@ -221,18 +234,11 @@ namespace gpumf
                   for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
                     {
                       cell->child(child)->get_mg_dof_indices(indices);
-                      unsigned int shift = 0;
-                      for (unsigned int d = 0; d < dim; ++d)
-                        shift += ((child >> d) & 1u) * fe_degree * Utilities::pow(N, d);
+                      const unsigned int *position = child_position.data() + child * n_coarse;
                       for (unsigned int k = 0; k < n_components; ++k)
                         for (unsigned int i = 0; i < n_coarse; ++i)
-                          {
-                            unsigned int position = shift;
-                            for (unsigned int d = 0; d < dim; ++d)
-                              position += internal::coordinate(i, n, d) * Utilities::pow(N, d);
-                            p.fine[std::size_t(c) * fine_per_parent + k * n_fine + position] =
-                              indices[numbering[k * n_coarse + i]];
-                          }
+                          p.fine[std::size_t(c) * fine_per_parent + k * n_fine + position[i]] =
+                            indices[numbering[k * n_coarse + i]];
                     }
                 }
             });
@@ -464,15 +470,31 @@ namespace gpumf
           {
             if (!skip_edges)
               count(l, l + 1);
-            std::vector<unsigned int> global_local, level_local;
-            std::vector<double>       weights;
-            for (unsigned int i = 0; i < level_of[l].size(); ++i)
-              if (level_of[l][i] != numbers::invalid_dof_index)
-                {
-                  global_local.push_back(i);
-                  level_local.push_back(partitioners[l]->global_to_local(level_of[l][i]));
-                  weights.push_back(1. / recorded.local_element(i));
-                }
+            // the entries with a level index in order, in threads: counted per range, then
+            // written from each range's offset
+            const std::vector<types::global_dof_index> &map   = level_of[l];
+            const unsigned int                          n     = map.size();
+            constexpr unsigned int                      range = internal::parallel_range;
+            const auto recorded_here = [&](const unsigned int i) { return map[i] != numbers::invalid_dof_index; };
+            std::vector<unsigned int> offsets((n + range - 1) / range + 1, 0);
+            internal::parallel_for(n, [&](const unsigned int begin, const unsigned int end) {
+              offsets[begin / range + 1] =
+                std::count_if(boost::make_counting_iterator(begin), boost::make_counting_iterator(end), recorded_here);
+            });
+            std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+            std::vector<unsigned int> global_local(offsets.back()), level_local(offsets.back());
+            std::vector<double>       weights(offsets.back());
+            internal::parallel_for(n, [&](const unsigned int begin, const unsigned int end) {
+              unsigned int k = offsets[begin / range];
+              for (unsigned int i = begin; i < end; ++i)
+                if (recorded_here(i))
+                  {
+                    global_local[k] = i;
+                    level_local[k]  = partitioners[l]->global_to_local(map[i]);
+                    weights[k]      = 1. / recorded.local_element(i);
+                    ++k;
+                  }
+            });
             result.global_local[l] = std::move(global_local);
             result.level_local[l]  = std::move(level_local);
             result.weights[l]      = std::move(weights);
