@@ -4,10 +4,12 @@
 //   - polynomial mappings, evaluated by the backend's geometry kernel from the support points:
 //     MappingQ1 on a box (affine and uniform), MappingQ1 and MappingQ(2) on a cube with randomly
 //     moved vertices (every cell non-affine), MappingQ(3) on a shell (curved; the active cells
-//     and the cells of level 1), MappingQCache(2) with a displacement, GeometryStorage::per_point
+//     and the cells of level 0), MappingQCache(2) with a displacement, GeometryStorage::per_point
 //     on the box;
 //   - another mapping (MappingCartesian on a box with hanging nodes: affine, not uniform),
-//     through FEValues on the host.
+//     through FEValues on the host;
+//   - inverted cells (a mirrored cube: det J < 0) refused by the kernel's path with a message
+//     naming the cell (MappingQ1, MappingQ(2)).
 // Tolerances: 1e-12 relative for double, 16 float epsilons for float (FEValues computes in
 // double; gpumf computes in double and rounds once). With the cuda backend, the GPU's arrays are
 // also compared with the host backend's (the naive reference), cell by cell.
@@ -22,6 +24,7 @@
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/fe/mapping_q_cache.h>
 #include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/grid_tools.h>
 
 #include <limits>
 #include <map>
@@ -203,6 +206,27 @@ namespace
       }
   }
 
+  /// reinit() on @p mapping of @p dof throws a message about a distorted cell.
+  template <int dim, typename Number>
+  void
+  check_distorted(test::Checker         &checker,
+                  const gpumf::Backend   backend,
+                  const std::string     &name,
+                  const Mapping<dim>    &mapping,
+                  const DoFHandler<dim> &dof)
+  {
+    AffineConstraints<Number> constraints;
+    constraints.close();
+    typename gpumf::MatrixFree<dim, Number>::AdditionalData data;
+    data.backend = backend;
+    gpumf::MatrixFree<dim, Number> mf;
+    const std::string message = test::exception_of([&]() { mf.reinit(mapping, dof, constraints, QGauss<1>(3), data); });
+    checker.check(message.find("Jacobian determinant is zero or negative") != std::string::npos &&
+                    message.find("locally owned cell") != std::string::npos,
+                  std::to_string(dim) + "D " + name + ": inverted cells refused (\"" +
+                    message.substr(std::min(message.find("gpumf::MatrixFree:"), message.size()), 110) + "...\")");
+  }
+
   template <int dim, typename Number>
   void
   run(test::Checker &checker, const gpumf::Backend backend)
@@ -258,6 +282,23 @@ namespace
         },
         true);
       check<dim, Number>(checker, backend, "shell, MappingQCache(2) displaced", cache, dof, Expect::per_point);
+    }
+    {
+      // every cell mirrored: det J < 0 everywhere, on every rank
+      Tria<dim> tria(MPI_COMM_WORLD);
+      GridGenerator::hyper_cube(tria);
+      GridTools::transform(
+        [](const Point<dim> &p) {
+          Point<dim> q = p;
+          q[0]         = -q[0];
+          return q;
+        },
+        tria);
+      tria.refine_global(2);
+      DoFHandler<dim> dof(tria);
+      dof.distribute_dofs(fe);
+      check_distorted<dim, Number>(checker, backend, "mirrored cube, MappingQ1", MappingQ<dim>(1), dof);
+      check_distorted<dim, Number>(checker, backend, "mirrored cube, MappingQ(2)", MappingQ<dim>(2), dof);
     }
   }
 } // namespace

@@ -66,9 +66,9 @@ namespace gpumf
    * periodicity) read as the weighted sum of their masters and add the transpose into them
    * (internal/dof_access.h), for every degree, dim 2 and 3, scalar and vector-valued elements.
    *
-   * Setup (reinit) runs on the host with deal.II's own FEValues, Mapping and DoFHandler;
-   * cells are grouped in colors (graph coloring, no two cells of a color touch the same vector
-   * entry, through their DoFs or the constraints of their DoFs) when
+   * Setup (reinit) runs on the host with deal.II's DoFHandler; the geometry on the backend from
+   * a MappingQ's support points (else FEValues); cells are grouped in colors (no two touch a
+   * vector entry, through their DoFs or the constraints of their DoFs) when
    * AdditionalData::use_coloring is set, else in one group whose additions into shared
    * DoFs are atomic.
    *

@@ -8,8 +8,10 @@
 #include <deal.II/fe/mapping_q.h>
 
 #include <algorithm>
+#include <exception>
 #include <limits>
 #include <memory>
+#include <string>
 
 #include "core/threads.h"
 #include "matrix_free/geometry.h"
@@ -44,13 +46,12 @@ namespace gpumf
 
       /// The checks on the counts that 32-bit indices reach.
       void
-      check_sizes(const std::size_t n_total, const unsigned int dim)
+      check_sizes(const std::size_t n_total)
       {
         AssertThrow(n_total < std::numeric_limits<unsigned int>::max(),
                     ExcNotSupported("gpumf::MatrixFree: " + std::to_string(n_total) +
                                     " quadrature points on one rank; at most 2^32 are supported (32-bit "
                                     "indices): distribute the mesh over more ranks."));
-        (void)dim;
       }
 
       void
@@ -73,6 +74,17 @@ namespace gpumf
                                     std::to_string(first_curved) +
                                     " in color order. Use "
                                     "GeometryStorage::per_point or automatic."));
+      }
+
+      void
+      check_distorted(const std::size_t first_distorted, const std::size_t n_cells)
+      {
+        AssertThrow(first_distorted == n_cells,
+                    ExcNotSupported("gpumf::MatrixFree: the mapping's Jacobian determinant is zero or negative at a "
+                                    "quadrature point of locally owned cell " +
+                                    std::to_string(first_distorted) +
+                                    " in color order (a distorted or inverted cell, deal.II's "
+                                    "ExcDistortedMappedCell): fix the mesh or the mapping."));
       }
 
       /// The per-point weights of the tensor-product quadrature, in double.
@@ -109,7 +121,7 @@ namespace gpumf
         const unsigned int n_q1    = quad.size();
         const unsigned int n_q     = Utilities::pow(n_q1, dim);
         const std::size_t  n_total = std::size_t(n_cells) * n_q;
-        check_sizes(n_total, dim);
+        check_sizes(n_total);
         // MappingQ's basis: Lagrange polynomials on the Gauss-Lobatto points, its support points
         // numbered as FE_Q's (hierarchic)
         const std::vector<unsigned int> lexicographic = FETools::lexicographic_to_hierarchic_numbering<dim>(degree);
@@ -147,12 +159,12 @@ namespace gpumf
         device_derivatives.reinit(backend, derivatives);
         device_weights.reinit(backend, tensor_weights<dim>(quad));
 
-        Array<Number>        cell_det, cell_inverse;
-        Array<unsigned char> curved;
+        Array<Number>       cell_det, cell_inverse;
+        Array<unsigned int> flags;
         arrays.q_points.reinit(backend, n_total);
         cell_det.reinit(backend, n_cells);
         cell_inverse.reinit(backend, std::size_t(dim) * dim * n_cells);
-        curved.reinit(backend, n_cells);
+        flags.reinit(backend, n_cells);
         MappingGeometry<dim, Number> g{device_support.data(),
                                        device_values.data(),
                                        device_derivatives.data(),
@@ -162,7 +174,7 @@ namespace gpumf
                                        reinterpret_cast<Number *>(arrays.q_points.data()),
                                        cell_det.data(),
                                        cell_inverse.data(),
-                                       curved.data(),
+                                       flags.data(),
                                        nullptr,
                                        nullptr,
                                        device_weights.data()};
@@ -175,14 +187,18 @@ namespace gpumf
         };
         if (storage == G::per_point)
           per_point();
-        GPUMF_DISPATCH(backend, mapping_geometry(g));
+        if (n_cells > 0)
+          GPUMF_DISPATCH(backend, mapping_geometry(g));
+        const auto first_with = [&](const unsigned int mask) {
+          return n_cells == 0 ? std::size_t(0) : GPUMF_DISPATCH(backend, first_with(flags.data(), n_cells, mask));
+        };
+        check_distorted(first_with(cell_distorted), n_cells);
         if (storage == G::per_point)
           {
             arrays.affine = false;
             return;
           }
-        const std::size_t first_curved =
-          n_cells == 0 ? 0 : GPUMF_DISPATCH(backend, first_nonzero(curved.data(), n_cells));
+        const std::size_t first_curved = first_with(cell_curved);
         check_affine(first_curved, n_cells, storage == G::affine);
         arrays.affine = first_curved == n_cells;
         if (arrays.affine)
@@ -199,7 +215,8 @@ namespace gpumf
 
       /**
        * Any other mapping: FEValues per cell in deal.II's threads (one FEValues per range of
-       * cells), every point's values on the host, then copied.
+       * cells), copied to the backend. The points and one Jacobian per cell first; every point's
+       * JxW and inverse Jacobian in a second pass only where a cell is curved (or asked for).
        */
       template <int dim, typename Number>
       void
@@ -215,54 +232,80 @@ namespace gpumf
         const Quadrature<dim> quadrature(quad);
         const unsigned int    n_q     = quadrature.size();
         const std::size_t     n_total = std::size_t(n_cells) * n_q;
-        check_sizes(n_total, dim);
-        const bool                per_point_asked = storage == G::per_point;
-        std::unique_ptr<Number[]> points(new Number[dim * n_total]), JxW(new Number[n_total]),
-          inv_jacobian(new Number[dim * dim * n_total]), cell_det(new Number[n_cells]),
-          cell_inverse(new Number[dim * dim * std::size_t(n_cells)]);
-        std::vector<unsigned char> curved(n_cells, 0);
-        const FE_Q<dim>            fe(1); // (geometry only: any element)
-        internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
-          FEValues<dim> fe_values(mapping,
-                                  fe,
-                                  quadrature,
-                                  update_quadrature_points | update_JxW_values | update_inverse_jacobians);
-          for (unsigned int c = begin; c < end; ++c)
-            {
-              fe_values.reinit(cells[c]);
-              const auto   inverse_0 = fe_values.inverse_jacobian(0);
-              const double det_0     = fe_values.JxW(0) / quadrature.weight(0);
-              double       scale     = 0;
-              for (unsigned int e = 0; e < dim; ++e)
-                for (unsigned int d = 0; d < dim; ++d)
-                  {
-                    cell_inverse[(e * dim + d) * std::size_t(n_cells) + c] = inverse_0[e][d];
-                    scale                                                  = std::max(scale, std::abs(inverse_0[e][d]));
-                  }
-              cell_det[c] = det_0;
-              for (unsigned int q = 0; q < n_q; ++q)
-                {
-                  const std::size_t k = std::size_t(c) * n_q + q;
+        check_sizes(n_total);
+        // written by the threads (first touch there)
+        std::unique_ptr<Number[]> points(new Number[dim * n_total]), cell_det(new Number[n_cells]),
+          cell_inverse(new Number[dim * dim * std::size_t(n_cells)]), JxW, inv_jacobian;
+        std::vector<unsigned int> flags(n_cells, 0);
+        const FE_Q<dim>           fe(1); // (geometry only: any element)
+        const auto                pass = [&](const bool per_point) {
+          internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
+            FEValues<dim> fe_values(mapping,
+                                    fe,
+                                    quadrature,
+                                    update_quadrature_points | update_JxW_values | update_inverse_jacobians);
+            for (unsigned int c = begin; c < end; ++c)
+              {
+                fe_values.reinit(cells[c]);
+                const auto   inverse_0 = fe_values.inverse_jacobian(0);
+                const double det_0     = fe_values.JxW(0) / quadrature.weight(0);
+                double       scale     = 0;
+                for (unsigned int e = 0; e < dim; ++e)
                   for (unsigned int d = 0; d < dim; ++d)
-                    points[k * dim + d] = fe_values.quadrature_point(q)[d];
-                  JxW[k]               = fe_values.JxW(q);
-                  const auto inverse_q = fe_values.inverse_jacobian(q);
-                  for (unsigned int e = 0; e < dim; ++e)
+                    {
+                      cell_inverse[(e * dim + d) * std::size_t(n_cells) + c] = inverse_0[e][d];
+                      scale = std::max(scale, std::abs(inverse_0[e][d]));
+                    }
+                cell_det[c] = det_0;
+                for (unsigned int q = 0; q < n_q; ++q)
+                  {
+                    const std::size_t k         = std::size_t(c) * n_q + q;
+                    const auto        inverse_q = fe_values.inverse_jacobian(q);
+                    const double      det_q     = fe_values.JxW(q) / quadrature.weight(q);
                     for (unsigned int d = 0; d < dim; ++d)
+                      points[k * dim + d] = fe_values.quadrature_point(q)[d];
+                    if (per_point)
                       {
-                        inv_jacobian[(e * dim + d) * n_total + k] = inverse_q[e][d];
-                        if (std::abs(inverse_q[e][d] - inverse_0[e][d]) > 1e-12 * scale)
-                          curved[c] = 1;
+                        JxW[k] = fe_values.JxW(q);
+                        for (unsigned int e = 0; e < dim; ++e)
+                          for (unsigned int d = 0; d < dim; ++d)
+                            inv_jacobian[(e * dim + d) * n_total + k] = inverse_q[e][d];
                       }
-                  if (std::abs(fe_values.JxW(q) / quadrature.weight(q) - det_0) > 1e-12 * std::abs(det_0))
-                    curved[c] = 1;
-                }
-            }
-        });
-        const std::size_t first_curved = std::find(curved.begin(), curved.end(), 1) - curved.begin();
-        if (!per_point_asked)
+                    if (!(det_q > 0))
+                      flags[c] |= cell_distorted;
+                    bool differs = std::abs(det_q - det_0) > 1e-12 * std::abs(det_0);
+                    for (unsigned int e = 0; e < dim; ++e)
+                      for (unsigned int d = 0; d < dim; ++d)
+                        differs = differs || std::abs(inverse_q[e][d] - inverse_0[e][d]) > 1e-12 * scale;
+                    if (differs)
+                      flags[c] |= cell_curved;
+                  }
+              }
+          });
+        };
+        const auto first_with = [&](const unsigned int mask) {
+          return std::size_t(
+            std::find_if(flags.begin(), flags.end(), [mask](const unsigned int f) { return (f & mask) != 0; }) -
+            flags.begin());
+        };
+        const auto allocate_per_point = [&]() {
+          check_per_point(n_total, dim);
+          JxW.reset(new Number[n_total]);
+          inv_jacobian.reset(new Number[dim * dim * n_total]);
+        };
+        if (storage == G::per_point)
+          allocate_per_point();
+        pass(storage == G::per_point);
+        check_distorted(first_with(cell_distorted), n_cells);
+        const std::size_t first_curved = first_with(cell_curved);
+        if (storage != G::per_point)
           check_affine(first_curved, n_cells, storage == G::affine);
-        arrays.affine = !per_point_asked && first_curved == n_cells;
+        arrays.affine = storage != G::per_point && first_curved == n_cells;
+        if (!arrays.affine && storage != G::per_point)
+          {
+            allocate_per_point();
+            pass(true);
+          }
         arrays.q_points.reinit(backend, reinterpret_cast<const Point<dim, Number> *>(points.get()), n_total);
         if (arrays.affine)
           {
@@ -271,7 +314,6 @@ namespace gpumf
           }
         else
           {
-            check_per_point(n_total, dim);
             arrays.JxW.reinit(backend, JxW.get(), n_total);
             arrays.inv_jacobian.reinit(backend, inv_jacobian.get(), std::size_t(dim) * dim * n_total);
           }
@@ -290,15 +332,28 @@ namespace gpumf
                    GeometryArrays<dim, Number>                                   &arrays)
     {
       static_assert(sizeof(Point<dim, Number>) == dim * sizeof(Number), "Point<dim, Number> is dim Numbers");
-      if (const auto *mapping_q = dynamic_cast<const MappingQ<dim> *>(&mapping))
-        from_support_points(*mapping_q, quad, cells, storage, backend, arrays);
-      else
-        from_fe_values(mapping, quad, cells, storage, backend, arrays);
+      // What fails on this rank (out of memory, a curved cell with GeometryStorage::affine, a
+      // distorted cell) is thrown after the collective calls below, which every rank must reach.
+      std::exception_ptr failure;
+      std::string        message;
+      try
+        {
+          if (const auto *mapping_q = dynamic_cast<const MappingQ<dim> *>(&mapping))
+            from_support_points(*mapping_q, quad, cells, storage, backend, arrays);
+          else
+            from_fe_values(mapping, quad, cells, storage, backend, arrays);
+        }
+      catch (const std::exception &e)
+        {
+          failure       = std::current_exception();
+          message       = e.what();
+          arrays.affine = false;
+        }
 
       // One Jacobian for all cells: every rank affine, and the determinant and inverse Jacobian of
       // every cell between the same smallest and largest value (to rounding); collective, as
       // affine may differ between ranks.
-      const unsigned int  n_cells = arrays.affine ? arrays.JxW.size() : 0;
+      const unsigned int  n_cells = arrays.affine && !failure ? arrays.JxW.size() : 0;
       std::vector<double> low(dim * dim + 1, std::numeric_limits<double>::max()),
         high(dim * dim + 1, -std::numeric_limits<double>::max());
       for (unsigned int e = 0; e <= dim * dim && n_cells > 0; ++e)
@@ -321,6 +376,13 @@ namespace gpumf
       for (unsigned int e = 0; e <= dim * dim && uniform; ++e)
         uniform = high[e] - low[e] <= 1e-12 * (e == 0 ? std::abs(high[0]) : scale);
       arrays.uniform = uniform;
+      const std::vector<std::string> messages =
+        with_mpi ? Utilities::MPI::all_gather(comm, message) : std::vector<std::string>{message};
+      if (failure)
+        std::rethrow_exception(failure);
+      for (const std::string &other : messages)
+        AssertThrow(other.empty(),
+                    ExcNotSupported("gpumf::MatrixFree: the geometry could not be set up on another rank: " + other));
     }
 
 #define GPUMF_INSTANTIATE(dim, Number)                                                                       \

@@ -115,6 +115,8 @@ namespace gpumf
               double             x[dim], jacobian[dim][dim], inverse[dim][dim];
               evaluate(g, c, indices, x, jacobian);
               const double det = invert<dim>(jacobian, inverse);
+              if (!(det > 0))
+                atomicOr(g.flags + c, cell_distorted);
               for (unsigned int d = 0; d < dim; ++d)
                 g.points[k * dim + d] = Number(x[d]);
               if (g.JxW != nullptr)
@@ -146,16 +148,17 @@ namespace gpumf
                 for (unsigned int d = 0; d < dim; ++d)
                   differs = differs || fabs(inverse[e][d] - inverse_0[e][d]) > 1e-12 * scale;
               if (differs)
-                g.curved[c] = 1; // (the other threads of the cell write 1 or nothing)
+                atomicOr(g.flags + c, cell_curved);
             }
         }
 
-        struct NonZero
+        struct HasBits
         {
+          unsigned int mask;
           __host__ __device__ bool
-          operator()(const unsigned char flag) const
+          operator()(const unsigned int flags) const
           {
-            return flag != 0;
+            return (flags & mask) != 0;
           }
         };
       } // namespace
@@ -166,7 +169,7 @@ namespace gpumf
       {
         if (g.n_cells == 0)
           return;
-        GPUMF_CHECK_CUDA(cudaMemset(g.curved, 0, g.n_cells));
+        GPUMF_CHECK_CUDA(cudaMemset(g.flags, 0, g.n_cells * sizeof(unsigned int)));
         const std::size_t n_total =
           std::size_t(g.n_cells) * (dim == 2 ? g.n_q_1d * g.n_q_1d : g.n_q_1d * g.n_q_1d * g.n_q_1d);
         const unsigned int block = 128;
@@ -188,9 +191,9 @@ namespace gpumf
       }
 
       std::size_t
-      first_nonzero(const unsigned char *flags, const std::size_t n)
+      first_with(const unsigned int *flags, const std::size_t n, const unsigned int mask)
       {
-        const unsigned char *found = thrust::find_if(thrust::device, flags, flags + n, NonZero{});
+        const unsigned int *found = thrust::find_if(thrust::device, flags, flags + n, HasBits{mask});
         return std::size_t(found - flags);
       }
 

@@ -13,6 +13,9 @@ namespace gpumf
 {
   namespace internal
   {
+    /// The bits of MappingGeometry::flags.
+    constexpr unsigned int cell_curved = 1, cell_distorted = 2;
+
     /**
      * One MatrixFree object's cells (color order) and what the geometry kernel writes.
      *
@@ -37,9 +40,10 @@ namespace gpumf
       Number *points;
       /// [c]: det J at point 0 of each cell; [(e * dim + d) * n_cells + c]: (J^-1)_ed = d xi_e / d x_d there
       Number *cell_det, *cell_inverse;
-      /// [c]: 1 where det J or J^-1 at some point differs from point 0's by more than 1e-12 relative
-      /// (det: to |det J_0|, J^-1: to its largest entry at point 0), else 0
-      unsigned char *curved;
+      /// [c]: the flags of cell c: curved (det J or J^-1 at some point differs from point 0's by more
+      /// than 1e-12 relative; det: to |det J_0|, J^-1: to its largest entry at point 0) and
+      /// distorted (det J <= 0 at some point); the kernel sets them, the caller zeroes them before
+      unsigned int *flags;
       /// per point, where not null: [c * n_q + q] det J * w_q; [(e * dim + d) * n_total + c * n_q + q] J^-1
       Number *JxW, *inv_jacobian;
       /// [q]: the tensor-product quadrature weights w_q (read where JxW is written)
@@ -48,8 +52,8 @@ namespace gpumf
   } // namespace internal
 } // namespace gpumf
 
-#define GPUMF_GEOMETRY_KERNELS(dim, Number, TEMPLATE)                                                 \
-  /* writes g's points, cell_det, cell_inverse and curved, and JxW and inv_jacobian where not null */ \
+#define GPUMF_GEOMETRY_KERNELS(dim, Number, TEMPLATE)                                                \
+  /* writes g's points, cell_det, cell_inverse and flags, and JxW and inv_jacobian where not null */ \
   TEMPLATE void mapping_geometry(const MappingGeometry<dim, Number> &g);
 
 #define GPUMF_GEOMETRY_REDUCTIONS(Number, TEMPLATE)              \
@@ -67,7 +71,7 @@ namespace gpumf
 
 GPUMF_DECLARE_KERNELS(GPUMF_GEOMETRY_KERNELS(dim, Number, GPUMF_TEMPLATE_DIM_NUMBER)
                         GPUMF_GEOMETRY_REDUCTIONS(Number, template <typename Number>)
-                      /* the first k < n with flags[k] != 0, n if none */
-                      std::size_t first_nonzero(const unsigned char *flags, std::size_t n);)
+                      /* the first k < n with (flags[k] & mask) != 0, n if none */
+                      std::size_t first_with(const unsigned int *flags, std::size_t n, unsigned int mask);)
 
 #endif

@@ -45,7 +45,7 @@ namespace gpumf
             {
               dealii::Tensor<2, dim> inverse_0;
               double                 det_0 = 0, scale = 0;
-              g.curved[c] = 0;
+              g.flags[c] = 0;
               for (unsigned int q = 0; q < n_q; ++q)
                 {
                   dealii::Tensor<1, dim> x;
@@ -68,7 +68,9 @@ namespace gpumf
                             jacobian[d][e] += derivative * X[d];
                         }
                     }
-                  const double                 det     = dealii::determinant(jacobian);
+                  const double det = dealii::determinant(jacobian);
+                  if (!(det > 0))
+                    g.flags[c] |= cell_distorted;
                   const dealii::Tensor<2, dim> inverse = dealii::invert(jacobian);
                   const std::size_t            k       = std::size_t(c) * n_q + q;
                   for (unsigned int d = 0; d < dim; ++d)
@@ -99,7 +101,7 @@ namespace gpumf
                     for (unsigned int d = 0; d < dim; ++d)
                       differs = differs || std::abs(inverse[e][d] - inverse_0[e][d]) > 1e-12 * scale;
                   if (differs)
-                    g.curved[c] = 1;
+                    g.flags[c] |= cell_curved;
                 }
             }
         });
@@ -118,10 +120,10 @@ namespace gpumf
       }
 
       std::size_t
-      first_nonzero(const unsigned char *flags, const std::size_t n)
+      first_with(const unsigned int *flags, const std::size_t n, const unsigned int mask)
       {
         for (std::size_t k = 0; k < n; ++k)
-          if (flags[k] != 0)
+          if ((flags[k] & mask) != 0)
             return k;
         return n;
       }
