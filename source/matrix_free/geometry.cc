@@ -87,6 +87,37 @@ namespace gpumf
                                     "ExcDistortedMappedCell): fix the mesh or the mapping."));
       }
 
+      /**
+       * Where the geometry is stored, the same for both ways of computing it: per point where
+       * asked for (made before the first pass), else per cell where no cell is curved, else per
+       * point, made and filled by a second pass. @p allocate_per_point makes the per-point
+       * arrays, @p pass(per_point) computes every cell (writing the per-point values if asked),
+       * @p first_with(mask) the first cell with a flag in @p mask. Returns whether it is affine.
+       */
+      template <typename Storage, typename Allocate, typename Pass, typename FirstWith>
+      bool
+      decide_storage(const Storage     storage,
+                     const std::size_t n_cells,
+                     const Allocate   &allocate_per_point,
+                     const Pass       &pass,
+                     const FirstWith  &first_with)
+      {
+        const bool per_point_asked = storage == Storage::per_point;
+        if (per_point_asked)
+          allocate_per_point();
+        pass(per_point_asked);
+        check_distorted(first_with(cell_distorted), n_cells);
+        if (per_point_asked)
+          return false;
+        const std::size_t first_curved = first_with(cell_curved);
+        check_affine(first_curved, n_cells, storage == Storage::affine);
+        if (first_curved == n_cells)
+          return true;
+        allocate_per_point();
+        pass(true);
+        return false;
+      }
+
       /// The per-point weights of the tensor-product quadrature, in double.
       template <int dim>
       std::vector<double>
@@ -113,7 +144,6 @@ namespace gpumf
                           const Backend                                                  backend,
                           GeometryArrays<dim, Number>                                   &arrays)
       {
-        using G                    = typename MatrixFree<dim, Number>::GeometryStorage;
         const unsigned int degree  = mapping.get_degree();
         const unsigned int n_s1    = degree + 1;
         const unsigned int n_s     = Utilities::pow(n_s1, dim);
@@ -178,38 +208,26 @@ namespace gpumf
                                        nullptr,
                                        nullptr,
                                        device_weights.data()};
-        const auto                   per_point = [&]() {
+        const auto                   allocate_per_point = [&]() {
           check_per_point(n_total, dim);
           arrays.JxW.reinit(backend, n_total);
           arrays.inv_jacobian.reinit(backend, std::size_t(dim) * dim * n_total);
           g.JxW          = arrays.JxW.data();
           g.inv_jacobian = arrays.inv_jacobian.data();
         };
-        if (storage == G::per_point)
-          per_point();
-        if (n_cells > 0)
-          GPUMF_DISPATCH(backend, mapping_geometry(g));
+        // (the kernel writes the per-point values where g has their arrays)
+        const auto pass = [&](bool) {
+          if (n_cells > 0)
+            GPUMF_DISPATCH(backend, mapping_geometry(g));
+        };
         const auto first_with = [&](const unsigned int mask) {
           return n_cells == 0 ? std::size_t(0) : GPUMF_DISPATCH(backend, first_with(flags.data(), n_cells, mask));
         };
-        check_distorted(first_with(cell_distorted), n_cells);
-        if (storage == G::per_point)
-          {
-            arrays.affine = false;
-            return;
-          }
-        const std::size_t first_curved = first_with(cell_curved);
-        check_affine(first_curved, n_cells, storage == G::affine);
-        arrays.affine = first_curved == n_cells;
+        arrays.affine = decide_storage(storage, n_cells, allocate_per_point, pass, first_with);
         if (arrays.affine)
           {
             arrays.JxW          = std::move(cell_det);
             arrays.inv_jacobian = std::move(cell_inverse);
-          }
-        else
-          {
-            per_point();
-            GPUMF_DISPATCH(backend, mapping_geometry(g));
           }
       }
 
@@ -227,7 +245,6 @@ namespace gpumf
                      const Backend                                                  backend,
                      GeometryArrays<dim, Number>                                   &arrays)
       {
-        using G                       = typename MatrixFree<dim, Number>::GeometryStorage;
         const unsigned int    n_cells = cells.size();
         const Quadrature<dim> quadrature(quad);
         const unsigned int    n_q     = quadrature.size();
@@ -249,13 +266,9 @@ namespace gpumf
                 fe_values.reinit(cells[c]);
                 const auto   inverse_0 = fe_values.inverse_jacobian(0);
                 const double det_0     = fe_values.JxW(0) / quadrature.weight(0);
-                double       scale     = 0;
                 for (unsigned int e = 0; e < dim; ++e)
                   for (unsigned int d = 0; d < dim; ++d)
-                    {
-                      cell_inverse[(e * dim + d) * std::size_t(n_cells) + c] = inverse_0[e][d];
-                      scale = std::max(scale, std::abs(inverse_0[e][d]));
-                    }
+                    cell_inverse[(e * dim + d) * std::size_t(n_cells) + c] = inverse_0[e][d];
                 cell_det[c] = det_0;
                 for (unsigned int q = 0; q < n_q; ++q)
                   {
@@ -273,11 +286,7 @@ namespace gpumf
                       }
                     if (!(det_q > 0))
                       flags[c] |= cell_distorted;
-                    bool differs = std::abs(det_q - det_0) > 1e-12 * std::abs(det_0);
-                    for (unsigned int e = 0; e < dim; ++e)
-                      for (unsigned int d = 0; d < dim; ++d)
-                        differs = differs || std::abs(inverse_q[e][d] - inverse_0[e][d]) > 1e-12 * scale;
-                    if (differs)
+                    if (differs_from_point_0<dim>(det_q, det_0, inverse_q, inverse_0))
                       flags[c] |= cell_curved;
                   }
               }
@@ -293,19 +302,7 @@ namespace gpumf
           JxW.reset(new Number[n_total]);
           inv_jacobian.reset(new Number[dim * dim * n_total]);
         };
-        if (storage == G::per_point)
-          allocate_per_point();
-        pass(storage == G::per_point);
-        check_distorted(first_with(cell_distorted), n_cells);
-        const std::size_t first_curved = first_with(cell_curved);
-        if (storage != G::per_point)
-          check_affine(first_curved, n_cells, storage == G::affine);
-        arrays.affine = storage != G::per_point && first_curved == n_cells;
-        if (!arrays.affine && storage != G::per_point)
-          {
-            allocate_per_point();
-            pass(true);
-          }
+        arrays.affine = decide_storage(storage, n_cells, allocate_per_point, pass, first_with);
         arrays.q_points.reinit(backend, reinterpret_cast<const Point<dim, Number> *>(points.get()), n_total);
         if (arrays.affine)
           {

@@ -139,15 +139,7 @@ namespace gpumf
               double             x_0[dim], jacobian_0[dim][dim], inverse_0[dim][dim];
               evaluate(g, c, zero, x_0, jacobian_0);
               const double det_0 = invert<dim>(jacobian_0, inverse_0);
-              double       scale = 0;
-              for (unsigned int e = 0; e < dim; ++e)
-                for (unsigned int d = 0; d < dim; ++d)
-                  scale = fmax(scale, fabs(inverse_0[e][d]));
-              bool differs = fabs(det - det_0) > 1e-12 * fabs(det_0);
-              for (unsigned int e = 0; e < dim; ++e)
-                for (unsigned int d = 0; d < dim; ++d)
-                  differs = differs || fabs(inverse[e][d] - inverse_0[e][d]) > 1e-12 * scale;
-              if (differs)
+              if (differs_from_point_0<dim>(det, det_0, inverse, inverse_0))
                 atomicOr(g.flags + c, cell_curved);
             }
         }

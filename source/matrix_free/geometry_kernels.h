@@ -5,6 +5,7 @@
 #ifndef gpumf_source_matrix_free_geometry_kernels_h
 #define gpumf_source_matrix_free_geometry_kernels_h
 
+#include <cmath>
 #include <cstddef>
 
 #include "core/executor.h"
@@ -15,6 +16,26 @@ namespace gpumf
   {
     /// The bits of MappingGeometry::flags.
     constexpr unsigned int cell_curved = 1, cell_distorted = 2;
+
+    /**
+     * The affine test of a cell at one of its points: whether det J or J^-1 there differ from
+     * point 0's by more than 1e-12 relative (det: to |det J_0|; J^-1: to the largest entry of
+     * J_0^-1), in double. @p inverse and @p inverse_0 are indexed [e][d].
+     */
+    template <int dim, typename Matrix, typename Matrix0>
+    GPUMF_HOST_DEVICE inline bool
+    differs_from_point_0(const double det, const double det_0, const Matrix &inverse, const Matrix0 &inverse_0)
+    {
+      double scale = 0;
+      for (unsigned int e = 0; e < dim; ++e)
+        for (unsigned int d = 0; d < dim; ++d)
+          scale = fmax(scale, fabs(double(inverse_0[e][d])));
+      bool differs = fabs(det - det_0) > 1e-12 * fabs(det_0);
+      for (unsigned int e = 0; e < dim; ++e)
+        for (unsigned int d = 0; d < dim; ++d)
+          differs = differs || fabs(double(inverse[e][d]) - double(inverse_0[e][d])) > 1e-12 * scale;
+      return differs;
+    }
 
     /**
      * One MatrixFree object's cells (color order) and what the geometry kernel writes.

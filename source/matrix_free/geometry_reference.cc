@@ -44,8 +44,8 @@ namespace gpumf
           for (unsigned int c = begin; c < end; ++c)
             {
               dealii::Tensor<2, dim> inverse_0;
-              double                 det_0 = 0, scale = 0;
-              g.flags[c] = 0;
+              double                 det_0 = 0;
+              g.flags[c]                   = 0;
               for (unsigned int q = 0; q < n_q; ++q)
                 {
                   dealii::Tensor<1, dim> x;
@@ -86,21 +86,12 @@ namespace gpumf
                     {
                       det_0     = det;
                       inverse_0 = inverse;
-                      scale     = 0;
                       for (unsigned int e = 0; e < dim; ++e)
                         for (unsigned int d = 0; d < dim; ++d)
-                          {
-                            g.cell_inverse[(e * dim + d) * std::size_t(g.n_cells) + c] = Number(inverse[e][d]);
-                            scale = std::max(scale, std::abs(inverse[e][d]));
-                          }
+                          g.cell_inverse[(e * dim + d) * std::size_t(g.n_cells) + c] = Number(inverse[e][d]);
                       g.cell_det[c] = Number(det);
-                      continue;
                     }
-                  bool differs = std::abs(det - det_0) > 1e-12 * std::abs(det_0);
-                  for (unsigned int e = 0; e < dim; ++e)
-                    for (unsigned int d = 0; d < dim; ++d)
-                      differs = differs || std::abs(inverse[e][d] - inverse_0[e][d]) > 1e-12 * scale;
-                  if (differs)
+                  else if (differs_from_point_0<dim>(det, det_0, inverse, inverse_0))
                     g.flags[c] |= cell_curved;
                 }
             }
