@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# run_tutorial_port.sh <tutorial> <port> <deal.II's program> <cuda_available program> <backend> <ranks> <compare.py>
-# Runs deal.II's own CPU <tutorial> (step-37, step-66) and its gpumf port on <backend> with <ranks>
-# MPI ranks (both with the tutorial's tests/stepNN-test.sed applied), then compares their outputs
-# and prints their timings side by side. Exit 77 (skipped) for the cuda backend on a machine
-# without a usable GPU.
+# run_tutorial_port.sh <tutorial> <port> <deal.II's program> <cuda_available program> <backend> <ranks> <compare.py> [tolerance]
+# Runs deal.II's own CPU <tutorial> (step-37, step-48, step-66) and its gpumf port on <backend>
+# with <ranks> MPI ranks (both with the tutorial's tests/stepNN-test.sed applied; what that reads
+# from the environment, e.g. STEP48_DIM, set by the caller), then compares their outputs with
+# <compare.py> to the relative <tolerance> (default 1e-8) and prints their timings side by side
+# (each output ends with the program's wall time). Exit 77 (skipped) for the cuda backend on a
+# machine without a usable GPU.
 set -euo pipefail
-tutorial=$1 port=$2 reference=$3 probe=$4 backend=$5 ranks=$6 compare=$7
+tutorial=$1 port=$2 reference=$3 probe=$4 backend=$5 ranks=$6 compare=$7 tolerance=${8:-1e-8}
 if [ "$backend" = cuda ] && ! "$probe"; then
   echo "SKIPPED: no usable CUDA device"
   exit 77
@@ -14,13 +16,23 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" # both write solution_*.vtu here
 run="mpirun --oversubscribe -np $ranks"
+# timed <output> <command...>: the command's output, then its wall time; returns its status
+timed() {
+  local out=$1 start end rc=0
+  shift
+  start=$(date +%s.%N)
+  "$@" > "$out" || rc=$?
+  end=$(date +%s.%N)
+  echo "Program wall time $(python3 -c "print($end - $start)")" >> "$out"
+  return $rc
+}
 status=0
-$run "$reference" > reference.txt || status=$?
-GPUMF_BACKEND=$backend $run "$port" > port.txt || status=$?
-echo "=== deal.II's $tutorial (CPU, $ranks ranks)"
+timed reference.txt $run "$reference" || status=$?
+GPUMF_BACKEND=$backend timed port.txt $run "$port" || status=$?
+echo "=== deal.II's $tutorial (CPU, $ranks ranks${STEP48_DIM:+, ${STEP48_DIM}D})"
 cat reference.txt
 echo "=== gpumf port ($backend, $ranks ranks)"
 cat port.txt
 echo "==="
 [ $status -eq 0 ] || { echo "FAIL: a program exited with status $status"; exit 1; }
-python3 "$compare" reference.txt port.txt 1e-8 "gpumf-$backend"
+python3 "$compare" reference.txt port.txt "$tolerance" "gpumf-$backend"
