@@ -14,6 +14,9 @@
 
 #include <deal.II/base/timer.h>
 
+#include <mpi.h>
+
+
 #include <ostream>
 #include <string>
 #include <utility>
@@ -35,6 +38,16 @@ namespace gpumf
    */
   void
   print_setup_profile(std::ostream &out, const std::string &prefix = "");
+
+  /**
+   * As above for the ranks of @p comm together (collective): rank 0 writes each part's
+   * fastest and slowest rank (a part a rank did not time counts 0 s there), in rank 0's order,
+   * then the parts only other ranks timed. A part whose slowest rank takes much longer than
+   * its fastest points at an imbalance; a part that waits for the others ("waits for the
+   * slowest") at one before it.
+   */
+  void
+  print_setup_profile(std::ostream &out, const std::string &prefix, const MPI_Comm comm);
 
   /**
    * Where the time of MatrixFree::cell_loop() went, summed over the loops since
@@ -60,6 +73,30 @@ namespace gpumf
   /// The sums since enable_cell_loop_profile(true).
   CellLoopProfile
   cell_loop_profile();
+
+  /**
+   * Where a run's host time goes in the calls that can stall it, per process: device memory,
+   * the interprocess links of the ipc exchange, the waits of the ghost exchanges, the
+   * reductions (the device-to-host copy that waits for the GPU, then the MPI sum) and the
+   * device synchronizations. Kept only when the environment variable GPUMF_RUN_PROFILE is set
+   * at the start; then each process writes it to the standard error when it ends
+   * (print_run_profile()). The counters serve to find what several ranks on one GPU add to
+   * one rank's run: the calls whose number or time grows with the ranks.
+   */
+  struct RunProfilePart
+  {
+    std::string        name;
+    unsigned long long calls   = 0;
+    double             seconds = 0;
+  };
+
+  /// The parts with at least one call, in a fixed order.
+  std::vector<RunProfilePart>
+  run_profile();
+
+  /// Writes run_profile() to @p out, a line per part, each line starting with @p prefix.
+  void
+  print_run_profile(std::ostream &out, const std::string &prefix = "");
 
   namespace internal
   {

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "core/device.h"
+#include "core/run_profile.h"
 #include "core/executor.h"
 #include "linear_algebra/ipc.h"
 
@@ -137,7 +138,10 @@ namespace gpumf
   {
 #if GPUMF_WITH_CUDA
     if (backend == Backend::cuda)
-      GPUMF_CHECK_CUDA(cudaDeviceSynchronize());
+      {
+        internal::RunTimer timer(internal::RunPart::device_synchronize);
+        GPUMF_CHECK_CUDA(cudaDeviceSynchronize());
+      }
 #else
     (void)backend;
 #endif

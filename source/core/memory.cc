@@ -1,4 +1,6 @@
 // Allocation and copies in host and device memory.
+#include "core/run_profile.h"
+
 #include <gpumf/internal/cuda_check.h>
 #include <gpumf/internal/memory.h>
 
@@ -30,7 +32,8 @@ namespace gpumf
           return ptr;
         }
 #if GPUMF_WITH_CUDA
-      void             *ptr   = nullptr;
+      void             *ptr = nullptr;
+      RunTimer          timer(RunPart::device_allocate);
       const cudaError_t error = cudaMalloc(&ptr, bytes);
       if (error == cudaErrorMemoryAllocation)
         {
@@ -54,7 +57,10 @@ namespace gpumf
         std::free(ptr);
 #if GPUMF_WITH_CUDA
       else
-        cudaFree(ptr); // no throw from destructors
+        {
+          RunTimer timer(RunPart::device_free);
+          cudaFree(ptr); // no throw from destructors
+        }
 #endif
     }
 

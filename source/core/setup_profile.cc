@@ -1,11 +1,27 @@
 // The process-wide set-up profile (include/gpumf/setup_profile.h).
+#include "core/run_profile.h"
+
 #include <gpumf/internal/cuda_check.h>
 #include <gpumf/setup_profile.h>
 
+#include <mpi.h>
+
+#include <deal.II/base/mpi.h>
+
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/utility.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <iomanip>
+#include <iostream>
+#include <limits>
 #include <mutex>
+#include <sstream>
 
 namespace gpumf
 {
@@ -110,6 +126,108 @@ namespace gpumf
     }
   } // namespace internal
 
+  namespace
+  {
+    constexpr unsigned int n_run_parts = static_cast<unsigned int>(internal::RunPart::n_parts);
+
+    /// The names of the run profile's parts, in the order of internal::RunPart.
+    constexpr std::array<const char *, n_run_parts> run_part_names = {
+      {"device memory: allocate",
+       "device memory: free",
+       "ipc: export an allocation",
+       "ipc: open a neighbour's allocation",
+       "ipc: close a neighbour's allocation",
+       "ipc: connect a vector (handshake)",
+       "exchange: wait for the sources' ready",
+       "exchange: wait for the readers' done",
+       "exchange: wait for MPI messages",
+       "reduction: device-to-host copy (waits for the GPU)",
+       "reduction: MPI sum",
+       "device synchronize"}};
+
+    struct RunCounters
+    {
+      std::array<std::atomic<unsigned long long>, n_run_parts> calls{};
+      std::array<std::atomic<long long>, n_run_parts>          nanoseconds{};
+      std::chrono::steady_clock::time_point                    first = std::chrono::steady_clock::now();
+      int                                                      rank  = -1;
+    };
+
+    RunCounters &
+    run_counters()
+    {
+      static RunCounters *counters = new RunCounters(); // never destroyed: used up to the exit
+      return *counters;
+    }
+
+    /// At the exit of a process with GPUMF_RUN_PROFILE set: its run profile to stderr.
+    void
+    print_run_profile_at_exit()
+    {
+      std::ostringstream out;
+      const RunCounters &c      = run_counters();
+      const double       wall   = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.first).count();
+      const std::string  prefix = "gpumf run profile, rank " + std::to_string(c.rank) + ": ";
+      out << prefix << "wall seconds since the first call counted " << std::fixed << std::setprecision(3) << wall
+          << '\n';
+      print_run_profile(out, prefix);
+      std::cerr << out.str() << std::flush;
+    }
+  } // namespace
+
+  std::vector<RunProfilePart>
+  run_profile()
+  {
+    std::vector<RunProfilePart> parts;
+    const RunCounters          &c = run_counters();
+    for (unsigned int i = 0; i < n_run_parts; ++i)
+      if (c.calls[i] > 0)
+        parts.push_back({run_part_names[i], c.calls[i].load(), 1e-9 * static_cast<double>(c.nanoseconds[i].load())});
+    return parts;
+  }
+
+  void
+  print_run_profile(std::ostream &out, const std::string &prefix)
+  {
+    for (const RunProfilePart &part : run_profile())
+      out << prefix << std::setw(52) << std::left << part.name << std::setw(10) << std::right << part.calls << " calls "
+          << std::setw(10) << std::fixed << std::setprecision(4) << part.seconds << " s" << std::defaultfloat << '\n';
+  }
+
+  namespace internal
+  {
+    bool
+    run_profile_enabled()
+    {
+      static const bool enabled = [] {
+        const char *value = std::getenv("GPUMF_RUN_PROFILE");
+        if (value == nullptr || std::string(value) == "0")
+          return false;
+        run_counters();
+        std::atexit(print_run_profile_at_exit);
+        return true;
+      }();
+      return enabled;
+    }
+
+    void
+    add_to_run_profile(const RunPart part, const double seconds)
+    {
+      RunCounters       &c = run_counters();
+      const unsigned int i = static_cast<unsigned int>(part);
+      if (c.rank < 0)
+        {
+          int initialized = 0, finalized = 0;
+          MPI_Initialized(&initialized);
+          MPI_Finalized(&finalized);
+          if (initialized && !finalized)
+            MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+        }
+      ++c.calls[i];
+      c.nanoseconds[i] += static_cast<long long>(seconds * 1e9);
+    }
+  } // namespace internal
+
   void
   reset_setup_profile()
   {
@@ -131,6 +249,36 @@ namespace gpumf
     if (!parts.empty())
       out << prefix << std::setw(48) << std::left << "sum" << std::setw(10) << std::right << std::fixed
           << std::setprecision(4) << total << " s" << std::defaultfloat << std::endl;
+  }
+
+  void
+  print_setup_profile(std::ostream &out, const std::string &prefix, const MPI_Comm comm)
+  {
+    const auto all = dealii::Utilities::MPI::all_gather(comm, setup_profile());
+    if (dealii::Utilities::MPI::this_mpi_process(comm) != 0)
+      return;
+    std::vector<std::string> names;
+    for (const auto &parts : all)
+      for (const auto &part : parts)
+        if (std::find(names.begin(), names.end(), part.first) == names.end())
+          names.push_back(part.first);
+    for (const std::string &name : names)
+      {
+        double fastest = std::numeric_limits<double>::max(), slowest = 0;
+        for (const auto &parts : all)
+          {
+            double seconds = 0;
+            for (const auto &part : parts)
+              if (part.first == name)
+                seconds = part.second;
+            fastest = std::min(fastest, seconds);
+            slowest = std::max(slowest, seconds);
+          }
+        out << prefix << std::setw(48) << std::left << name << std::right << std::fixed << std::setprecision(4)
+            << " fastest rank " << std::setw(8) << fastest << " s, slowest " << std::setw(8) << slowest << " s"
+            << std::defaultfloat << '\n';
+      }
+    out << std::flush;
   }
 
   namespace internal

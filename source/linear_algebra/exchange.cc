@@ -1,5 +1,6 @@
 // The choice of gpumf::ExchangeMethod, and the NCCL path of the ghost exchange (exchange.h).
 #include "linear_algebra/exchange.h"
+#include "core/run_profile.h"
 
 #include <gpumf/internal/cuda_check.h>
 
@@ -455,6 +456,7 @@ namespace gpumf
           linked = true;
           return;
         }
+      RunTimer                 timer(RunPart::ipc_connect);
       const ipc::Handle        handle = ipc::export_memory(backend, values, outgoing.size());
       std::vector<PeerMessage> incoming(outgoing.size());
       std::vector<MPI_Request> requests;
@@ -528,6 +530,7 @@ namespace gpumf
     void
     IpcLinks::wait_sources()
     {
+      RunTimer  timer(RunPart::exchange_wait_sources);
       const int ierr = MPI_Waitall(ready_received.size(), ready_received.data(), MPI_STATUSES_IGNORE);
       ready_received.clear();
       AssertThrowMPI(ierr);
@@ -545,7 +548,8 @@ namespace gpumf
           sent.emplace_back();
           AssertThrowMPI(MPI_Isend(&empty_message, 0, MPI_BYTE, rank, tag + 1, comm, &sent.back()));
         }
-      int ierr = MPI_Waitall(done_received.size(), done_received.data(), MPI_STATUSES_IGNORE);
+      RunTimer timer(RunPart::exchange_wait_readers);
+      int      ierr = MPI_Waitall(done_received.size(), done_received.data(), MPI_STATUSES_IGNORE);
       done_received.clear();
       AssertThrowMPI(ierr);
       for (const unsigned int rank : readers)

@@ -7,6 +7,7 @@
 // mapped by the others through /proc/<pid>/fd is unnamed, sized by the memory limit only, and
 // gone with the last process that maps it.
 #include "linear_algebra/ipc.h"
+#include "core/run_profile.h"
 
 #include <gpumf/internal/cuda_check.h>
 #include <gpumf/internal/memory.h>
@@ -367,6 +368,7 @@ namespace gpumf
       Handle
       export_memory(const Backend backend, const void *base, const unsigned int n_importers)
       {
+        RunTimer                    timer(RunPart::ipc_export);
         Registry                   &state = registry();
         std::lock_guard<std::mutex> lock(state.mutex);
         state.ensure_mailbox();
@@ -429,6 +431,7 @@ namespace gpumf
       void *
       open(const Handle &handle)
       {
+        RunTimer                    timer(RunPart::ipc_open);
         Registry                   &state = registry();
         std::lock_guard<std::mutex> lock(state.mutex);
         Import                     &import = state.imports[{handle.pid, handle.id}];
@@ -461,6 +464,7 @@ namespace gpumf
       void
       close(const Handle &handle) noexcept
       {
+        RunTimer                    timer(RunPart::ipc_close);
         Registry                   &state = registry();
         std::lock_guard<std::mutex> lock(state.mutex);
         const auto                  found = state.imports.find({handle.pid, handle.id});

@@ -2,6 +2,7 @@
 // kernels, vector_kernels.h), with the MPI sums.
 #include <gpumf/solver_cg.h>
 
+#include "core/run_profile.h"
 #include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
@@ -57,7 +58,8 @@ namespace gpumf
                              alpha,
                              x.locally_owned_size(),
                              sums));
-    Number global[2];
+    Number             global[2];
+    internal::RunTimer timer(internal::RunPart::reduction_mpi);
     dealii::Utilities::MPI::sum(dealii::ArrayView<const Number>(sums, 2),
                                 x.get_mpi_communicator(),
                                 dealii::ArrayView<Number>(global, 2));

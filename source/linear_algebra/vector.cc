@@ -19,11 +19,33 @@
 #endif
 
 #include "linear_algebra/exchange.h"
+#include "core/run_profile.h"
 #include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
 {
   using namespace dealii;
+
+  namespace
+  {
+    /// The sum over the ranks of the vector's reductions (timed in the run profile).
+    template <typename T>
+    T
+    sum_over_ranks(const T local, const MPI_Comm comm)
+    {
+      internal::RunTimer timer(internal::RunPart::reduction_mpi);
+      return Utilities::MPI::sum(local, comm);
+    }
+
+    /// The maximum over the ranks (timed in the run profile).
+    template <typename T>
+    T
+    max_over_ranks(const T local, const MPI_Comm comm)
+    {
+      internal::RunTimer timer(internal::RunPart::reduction_mpi);
+      return Utilities::MPI::max(local, comm);
+    }
+  } // namespace
 
   template <typename Number>
   Vector<Number>::Vector()
@@ -279,7 +301,7 @@ namespace gpumf
   Vector<Number>::operator*(const Vector &v) const
   {
     check_compatible(v);
-    return Utilities::MPI::sum(
+    return sum_over_ranks(
       GPUMF_DISPATCH(backend(), reduce(internal::Reduction::dot, get_values(), v.get_values(), locally_owned_size())),
       get_mpi_communicator());
   }
@@ -290,7 +312,7 @@ namespace gpumf
   {
     check_compatible(v);
     check_compatible(w);
-    return Utilities::MPI::sum(
+    return sum_over_ranks(
       GPUMF_DISPATCH(backend(), add_and_dot(values.data(), locally_owned_size(), a, v.get_values(), w.get_values())),
       get_mpi_communicator());
   }
@@ -299,7 +321,7 @@ namespace gpumf
   typename Vector<Number>::real_type
   Vector<Number>::l1_norm() const
   {
-    return Utilities::MPI::sum(
+    return sum_over_ranks(
       GPUMF_DISPATCH(backend(),
                      reduce<Number>(internal::Reduction::abs_sum, get_values(), nullptr, locally_owned_size())),
       get_mpi_communicator());
@@ -309,7 +331,7 @@ namespace gpumf
   typename Vector<Number>::real_type
   Vector<Number>::norm_sqr() const
   {
-    return Utilities::MPI::sum(
+    return sum_over_ranks(
       GPUMF_DISPATCH(backend(), reduce(internal::Reduction::dot, get_values(), get_values(), locally_owned_size())),
       get_mpi_communicator());
   }
@@ -325,7 +347,7 @@ namespace gpumf
   typename Vector<Number>::real_type
   Vector<Number>::linfty_norm() const
   {
-    return Utilities::MPI::max(
+    return max_over_ranks(
       GPUMF_DISPATCH(backend(),
                      reduce<Number>(internal::Reduction::abs_max, get_values(), nullptr, locally_owned_size())),
       get_mpi_communicator());
@@ -336,7 +358,7 @@ namespace gpumf
   Vector<Number>::mean_value() const
   {
     AssertThrow(size() > 0, ExcEmptyObject());
-    return Utilities::MPI::sum(
+    return sum_over_ranks(
              GPUMF_DISPATCH(backend(),
                             reduce<Number>(internal::Reduction::sum, get_values(), nullptr, locally_owned_size())),
              get_mpi_communicator()) /
@@ -556,6 +578,7 @@ namespace gpumf
           return nccl.finish();
         if (requests.empty())
           return;
+        RunTimer  timer(RunPart::exchange_wait_messages);
         const int ierr = MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
         requests.clear();
         AssertThrowMPI(ierr);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "linear_algebra/vector_kernels.h"
+#include "core/run_profile.h"
 
 namespace gpumf
 {
@@ -170,6 +171,7 @@ namespace gpumf
         finish_reduction(Reduction op, const Number *partial_device, unsigned int n_partial)
         {
           std::vector<Number> partial(n_partial);
+          RunTimer            timer(RunPart::reduction_copy);
           GPUMF_CHECK_CUDA(
             cudaMemcpy(partial.data(), partial_device, n_partial * sizeof(Number), cudaMemcpyDeviceToHost));
           Number r = 0;
@@ -309,6 +311,7 @@ namespace gpumf
         cg_update_kernel<<<blocks, block_size>>>(x, r, p, Ap, D, alpha, n, partial_buffer<Number>());
         check_launch();
         std::vector<Number> partial(2 * blocks);
+        RunTimer            timer(RunPart::reduction_copy);
         GPUMF_CHECK_CUDA(
           cudaMemcpy(partial.data(), partial_buffer<Number>(), 2 * blocks * sizeof(Number), cudaMemcpyDeviceToHost));
         for (unsigned int b = 0; b < blocks; ++b)

@@ -572,14 +572,16 @@ namespace gpumf
     const MPI_Comm comm = dof.get_triangulation().get_communicator();
     // the active cells, or those of one multigrid level with its level DoFs
     mg_level                = additional_data.mg_level;
-    const RelevantDoFs dofs = relevant_dofs(dof, constraints, mg_level);
+    internal::SetupSection section("MatrixFree::reinit: relevant DoFs (deal.II)", backend_);
+    const RelevantDoFs     dofs = relevant_dofs(dof, constraints, mg_level);
 
-    internal::SetupSection section("MatrixFree::reinit: cells, DoF codes", backend_);
+    section.next("MatrixFree::reinit: cells, DoF codes");
     CellCodes<dim, Number> cell_codes =
       cells_and_dof_codes(dof, fe_q, constraints, filter, mg_level, dofs, additional_data.store_plain_indices);
     dof_numbering = cell_codes.dof_numbering;
 
-    section.next("MatrixFree::reinit: constraint table, partitioner");
+    // the first collective call of reinit(): its time is the wait for the slowest rank
+    section.next("MatrixFree::reinit: errors of all ranks (waits for the slowest)");
     // (a serial Triangulation in a program that never started MPI, as deal.II allows: no MPI calls)
     const bool with_mpi = Utilities::MPI::job_supports_mpi();
     for (const std::string &message :
@@ -589,6 +591,7 @@ namespace gpumf
           free();
           AssertThrow(false, ExcNotSupported(message));
         }
+    section.next("MatrixFree::reinit: constraint table, partitioner");
     partitioner                   = std::make_shared<Utilities::MPI::Partitioner>(dofs.owned, cell_codes.ghosts, comm);
     ConstraintTable<Number> table = constraint_table(cell_codes.rows, constraints, *partitioner);
     constraint_row_start.reinit(backend_, table.row_start);
