@@ -221,7 +221,10 @@ namespace gpumf
       std::unordered_map<types::global_dof_index, unsigned int>            row_of;
       std::vector<std::vector<std::pair<types::global_dof_index, Number>>> rows;
       std::vector<unsigned char>                                           row_touches_ghost;
-      IndexSet                                                             ghosts = dofs.relevant;
+      // masters owned by other ranks, added to the ghosts at once: IndexSet::add_index() in the
+      // middle of a set inserts into its vector of ranges, once per master (quadratic on a rank
+      // with many hanging nodes at its boundary)
+      std::vector<types::global_dof_index> ghost_masters;
       for (std::size_t k = 0; k < codes.size(); ++k)
         {
           long long &code = codes[k];
@@ -251,7 +254,7 @@ namespace gpumf
                             "constraints.close() before reinit().";
                   if (!owned.is_element(master))
                     {
-                      ghosts.add_index(master);
+                      ghost_masters.push_back(master);
                       row_touches_ghost.back() = 1;
                     }
                 }
@@ -261,6 +264,10 @@ namespace gpumf
           if (row_touches_ghost[row->second])
             cell_touches_ghost[k / dofs_per_cell] = 1;
         }
+      std::sort(ghost_masters.begin(), ghost_masters.end());
+      ghost_masters.erase(std::unique(ghost_masters.begin(), ghost_masters.end()), ghost_masters.end());
+      IndexSet ghosts = dofs.relevant;
+      ghosts.add_indices(ghost_masters.begin(), ghost_masters.end());
       if (owned.n_elements() + ghosts.n_elements() >= internal::constrained_flag && error.empty())
         error = "gpumf::MatrixFree: more than 2^31 owned and ghost DoFs on one rank; use more MPI ranks.";
       return {std::move(cells),
