@@ -5,8 +5,8 @@
 // H1 norm and Linfty; the global value and the value of every cell; a scalar FE_Q and an
 // FESystem of two; curved (MappingQ(3) on a shell) and adaptively refined meshes. And
 // create_right_hand_side() against deal.II's FEValues assembly with the same constraints, and
-// distribute_constraints() against AffineConstraints::distribute() (inhomogeneous constraints
-// refused).
+// distribute_constraints() against AffineConstraints::distribute() (homogeneous and with Dirichlet
+// values, on a random vector and from zero; constraints with other lines refused).
 //
 //   vector_tools_test host   host backend vs deal.II: relative 1e-12
 //   vector_tools_test cuda   CUDA vs deal.II: relative 1e-12; skipped without a GPU
@@ -177,6 +177,35 @@ namespace
                           1e-14,
                           name + ": distribute_constraints vs AffineConstraints::distribute");
     }
+    // the same lines with nonzero Dirichlet values (the exact solution on the boundary): on the
+    // random vector, and from zero (the lift of the inhomogeneous recipe)
+    {
+      AffineConstraints<double> inhomogeneous(relevant);
+      DoFTools::make_hanging_node_constraints(dof, inhomogeneous);
+      VectorTools::interpolate_boundary_values(mapping, dof, 0, ExactFunction<dim>(n_components), inhomogeneous);
+      inhomogeneous.close();
+      bool has_values = false;
+      for (const auto &line : inhomogeneous.get_lines())
+        has_values |= line.inhomogeneity != 0.;
+      checker.check(Utilities::MPI::logical_or(has_values, comm), name + ": has inhomogeneities");
+      for (const bool from_zero : {false, true})
+        {
+          LinearAlgebra::distributed::Vector<double> distributed(reference);
+          distributed.zero_out_ghost_values();
+          if (from_zero)
+            distributed = 0.;
+          inhomogeneous.distribute(distributed);
+          gpumf::Vector<double> v;
+          mf.initialize_dof_vector(v);
+          if (!from_zero)
+            v.import_elements(reference, VectorOperation::insert);
+          gpumf::VectorTools::distribute_constraints(mf, inhomogeneous, v);
+          checker.check_below(test::relative_difference(test::to_rw(v), test::to_rw(distributed), comm),
+                              1e-14,
+                              name + ": distribute_constraints with Dirichlet values" +
+                                (from_zero ? " from zero (the lift)" : "") + " vs AffineConstraints::distribute");
+        }
+    }
 
     // the load vector of the exact solution as f: deal.II's FEValues assembly with the constraints
     {
@@ -294,14 +323,14 @@ main(int argc, char **argv)
     checker.check(message.find("need the exact solution's gradient") != std::string::npos,
                   "the H1 norm without a gradient() throws: " + message);
     {
-      // nonzero Dirichlet values: distribute_constraints() cannot keep them, and says so
-      AffineConstraints<double> inhomogeneous;
-      inhomogeneous.add_line(0);
-      inhomogeneous.set_inhomogeneity(0, 1.);
-      inhomogeneous.close();
-      message = test::exception_of([&] { gpumf::VectorTools::distribute_constraints(mf, inhomogeneous, u); });
-      checker.check(message.find("have inhomogeneities") != std::string::npos,
-                    "distribute_constraints() with inhomogeneous constraints throws: " + message);
+      // a value for a DoF that the MatrixFree object does not have constrained: other lines, refused
+      AffineConstraints<double> other_lines;
+      other_lines.add_line(0);
+      other_lines.set_inhomogeneity(0, 1.);
+      other_lines.close();
+      message = test::exception_of([&] { gpumf::VectorTools::distribute_constraints(mf, other_lines, u); });
+      checker.check(message.find("was not built with it constrained") != std::string::npos,
+                    "distribute_constraints() with constraints of other lines throws: " + message);
     }
     if (backend == gpumf::Backend::host)
       {

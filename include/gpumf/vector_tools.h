@@ -7,7 +7,7 @@
  *   and compute_global_error() in one call), per cell and global;
  * - create_right_hand_side(): the load vector of a function (deal.II's
  *   VectorTools::create_right_hand_side() with constraints);
- * - distribute_constraints(): AffineConstraints::distribute() of homogeneous constraints.
+ * - distribute_constraints(): AffineConstraints::distribute() (hanging nodes, Dirichlet values).
  * And interpolate(), deal.II's interpolation of a host Function into a gpumf::Vector (on the
  * host).
  *
@@ -337,17 +337,16 @@ namespace gpumf
     }
 
     /**
-     * `constraints.distribute(v)` on the backend, for homogeneous @p constraints, those @p mf was
-     * built with (MatrixFree keeps their lines, not their values): every DoF constrained to
-     * others (hanging nodes, periodicity) gets the weighted sum of its masters, every DoF
-     * constrained to zero (Dirichlet) gets 0. What a deal.II program with homogeneous
-     * constraints (step-37's, step-48's) does before it reads the vector as it is
-     * (integrate_difference(), read_dof_values_plain(), host_copy() without constraints).
-     * Constraints with inhomogeneities (nonzero Dirichlet values) are refused, since their
-     * values would be lost: distribute those on the host (host_copy(v, constraints)), or keep
-     * them in a lift as examples/adaptive does. Needs AdditionalData::store_plain_indices (the
-     * default); the ghost values are exchanged for the masters (and zeroed again). @p v has
-     * @p mf's layout. Collective.
+     * `constraints.distribute(v)` on the backend: every constrained DoF gets the weighted sum of
+     * its masters plus its inhomogeneity (hanging nodes, periodicity, Dirichlet values). The
+     * lines must be those @p mf was built with (MatrixFree keeps their rows); their
+     * inhomogeneities are read from @p constraints at this call, so the boundary values may
+     * change between calls (a time-dependent problem) without a new reinit(). What a deal.II
+     * program does before it reads the vector as it is (integrate_difference(),
+     * read_dof_values_plain(), host_copy() without constraints), or to build the lift of
+     * inhomogeneous Dirichlet values from a zero vector (examples/adaptive). Needs
+     * AdditionalData::store_plain_indices (the default); the ghost values are exchanged for the
+     * masters (and zeroed again). @p v has @p mf's layout. Collective.
      */
     template <int dim, typename Number>
     void

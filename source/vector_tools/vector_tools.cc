@@ -7,7 +7,9 @@
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/numerics/vector_tools.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "linear_algebra/vector_kernels.h"
 #include "vector_tools/vector_tools_kernels.h"
@@ -67,15 +69,32 @@ namespace gpumf
                            Vector<Number>                          &v)
     {
       mf.check_vector(v);
-      const MPI_Comm comm          = mf.get_dof_handler().get_triangulation().get_communicator();
-      const bool     mpi           = dealii::Utilities::MPI::job_supports_mpi();
-      const int      inhomogeneous = mpi ? dealii::Utilities::MPI::max(int(constraints.has_inhomogeneities()), comm) :
-                                           int(constraints.has_inhomogeneities());
-      AssertThrow(inhomogeneous == 0,
-                  dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: the constraints have "
-                                     "inhomogeneities (nonzero Dirichlet values), which the MatrixFree object does "
-                                     "not keep: distribute them on the host (gpumf::host_copy(vector, constraints)), "
-                                     "or keep the values in a lift (doc/operators.md, the inhomogeneous recipe)."));
+      const MPI_Comm comm = mf.get_dof_handler().get_triangulation().get_communicator();
+      const bool     mpi  = dealii::Utilities::MPI::job_supports_mpi();
+      // the inhomogeneities of this rank's own constrained DoFs, added after the rows: from
+      // @p constraints at this call (MatrixFree keeps the lines, not their values)
+      std::vector<unsigned int>        inhomogeneous_entries;
+      std::vector<Number>              inhomogeneities;
+      const auto                      &partitioner           = *v.get_partitioner();
+      const std::vector<unsigned int> &constrained           = mf.get_constrained_dofs();
+      dealii::types::global_dof_index  not_constrained_in_mf = dealii::numbers::invalid_dof_index;
+      for (const auto &line : constraints.get_lines())
+        if (line.inhomogeneity != Number(0) && partitioner.in_local_range(line.index))
+          {
+            const unsigned int local = partitioner.global_to_local(line.index);
+            if (!std::binary_search(constrained.begin(), constrained.end(), local))
+              not_constrained_in_mf = std::min(not_constrained_in_mf, line.index);
+            inhomogeneous_entries.push_back(local);
+            inhomogeneities.push_back(line.inhomogeneity);
+          }
+      // (every rank learns of another's error before the collective exchange below)
+      const dealii::types::global_dof_index first_bad =
+        mpi ? dealii::Utilities::MPI::min(not_constrained_in_mf, comm) : not_constrained_in_mf;
+      AssertThrow(first_bad == dealii::numbers::invalid_dof_index,
+                  dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: DoF " + std::to_string(first_bad) +
+                                     " has an inhomogeneity in the constraints passed, but the MatrixFree object was "
+                                     "not built with it constrained. Pass the constraints (the same lines) the "
+                                     "MatrixFree object was built with; only their values may change."));
       const bool plain = mf.n_colors() == 0 || mf.n_cells() == 0 || mf.get_data(0).plain_local_to_global != nullptr;
       AssertThrow(mpi ? dealii::Utilities::MPI::min(int(plain), comm) == 1 : plain,
                   dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: the MatrixFree object keeps no "
@@ -108,6 +127,16 @@ namespace gpumf
         }
       if (!had_ghosts)
         v.zero_out_ghost_values();
+      if (!inhomogeneous_entries.empty())
+        {
+          // a constrained DoF now holds the weighted sum of its masters (0 without masters)
+          ::gpumf::internal::Array<unsigned int> entries;
+          ::gpumf::internal::Array<Number>       values;
+          entries.reinit(mf.backend(), inhomogeneous_entries);
+          values.reinit(mf.backend(), inhomogeneities);
+          GPUMF_DISPATCH(mf.backend(),
+                         scatter_add<Number>(v.get_values(), entries.data(), values.data(), entries.size()));
+        }
     }
 
     template <int dim, typename Number>
