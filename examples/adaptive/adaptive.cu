@@ -83,9 +83,10 @@ namespace adaptive
    * lift u0 that carries them:
    *
    * 1. One operator `op` with all constraints (hanging nodes and Dirichlet): the system matrix.
-   * 2. The lift u0: zero except the boundary values. On the host,
-   *    `constraints.distribute(u0)` on a vector of zeros, then
-   *    `hanging_constraints.distribute(u0)` (Problem::dirichlet_lift()), copied into op's vector.
+   * 2. The lift u0: zero except the boundary values, and the hanging nodes interpolated from
+   *    them: `gpumf::VectorTools::distribute_constraints(mf, constraints, u0)` on a vector of
+   *    zeros, on the backend (deal.II's program: `constraints.distribute(u0)` on the host,
+   *    Problem::dirichlet_lift()).
    * 3. rhs = b - A u0 in one cell loop on op's MatrixFree (LiftedRightHandSide below): per cell,
    *    f at the points tested by the shape functions, minus grad u0 tested by their gradients,
    *    with u0 read by read_dof_values_plain() (its boundary values as they are: read_dof_values()
@@ -93,8 +94,10 @@ namespace adaptive
    *    (homogeneously: nothing into Dirichlet DoFs, hanging nodes into their masters).
    * 4. Solve op x = rhs (CG, Jacobi). x is zero on the constrained DoFs.
    * 5. u = x + u0 (on the unconstrained DoFs; x adds nothing elsewhere), then
-   *    `constraints.distribute(u)` on the host writes the boundary values and the hanging nodes
-   *    (Problem::add_lift_and_distribute()); the host's estimator and output need u there.
+   *    `distribute_constraints(mf, constraints, u)` on the backend writes the boundary values and
+   *    the hanging nodes; the errors are computed there, and `gpumf::host_copy()` gives the
+   *    host's estimator and output u with its ghost values (deal.II's program:
+   *    Problem::add_lift_and_distribute() on the host).
    */
   template <int dim, int degree>
   struct LiftedRightHandSide
@@ -141,6 +144,11 @@ namespace adaptive
       last = now;
       return seconds;
     };
+    const auto detail = [&](const char *name) {
+      const double seconds = lap();
+      result.details.emplace_back(name, seconds);
+      return seconds;
+    };
 
     // 1. The operator. reinit() computes the geometry with deal.II's FEValues and the
     //    MappingQ and copies it, with the DoF indices and constraints, to the backend.
@@ -153,20 +161,20 @@ namespace adaptive
     op.compute_diagonal(); // exact, also at hanging nodes
     result.diagonal = lap();
 
-    // 2. The lift u0 on the host, into op's vector on the backend.
-    VectorType u0_host;
-    problem.dirichlet_lift(u0_host);
+    // 2. The lift u0 on the backend: the constraints' values distributed into a zero vector.
     const MatrixFree<dim> &mf = op.matrix_free();
     gpumf::Vector<double>  u0, rhs, x;
     mf.initialize_dof_vector(u0);
     mf.initialize_dof_vector(rhs);
     mf.initialize_dof_vector(x);
-    u0.import_elements(u0_host, VectorOperation::insert);
+    result.rhs = detail("rhs: three vectors on the backend");
+    gpumf::VectorTools::distribute_constraints(mf, problem.constraints, u0);
+    result.rhs += detail("rhs: the lift u0 (distribute_constraints)");
 
     // 3. rhs = b - A u0 in one cell loop on the backend, zero where op is constrained.
     mf.cell_loop(LiftedRightHandSide<dim, degree>(), u0, rhs, true);
     mf.set_constrained_values(0., rhs);
-    result.rhs = lap();
+    result.rhs += detail("rhs: b - A u0 (cell loop)");
 
     // 4. deal.II's CG on gpumf vectors, preconditioned with the inverse diagonal.
     SolverControl                   control(10000, relative_tolerance * rhs.l2_norm());
@@ -174,28 +182,28 @@ namespace adaptive
     cg.solve(op, x, rhs, *op.get_matrix_diagonal_inverse());
     result.cg = lap();
 
-    // 5. Back to the host: u = x + u0, and the constraints (the host's estimator and output
-    //    need them there).
-    VectorType x_host;
-    problem.initialize_vector(x_host);
-    x.export_to(x_host, VectorOperation::insert);
-    problem.add_lift_and_distribute(x_host, u0_host, solution);
+    // 5. u = x + u0 and the constraints, on the backend.
+    x += u0;
+    gpumf::VectorTools::distribute_constraints(mf, problem.constraints, x);
     result.iterations = control.last_step();
-    lap();
+    detail("rest: u = x + u0, distribute_constraints");
 
     // 6. The errors on the backend: the distributed solution (constrained DoFs with their
     //    values) against the exact solution at op's quadrature points, as
     //    Problem::compute_errors() does on the host.
-    x.import_elements(solution, VectorOperation::insert);
-    errors.l2      = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
+    errors.l2     = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
                                                                              x,
                                                                              ExactFormula<dim>(),
                                                                              gpumf::VectorTools::L2_norm);
-    errors.h1      = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
+    errors.h1     = gpumf::VectorTools::integrate_difference<degree, degree + 1>(mf,
                                                                              x,
                                                                              ExactFormula<dim>(),
                                                                              gpumf::VectorTools::H1_seminorm);
-    result.errors  = lap();
+    result.errors = lap();
+
+    // 7. u on the host, with its ghost values, for the estimator and the output there.
+    solution = gpumf::host_copy(x, problem.locally_relevant_dofs);
+    detail("rest: u to the host (host_copy)");
     result.seconds = timer.wall_time();
     return result;
   }
@@ -326,6 +334,9 @@ namespace adaptive
     double previous_dofs = 0, gpumf_seconds = 0, dealii_seconds = 0;
     for (unsigned int cycle = 0; cycle < options.cycles; ++cycle)
       {
+        // with --profile: deal.II's host phases of this cycle, fastest and slowest rank
+        std::vector<std::pair<std::string, double>> host_phases;
+        Timer                                       phase_timer;
         {
           TimerOutput::Scope scope(timer, "mesh: make_grid(), refine() (deal.II, host)");
           if (cycle == 0)
@@ -333,24 +344,29 @@ namespace adaptive
           else
             problem.refine(options.uniform);
         }
+        host_phases.emplace_back("deal.II host: mesh", phase_timer.wall_time());
+        phase_timer.restart();
         {
           TimerOutput::Scope scope(timer, "DoFs and constraints (deal.II, host)");
           problem.setup_system();
         }
+        host_phases.emplace_back("deal.II host: DoFs and constraints", phase_timer.wall_time());
 
         // Solve with one or both; the solution of the first drives the refinement.
         std::ostringstream line;
         line << std::setw(5) << cycle << std::setw(9) << problem.triangulation.n_global_active_cells() << std::setw(10)
              << problem.dof_handler.n_dofs();
-        VectorType  solution;
-        Errors      errors, gpumf_errors;
-        std::string phase_lines;
+        VectorType                                  solution;
+        Errors                                      errors, gpumf_errors;
+        std::string                                 phase_lines;
+        std::vector<std::pair<std::string, double>> gpumf_details;
         if (options.gpumf)
           {
             gpumf::reset_setup_profile();
             TimerOutput::Scope scope(timer, "gpumf: set-up, solve, rhs and errors on the backend");
             const SolverResult result = solve_with_gpumf(problem, solution, gpumf_errors, backend);
             errors                    = gpumf_errors;
+            gpumf_details             = result.details;
             gpumf_seconds += result.seconds;
             phase_lines += phases("gpumf", result) + "\n";
             line << std::setw(13) << result.iterations << std::scientific << std::setprecision(6) << std::setw(15)
@@ -402,15 +418,35 @@ namespace adaptive
           line << std::setw(10) << std::log(errors.l2 / previous.l2) / std::log(dofs / previous_dofs) << std::setw(10)
                << std::log(errors.h1 / previous.h1) / std::log(dofs / previous_dofs);
         pcout << line.str() << std::endl << phase_lines << std::flush;
-        if (options.profile && options.gpumf && Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
-          gpumf::print_setup_profile(std::cout, "      set-up ");
+        if (options.profile && options.gpumf)
+          {
+            // the parts of the rhs phase and of the rest, fastest and slowest rank
+            for (const auto &[name, seconds] : gpumf_details)
+              {
+                const Utilities::MPI::MinMaxAvg spread = Utilities::MPI::min_max_avg(seconds, MPI_COMM_WORLD);
+                pcout << "      " << std::setw(48) << std::left << name << std::right << std::fixed
+                      << std::setprecision(4) << " min " << spread.min << " s, max " << spread.max << " s"
+                      << std::defaultfloat << std::endl;
+              }
+            gpumf::print_setup_profile(std::cout, "      set-up ", MPI_COMM_WORLD);
+          }
         previous      = errors;
         previous_dofs = dofs;
 
+        phase_timer.restart();
         {
           TimerOutput::Scope scope(timer, "Kelly error estimator (deal.II, host)");
           problem.estimate(solution);
         }
+        host_phases.emplace_back("deal.II host: Kelly's estimator", phase_timer.wall_time());
+        if (options.profile)
+          for (const auto &[name, seconds] : host_phases)
+            {
+              const Utilities::MPI::MinMaxAvg spread = Utilities::MPI::min_max_avg(seconds, MPI_COMM_WORLD);
+              pcout << "      " << std::setw(48) << std::left << name << std::right << std::fixed
+                    << std::setprecision(4) << " min " << spread.min << " s, max " << spread.max << " s"
+                    << std::defaultfloat << std::endl;
+            }
         if (options.output)
           {
             TimerOutput::Scope scope(timer, "output (deal.II, host)");

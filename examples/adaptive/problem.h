@@ -216,6 +216,8 @@ namespace adaptive
     double       rhs        = 0; ///< the lift u0 and rhs = b - A u0
     double       cg         = 0; ///< the CG solve
     double       errors     = 0; ///< the L2 and H1 errors (gpumf: on the backend; deal.II: on the host)
+    /// The parts of the rhs phase and of the rest (gpumf; printed with --profile).
+    std::vector<std::pair<std::string, double>> details;
   };
 
   /// CG stops at a residual of this times the norm of the right-hand side (both solvers).
