@@ -28,7 +28,8 @@ bin=${GPUMF_BIN:-$here/../build/examples/adaptive}
 [ -x "$bin/adaptive" ] || cmake --build "$here/../build" --target adaptive
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
-trap 'rm -rf "$work"; [ "${mps_started:-0}" = 1 ] && echo quit | nvidia-cuda-mps-control || true' EXIT
+. "$here/mps.sh"
+trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work"
 
 # run <log> <command...>: the command's output in <log>, its wall time appended
@@ -44,15 +45,10 @@ run() {
 
 options=(--dim "$dim" --degree "$degree" --cycles "$cycles")
 cores=$(nproc)
-n_gpus=$({ nvidia-smi -L 2> /dev/null || true; } | wc -l)
 run dealii.log mpirun -np "$cores" "$bin/adaptive" "${options[@]}" --solver dealii
 for ranks in "${gpumf_ranks[@]}"; do
   # MPS only while a program with more ranks than GPUs runs
-  if [ "${GPUMF_BENCH_MPS:-0}" = 1 ] && [ "$ranks" -gt "$n_gpus" ] && [ "${mps_started:-0}" = 0 ]; then
-    nvidia-cuda-mps-control -d && mps_started=1
-  elif [ "${mps_started:-0}" = 1 ] && [ "$ranks" -le "$n_gpus" ]; then
-    echo quit | nvidia-cuda-mps-control && mps_started=0
-  fi
+  mps_for_ranks "$ranks"
   run "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/adaptive" "${options[@]}" --solver gpumf
 done
 for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done

@@ -30,7 +30,8 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export GPUMF_STEP48_REFINEMENTS=$refinements GPUMF_STEP48_STEPS=$steps
 work=$(mktemp -d)
-trap 'rm -rf "$work"; [ "${mps_started:-0}" = 1 ] && echo quit | nvidia-cuda-mps-control || true' EXIT
+. "$here/mps.sh"
+trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work"
 
 # run <label> <log> <command...>: the command's output in <log>, its wall time appended
@@ -65,14 +66,9 @@ PY
 
 cores=$(nproc)
 run "deal.II step-48, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step48"
-n_gpus=$({ nvidia-smi -L 2> /dev/null || true; } | wc -l)
 for ranks in "${port_ranks[@]}"; do
   # MPS only while a program with more ranks than GPUs runs
-  if [ "${GPUMF_BENCH_MPS:-0}" = 1 ] && [ "$ranks" -gt "$n_gpus" ] && [ "${mps_started:-0}" = 0 ]; then
-    nvidia-cuda-mps-control -d && mps_started=1
-  elif [ "${mps_started:-0}" = 1 ] && [ "$ranks" -le "$n_gpus" ]; then
-    echo quit | nvidia-cuda-mps-control && mps_started=0
-  fi
+  mps_for_ranks "$ranks"
   run "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step48"
 done
 for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done
