@@ -141,6 +141,9 @@ namespace gpumf
        "exchange: wait for the sources' ready",
        "exchange: wait for the readers' done",
        "exchange: wait for MPI messages",
+       "exchange: all host calls (ghost update, compress)",
+       "ipc: record an interprocess event",
+       "ipc: stream waits for a neighbour's event",
        "reduction: device-to-host copy (waits for the GPU)",
        "reduction: MPI sum",
        "device synchronize"}};

@@ -518,6 +518,7 @@ namespace gpumf
 #if GPUMF_WITH_CUDA
         if (backend == Backend::cuda)
           {
+            RunTimer  timer(RunPart::ipc_record_event);
             Registry &state = registry();
             state.ensure_events();
             GPUMF_CHECK_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(event == Event::ready ? state.ready : state.done),
@@ -534,6 +535,7 @@ namespace gpumf
 #if GPUMF_WITH_CUDA
         if (static_cast<Backend>(peer.backend) == Backend::cuda)
           {
+            RunTimer                        timer(RunPart::ipc_wait_event);
             const std::pair<void *, void *> events = peer_events(peer);
             GPUMF_CHECK_CUDA(cudaStreamWaitEvent(
               cudaStreamLegacy, static_cast<cudaEvent_t>(event == Event::ready ? events.first : events.second), 0));

@@ -628,6 +628,7 @@ namespace gpumf
   void
   Vector<Number>::update_ghost_values_start() const
   {
+    internal::RunTimer               timer(internal::RunPart::exchange_host);
     internal::GhostExchange<Number> &ex = *exchange;
     ex.begin(internal::Phase::ghost_update, "update_ghost_values_start()");
     const Utilities::MPI::Partitioner &p = *partitioner;
@@ -649,6 +650,7 @@ namespace gpumf
   void
   Vector<Number>::update_ghost_values_finish() const
   {
+    internal::RunTimer               timer(internal::RunPart::exchange_host);
     internal::GhostExchange<Number> &ex = *exchange;
     ex.check_phase(internal::Phase::ghost_update, "update_ghost_values_finish()");
     if (ex.method == ExchangeMethod::ipc)
@@ -689,6 +691,7 @@ namespace gpumf
   void
   Vector<Number>::compress_start(const VectorOperation::values operation)
   {
+    internal::RunTimer               timer(internal::RunPart::exchange_host);
     internal::GhostExchange<Number> &ex = *exchange;
     ex.begin(internal::Phase::compress, "compress_start()", operation);
     const Utilities::MPI::Partitioner &p = *partitioner;
@@ -708,6 +711,7 @@ namespace gpumf
   void
   Vector<Number>::compress_finish(const VectorOperation::values operation)
   {
+    internal::RunTimer               timer(internal::RunPart::exchange_host);
     internal::GhostExchange<Number> &ex = *exchange;
     ex.check_phase(internal::Phase::compress, "compress_finish()");
     AssertThrow(operation == ex.operation,
