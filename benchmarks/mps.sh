@@ -13,11 +13,17 @@ mps_started=0
 # mps_for_ranks <ranks>: the daemon (and its server) on or off for a program with <ranks> ranks
 mps_for_ranks() {
   if [ "${GPUMF_BENCH_MPS:-0}" = 1 ] && [ "$1" -gt "$n_gpus" ] && [ "$mps_started" = 0 ]; then
-    nvidia-cuda-mps-control -d && mps_started=1
-    echo "start_server -uid $(id -u)" | nvidia-cuda-mps-control > /dev/null || true
+    if nvidia-cuda-mps-control -d; then
+      mps_started=1
+      echo "start_server -uid $(id -u)" | nvidia-cuda-mps-control > /dev/null || true
+    else
+      echo "mps.sh: nvidia-cuda-mps-control -d failed: the program runs without a daemon started here"
+    fi
   elif [ "$mps_started" = 1 ] && [ "$1" -le "$n_gpus" ]; then
-    echo quit | nvidia-cuda-mps-control && mps_started=0
+    echo quit | nvidia-cuda-mps-control || true
+    mps_started=0
   fi
+  return 0
 }
 
 # mps_stop: the daemon off (for the scripts' EXIT trap)

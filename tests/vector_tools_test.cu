@@ -19,6 +19,7 @@
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/filtered_iterator.h>
 #include <deal.II/numerics/vector_tools.h>
 
 #include "common/test_utils.h"
@@ -188,8 +189,9 @@ namespace
       for (const auto &line : inhomogeneous.get_lines())
         has_values |= line.inhomogeneity != 0.;
       checker.check(Utilities::MPI::logical_or(has_values, comm), name + ": has inhomogeneities");
-      for (const bool from_zero : {false, true})
+      for (const std::string variant : {"", " from zero (the lift)", " on a vector with ghost values"})
         {
+          const bool                                 from_zero = variant == " from zero (the lift)";
           LinearAlgebra::distributed::Vector<double> distributed(reference);
           distributed.zero_out_ghost_values();
           if (from_zero)
@@ -199,11 +201,27 @@ namespace
           mf.initialize_dof_vector(v);
           if (!from_zero)
             v.import_elements(reference, VectorOperation::insert);
+          const bool with_ghosts = variant == " on a vector with ghost values";
+          if (with_ghosts)
+            v.update_ghost_values();
           gpumf::VectorTools::distribute_constraints(mf, inhomogeneous, v);
           checker.check_below(test::relative_difference(test::to_rw(v), test::to_rw(distributed), comm),
                               1e-14,
-                              name + ": distribute_constraints with Dirichlet values" +
-                                (from_zero ? " from zero (the lift)" : "") + " vs AffineConstraints::distribute");
+                              name + ": distribute_constraints with Dirichlet values" + variant +
+                                " vs AffineConstraints::distribute");
+          if (with_ghosts)
+            {
+              // the ghost entries (constrained ones included) as deal.II's after update_ghost_values()
+              distributed.update_ghost_values();
+              const gpumf::Vector<double> &read      = v;
+              double                       deviation = 0;
+              for (const auto g : v.get_partitioner()->ghost_indices())
+                deviation = std::max(deviation, std::abs(read(g) - distributed(g)) / (1. + std::abs(distributed(g))));
+              checker.check(v.has_ghost_elements(), name + ": a vector with ghost values keeps them");
+              checker.check_below(Utilities::MPI::max(deviation, comm),
+                                  1e-14,
+                                  name + ": its ghost entries after distribute_constraints with Dirichlet values");
+            }
         }
     }
 
@@ -329,8 +347,34 @@ main(int argc, char **argv)
       other_lines.set_inhomogeneity(0, 1.);
       other_lines.close();
       message = test::exception_of([&] { gpumf::VectorTools::distribute_constraints(mf, other_lines, u); });
-      checker.check(message.find("was not built with it constrained") != std::string::npos,
+      checker.check(message.find("differ at DoF 0") != std::string::npos,
                     "distribute_constraints() with constraints of other lines throws: " + message);
+      // the same with a homogeneous line: the lines are compared, not only those with values
+      AffineConstraints<double> other_homogeneous;
+      other_homogeneous.add_line(0);
+      other_homogeneous.close();
+      message = test::exception_of([&] { gpumf::VectorTools::distribute_constraints(mf, other_homogeneous, u); });
+      checker.check(message.find("differ at DoF 0") != std::string::npos,
+                    "distribute_constraints() with a homogeneous line of its own throws: " + message);
+    }
+    {
+      // Dirichlet values with an object on some of the cells (an iterator filter): refused, since
+      // an owned constrained DoF may lie on none of its cells
+      for (const auto &cell : tria.active_cell_iterators())
+        cell->set_material_id(cell->center()[0] < 0.5 ? 1 : 0);
+      IndexSet relevant;
+      DoFTools::extract_locally_relevant_dofs(dof, relevant);
+      AffineConstraints<double> boundary_values(relevant);
+      VectorTools::interpolate_boundary_values(dof, 0, Functions::ConstantFunction<2>(1.), boundary_values);
+      boundary_values.close();
+      gpumf::MatrixFree<2, double> some_cells;
+      some_cells.reinit(
+        MappingQ<2>(1), dof, boundary_values, QGauss<1>(2), IteratorFilters::MaterialIdEqualTo(1), data);
+      gpumf::Vector<double> v;
+      some_cells.initialize_dof_vector(v);
+      message = test::exception_of([&] { gpumf::VectorTools::distribute_constraints(some_cells, boundary_values, v); });
+      checker.check(message.find("iterator filter") != std::string::npos,
+                    "distribute_constraints() with Dirichlet values on a filtered object throws: " + message);
     }
     if (backend == gpumf::Backend::host)
       {

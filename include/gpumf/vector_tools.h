@@ -339,14 +339,16 @@ namespace gpumf
     /**
      * `constraints.distribute(v)` on the backend: every constrained DoF gets the weighted sum of
      * its masters plus its inhomogeneity (hanging nodes, periodicity, Dirichlet values). The
-     * lines must be those @p mf was built with (MatrixFree keeps their rows); their
-     * inhomogeneities are read from @p constraints at this call, so the boundary values may
-     * change between calls (a time-dependent problem) without a new reinit(). What a deal.II
-     * program does before it reads the vector as it is (integrate_difference(),
-     * read_dof_values_plain(), host_copy() without constraints), or to build the lift of
-     * inhomogeneous Dirichlet values from a zero vector (examples/adaptive). Needs
-     * AdditionalData::store_plain_indices (the default); the ghost values are exchanged for the
-     * masters (and zeroed again). @p v has @p mf's layout. Collective.
+     * lines must be those @p mf was built with (MatrixFree keeps their rows; a rank's lines that
+     * differ from the object's throw on every rank); their inhomogeneities are read from
+     * @p constraints at this call, so the boundary values may change between calls (a
+     * time-dependent problem) without a new reinit(). What a deal.II program does before it
+     * reads the vector as it is (integrate_difference(), read_dof_values_plain(), host_copy()
+     * without constraints), or to build the lift of inhomogeneous Dirichlet values from a zero
+     * vector (examples/adaptive). Needs AdditionalData::store_plain_indices (the default), and
+     * for inhomogeneities an object on all locally owned cells (no iterator filter). The ghost
+     * values are exchanged for the masters; a vector without ghost values leaves without them,
+     * one with ghost values leaves with them up to date. @p v has @p mf's layout. Collective.
      */
     template <int dim, typename Number>
     void

@@ -153,8 +153,18 @@ namespace gpumf
       std::array<std::atomic<unsigned long long>, n_run_parts> calls{};
       std::array<std::atomic<long long>, n_run_parts>          nanoseconds{};
       std::chrono::steady_clock::time_point                    first = std::chrono::steady_clock::now();
-      int                                                      rank  = -1;
     };
+
+    /// The process's rank as the MPI launcher tells it (no MPI call: the profile is written
+    /// after MPI_Finalize, and counted from any thread); "?" if none does.
+    std::string
+    launcher_rank()
+    {
+      for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"})
+        if (const char *value = std::getenv(name))
+          return value;
+      return "?";
+    }
 
     RunCounters &
     run_counters()
@@ -170,7 +180,7 @@ namespace gpumf
       std::ostringstream out;
       const RunCounters &c      = run_counters();
       const double       wall   = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.first).count();
-      const std::string  prefix = "gpumf run profile, rank " + std::to_string(c.rank) + ": ";
+      const std::string  prefix = "gpumf run profile, rank " + launcher_rank() + ": ";
       out << prefix << "wall seconds since the first call counted " << std::fixed << std::setprecision(3) << wall
           << '\n';
       print_run_profile(out, prefix);
@@ -218,14 +228,6 @@ namespace gpumf
     {
       RunCounters       &c = run_counters();
       const unsigned int i = static_cast<unsigned int>(part);
-      if (c.rank < 0)
-        {
-          int initialized = 0, finalized = 0;
-          MPI_Initialized(&initialized);
-          MPI_Finalized(&finalized);
-          if (initialized && !finalized)
-            MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-        }
       ++c.calls[i];
       c.nanoseconds[i] += static_cast<long long>(seconds * 1e9);
     }

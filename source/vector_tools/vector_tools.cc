@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 
 #include "linear_algebra/vector_kernels.h"
@@ -71,39 +72,73 @@ namespace gpumf
       mf.check_vector(v);
       const MPI_Comm comm = mf.get_dof_handler().get_triangulation().get_communicator();
       const bool     mpi  = dealii::Utilities::MPI::job_supports_mpi();
-      // the inhomogeneities of this rank's own constrained DoFs, added after the rows: from
-      // @p constraints at this call (MatrixFree keeps the lines, not their values)
-      std::vector<unsigned int>        inhomogeneous_entries;
+      // The lines must be the object's: its rows and constrained DoFs come from reinit(). This
+      // rank's lines of @p constraints against the object's constrained DoFs, both ways; their
+      // inhomogeneities (read here: MatrixFree keeps the lines, not their values) are added
+      // after the rows.
+      const auto                      &partitioner = *v.get_partitioner();
+      const std::vector<unsigned int> &constrained = mf.get_constrained_dofs();
+      std::vector<unsigned int>        owned_lines, inhomogeneous_entries;
       std::vector<Number>              inhomogeneities;
-      const auto                      &partitioner           = *v.get_partitioner();
-      const std::vector<unsigned int> &constrained           = mf.get_constrained_dofs();
-      dealii::types::global_dof_index  not_constrained_in_mf = dealii::numbers::invalid_dof_index;
       for (const auto &line : constraints.get_lines())
-        if (line.inhomogeneity != Number(0) && partitioner.in_local_range(line.index))
+        if (partitioner.in_local_range(line.index))
           {
             const unsigned int local = partitioner.global_to_local(line.index);
-            if (!std::binary_search(constrained.begin(), constrained.end(), local))
-              not_constrained_in_mf = std::min(not_constrained_in_mf, line.index);
-            inhomogeneous_entries.push_back(local);
-            inhomogeneities.push_back(line.inhomogeneity);
+            owned_lines.push_back(local);
+            if (line.inhomogeneity != Number(0))
+              {
+                inhomogeneous_entries.push_back(local);
+                inhomogeneities.push_back(line.inhomogeneity);
+              }
           }
+      std::sort(owned_lines.begin(), owned_lines.end());
+      dealii::types::global_dof_index first_other = dealii::numbers::invalid_dof_index;
+      if (owned_lines != constrained)
+        {
+          std::vector<unsigned int> difference;
+          std::set_symmetric_difference(owned_lines.begin(),
+                                        owned_lines.end(),
+                                        constrained.begin(),
+                                        constrained.end(),
+                                        std::back_inserter(difference));
+          first_other = difference.empty() ? dealii::types::global_dof_index(partitioner.local_range().first) :
+                                             partitioner.local_to_global(difference.front());
+        }
+      // The kernel writes the constrained DoFs of the object's cells: with an iterator filter an
+      // owned constrained DoF may lie on none of them, and its value would not be set.
+      const auto        &tria        = mf.get_dof_handler().get_triangulation();
+      const unsigned int level       = mf.get_mg_level();
+      unsigned int       owned_cells = 0;
+      if (level == dealii::numbers::invalid_unsigned_int)
+        for (const auto &cell : tria.active_cell_iterators())
+          owned_cells += cell->is_locally_owned() ? 1 : 0;
+      else
+        for (const auto &cell : tria.cell_iterators_on_level(level))
+          owned_cells += cell->is_locally_owned_on_level() ? 1 : 0;
+      const bool some_cells = inhomogeneous_entries.size() > 0 && mf.n_cells() < owned_cells;
       // (every rank learns of another's error before the collective exchange below)
       const dealii::types::global_dof_index first_bad =
-        mpi ? dealii::Utilities::MPI::min(not_constrained_in_mf, comm) : not_constrained_in_mf;
+        mpi ? dealii::Utilities::MPI::min(first_other, comm) : first_other;
       AssertThrow(first_bad == dealii::numbers::invalid_dof_index,
-                  dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: DoF " + std::to_string(first_bad) +
-                                     " has an inhomogeneity in the constraints passed, but the MatrixFree object was "
-                                     "not built with it constrained. Pass the constraints (the same lines) the "
-                                     "MatrixFree object was built with; only their values may change."));
+                  dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: the constraints passed and those "
+                                     "the MatrixFree object was built with differ at DoF " +
+                                     std::to_string(first_bad) +
+                                     " (one has a line for it, the other not). Pass the constraints (the same "
+                                     "lines) the MatrixFree object was built with; only their values may change."));
+      AssertThrow(mpi ? dealii::Utilities::MPI::logical_or(some_cells, comm) == false : !some_cells,
+                  dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: constraints with inhomogeneities "
+                                     "(Dirichlet values) need a MatrixFree object on all locally owned cells; this "
+                                     "one was built with an iterator filter. Distribute them on the host "
+                                     "(gpumf::host_copy(vector, constraints))."));
       const bool plain = mf.n_colors() == 0 || mf.n_cells() == 0 || mf.get_data(0).plain_local_to_global != nullptr;
       AssertThrow(mpi ? dealii::Utilities::MPI::min(int(plain), comm) == 1 : plain,
                   dealii::ExcMessage("gpumf::VectorTools::distribute_constraints: the MatrixFree object keeps no "
                                      "plain indices; set AdditionalData::store_plain_indices = true (the default) "
                                      "before reinit()."));
-      // (every rank takes part in the exchange, also one without cells)
+      // (every rank takes part in the exchanges, also one without cells; ghost values the vector
+      // had are brought up to date first: the masters are read from them)
       const bool had_ghosts = v.has_ghost_elements();
-      if (!had_ghosts)
-        v.update_ghost_values();
+      v.update_ghost_values();
       try
         {
           if (mf.n_colors() > 0 && mf.n_cells() > 0)
@@ -137,6 +172,10 @@ namespace gpumf
           GPUMF_DISPATCH(mf.backend(),
                          scatter_add<Number>(v.get_values(), entries.data(), values.data(), entries.size()));
         }
+      // a vector that came with ghost values leaves with them, the constrained ones with their
+      // inhomogeneities too
+      if (had_ghosts)
+        v.update_ghost_values();
     }
 
     template <int dim, typename Number>
