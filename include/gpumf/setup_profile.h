@@ -16,7 +16,6 @@
 
 #include <mpi.h>
 
-
 #include <ostream>
 #include <string>
 #include <utility>

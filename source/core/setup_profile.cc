@@ -4,8 +4,6 @@
 #include <gpumf/internal/cuda_check.h>
 #include <gpumf/setup_profile.h>
 
-#include <mpi.h>
-
 #include <deal.II/base/mpi.h>
 
 #include <boost/serialization/string.hpp>

@@ -101,21 +101,25 @@ namespace gpumf
                                         constrained.begin(),
                                         constrained.end(),
                                         std::back_inserter(difference));
-          first_other = difference.empty() ? dealii::types::global_dof_index(partitioner.local_range().first) :
-                                             partitioner.local_to_global(difference.front());
+          first_other = partitioner.local_to_global(difference.front()); // (both sorted, no repeats)
         }
       // The kernel writes the constrained DoFs of the object's cells: with an iterator filter an
-      // owned constrained DoF may lie on none of them, and its value would not be set.
-      const auto        &tria        = mf.get_dof_handler().get_triangulation();
-      const unsigned int level       = mf.get_mg_level();
-      unsigned int       owned_cells = 0;
-      if (level == dealii::numbers::invalid_unsigned_int)
-        for (const auto &cell : tria.active_cell_iterators())
-          owned_cells += cell->is_locally_owned() ? 1 : 0;
-      else
-        for (const auto &cell : tria.cell_iterators_on_level(level))
-          owned_cells += cell->is_locally_owned_on_level() ? 1 : 0;
-      const bool some_cells = inhomogeneous_entries.size() > 0 && mf.n_cells() < owned_cells;
+      // owned constrained DoF may lie on none of them, and its value would not be added to a
+      // fresh one. (Counted only where there are values to add.)
+      bool some_cells = false;
+      if (!inhomogeneous_entries.empty())
+        {
+          const auto        &tria        = mf.get_dof_handler().get_triangulation();
+          const unsigned int level       = mf.get_mg_level();
+          unsigned int       owned_cells = 0;
+          if (level == dealii::numbers::invalid_unsigned_int)
+            for (const auto &cell : tria.active_cell_iterators())
+              owned_cells += cell->is_locally_owned() ? 1 : 0;
+          else
+            for (const auto &cell : tria.cell_iterators_on_level(level))
+              owned_cells += cell->is_locally_owned_on_level() ? 1 : 0;
+          some_cells = mf.n_cells() < owned_cells;
+        }
       // (every rank learns of another's error before the collective exchange below)
       const dealii::types::global_dof_index first_bad =
         mpi ? dealii::Utilities::MPI::min(first_other, comm) : first_other;
