@@ -2,10 +2,11 @@
 // values, right-hand side 1) with CG and a float geometric-multigrid V-cycle on the backend, and
 // the share of the V-cycle spent in each part (smoothing, residual, restriction, prolongation,
 // coarse solve), timed through deal.II's Multigrid signals with the device synchronized at
-// each boundary (the synchronization adds a little to every part).
+// each boundary (the synchronization adds a little to every part; --parts 0: no part timers,
+// the solve runs as a program's does, without a synchronization inside).
 //
 //   [mpirun -np R] gpumf_multigrid [--degree 2|4] [--refinements N] [--subdivisions S] [--repeat K]
-//                                  [--coarse cg|chebyshev]
+//                                  [--coarse cg|chebyshev] [--parts 0|1]
 //
 // The coarse level: Chebyshev (the default) as step-37 does (MGCoarseGridApplySmoother with the degree from
 // the eigenvalue estimate, smoothing range 1e-3: no reduction in the V-cycle; its eigenvalue
@@ -36,6 +37,7 @@
 #include <deal.II/multigrid/multigrid.h>
 #include <deal.II/numerics/vector_tools.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -73,6 +75,7 @@ namespace
       const unsigned int   refinements,
       const unsigned int   repeat,
       const bool           chebyshev_coarse,
+      const bool           time_parts,
       const gpumf::Backend backend)
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
@@ -173,15 +176,19 @@ namespace
     const double setup = setup_timer.wall_time();
 
     PartTimer parts{backend, {}, {}};
-    mg.connect_pre_smoother_step(parts.slot("pre-smoothing"));
-    mg.connect_post_smoother_step(parts.slot("post-smoothing"));
-    mg.connect_residual_step(parts.slot("residual"));
-    mg.connect_restriction(parts.slot("restriction"));
-    mg.connect_prolongation(parts.slot("prolongation"));
-    mg.connect_coarse_solve(parts.slot("coarse solve"));
+    if (time_parts)
+      {
+        mg.connect_pre_smoother_step(parts.slot("pre-smoothing"));
+        mg.connect_post_smoother_step(parts.slot("post-smoothing"));
+        mg.connect_residual_step(parts.slot("residual"));
+        mg.connect_restriction(parts.slot("restriction"));
+        mg.connect_prolongation(parts.slot("prolongation"));
+        mg.connect_coarse_solve(parts.slot("coarse solve"));
+      }
 
-    double       best       = 1e300;
-    unsigned int iterations = 0;
+    double              best       = 1e300;
+    unsigned int        iterations = 0;
+    std::vector<double> times;
     for (unsigned int r = 0; r < repeat; ++r)
       {
         parts.seconds.clear();
@@ -195,7 +202,10 @@ namespace
         const double time = timer.wall_time();
         iterations        = control.last_step();
         best              = std::min(best, time);
+        times.push_back(time);
       }
+    std::sort(times.begin(), times.end());
+    const double                median = times[times.size() / 2];
     const gpumf::ExchangeMethod method = gpumf::exchange_method(comm, backend); // collective
     if (Utilities::MPI::this_mpi_process(comm) == 0)
       {
@@ -208,7 +218,7 @@ namespace
                   << " DoFs, " << n_levels << " levels, " << MultithreadInfo::n_threads() << " threads per rank\n"
                   << "setup " << setup << " s (mesh " << mesh_seconds << " s, deal.II DoFs and constraints "
                   << dealii_seconds << " s, gpumf " << setup - mesh_seconds - dealii_seconds << " s), solve " << best
-                  << " s (best of " << repeat << "), " << iterations << " CG iterations, "
+                  << " s (best of " << repeat << ", median " << median << " s), " << iterations << " CG iterations, "
                   << dof.n_dofs() * double(iterations) / best / 1e9 << " GDoF x iterations / s\n"
                   << "gpumf set-up parts (rank 0):\n";
         gpumf::print_setup_profile(std::cout, "  ");
@@ -233,6 +243,7 @@ main(int argc, char **argv)
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, numbers::invalid_unsigned_int);
   unsigned int                     degree = 2, refinements = 5, subdivisions = 1, repeat = 3;
   bool                             chebyshev_coarse = true; // faster than CG on 1 and on 4 ranks (doc/performance.md)
+  bool                             time_parts       = true;
   for (int i = 1; i + 1 < argc; i += 2)
     {
       if (std::strcmp(argv[i], "--degree") == 0)
@@ -242,14 +253,16 @@ main(int argc, char **argv)
       else if (std::strcmp(argv[i], "--subdivisions") == 0)
         subdivisions = std::max(1, std::atoi(argv[i + 1]));
       else if (std::strcmp(argv[i], "--repeat") == 0)
-        repeat = std::atoi(argv[i + 1]);
+        repeat = std::max(1, std::atoi(argv[i + 1]));
       else if (std::strcmp(argv[i], "--coarse") == 0 &&
                (std::strcmp(argv[i + 1], "cg") == 0 || std::strcmp(argv[i + 1], "chebyshev") == 0))
         chebyshev_coarse = std::strcmp(argv[i + 1], "chebyshev") == 0;
+      else if (std::strcmp(argv[i], "--parts") == 0)
+        time_parts = std::atoi(argv[i + 1]) != 0;
       else
         {
           std::cerr << "usage: gpumf_multigrid [--degree 2|4] [--refinements N] [--subdivisions S] [--repeat K] "
-                       "[--coarse cg|chebyshev]"
+                       "[--coarse cg|chebyshev] [--parts 0|1]"
                     << std::endl;
           return 1;
         }
@@ -258,9 +271,9 @@ main(int argc, char **argv)
   if (backend == gpumf::Backend::cuda)
     gpumf::select_device(MPI_COMM_WORLD);
   if (degree == 2)
-    run<2>(subdivisions, refinements, repeat, chebyshev_coarse, backend);
+    run<2>(subdivisions, refinements, repeat, chebyshev_coarse, time_parts, backend);
   else if (degree == 4)
-    run<4>(subdivisions, refinements, repeat, chebyshev_coarse, backend);
+    run<4>(subdivisions, refinements, repeat, chebyshev_coarse, time_parts, backend);
   else
     {
       std::cerr << "gpumf_multigrid: --degree 2 or 4" << std::endl;
