@@ -18,6 +18,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <memory>
+#include <chrono>
+#include <thread>
 #include <set>
 
 #include "common/test_utils.h"
@@ -384,6 +386,134 @@ main(int argc, char **argv)
                       "ipc: vectors freed in different orders on different ranks: all freed, none open");
         return 0;
       });
+
+    // the two orderings of the ipc links (GPUMF_IPC_ORDER): messages between the hosts, or
+    // counters that the neighbours wait for (on the GPU: the host never waits). Both give
+    // bitwise the results of the staged_mpi method, also over many exchanges queued without any
+    // host synchronization, each right after the entries it reads were written; a vector
+    // destroyed during an exchange releases its neighbours
+    if (Utilities::MPI::n_mpi_processes(comm) > 1 &&
+        test::with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); }) == gpumf::ExchangeMethod::ipc)
+      {
+        using gpumf::internal::shareable_statistics;
+        const bool one_gpu    = backend == gpumf::Backend::cuda && gpumf::internal::ranks_on_one_gpu(comm);
+        const bool neighbours = !partitioner->import_targets().empty() || !partitioner->ghost_targets().empty();
+        MPI_Barrier(comm); // the vectors of the blocks above are closed everywhere
+        const auto before_block = shareable_statistics();
+        // x <- (x + its ghost copies) / 2, 40 times, then the ghosts: no host synchronization
+        // between the exchanges; the split phases with the odd ranks' hosts late at every
+        // second step (a read or write that did not wait would see the other ranks' data
+        // at another step)
+        const unsigned int rank  = Utilities::MPI::this_mpi_process(comm);
+        const auto         chain = [&]() {
+          gpumf::Vector<double> v(partitioner, backend);
+          test::fill_random(v, 41);
+          for (unsigned int i = 0; i < 40; ++i)
+            {
+              v.update_ghost_values_start();
+              if (rank % 2 == 1 && i % 2 == 0)
+                std::this_thread::sleep_for(std::chrono::microseconds(300));
+              v.update_ghost_values_finish();
+              v.compress_start(VectorOperation::add);
+              if (rank % 2 == 1 && i % 2 == 1)
+                std::this_thread::sleep_for(std::chrono::microseconds(300));
+              v.compress_finish(VectorOperation::add);
+              v *= 0.5;
+            }
+          v.update_ghost_values();
+          std::vector<double>                          result = ghosts_of(v);
+          const LinearAlgebra::ReadWriteVector<double> owned  = test::to_rw(v);
+          result.insert(result.end(), owned.begin(), owned.end());
+          return result;
+        };
+        const std::vector<double> reference = test::with_exchange("staged_mpi", chain);
+        for (const std::string order : {"", "counters", "messages"})
+          {
+            const unsigned long long  before = shareable_statistics().signals;
+            const std::vector<double> result =
+              test::with_variable("GPUMF_IPC_ORDER", order, [&] { return test::with_exchange("ipc", chain); });
+            const unsigned long long signals = shareable_statistics().signals - before;
+            const std::string        name    = "GPUMF_IPC_ORDER=" + (order.empty() ? std::string("auto") : order);
+            checker.check(all_ranks(result == reference, comm),
+                          "ipc, " + name +
+                            ": 81 exchanges queued back to back give bitwise the staged_mpi method's results");
+            // counters by default on the host backend and for ranks on one GPU
+            const bool counters = order != "messages" && (backend == gpumf::Backend::host || one_gpu);
+            checker.check(all_ranks(signals == (counters && neighbours ? 2 * 81 : 0), comm),
+                          "ipc, " + name + ": ordered by " + (counters ? "counters (two per exchange)" : "messages") +
+                            " (" + std::to_string(signals) + " counters signalled)");
+          }
+        const std::string message = test::with_variable("GPUMF_IPC_ORDER", "yes", [&] {
+          return test::exception_of([&] { test::with_exchange("ipc", chain); });
+        });
+        checker.check(message.find("GPUMF_IPC_ORDER must be auto, counters or messages") != std::string::npos,
+                      "GPUMF_IPC_ORDER=yes throws and says what is supported");
+
+        // rank 0 destroys its vector between update_ghost_values_start() and _finish(), or
+        // between compress_start() and _finish(): the others' exchange completes, with rank
+        // 0's entries
+        for (const std::string order : {"counters", "messages"})
+          {
+            const auto compressed = [&](const bool rank_0_leaves) {
+              auto v = std::make_unique<gpumf::Vector<double>>(partitioner, backend);
+              test::fill_random(*v, 43);
+              v->update_ghost_values(); // links the vector
+              set_ghosts(*v, random_ghosts(*partitioner, 44));
+              v->compress_start(VectorOperation::add);
+              if (rank_0_leaves && rank == 0)
+                {
+                  v.reset();
+                  return LinearAlgebra::ReadWriteVector<double>();
+                }
+              v->compress_finish(VectorOperation::add);
+              return test::to_rw(*v);
+            };
+            const LinearAlgebra::ReadWriteVector<double> reference_compress =
+              test::with_exchange("staged_mpi", [&] { return compressed(false); });
+            const LinearAlgebra::ReadWriteVector<double> left = test::with_variable("GPUMF_IPC_ORDER", order, [&] {
+              return test::with_exchange("ipc", [&] { return compressed(true); });
+            });
+            bool                                         same = true;
+            if (rank != 0)
+              for (unsigned int i = 0; i < left.locally_owned_size(); ++i)
+                same = same && left.local_element(i) == reference_compress.local_element(i);
+            checker.check(all_ranks(same, comm),
+                          "ipc, GPUMF_IPC_ORDER=" + order +
+                            ": rank 0 destroys its vector during a compress, the others' completes with its ghosts");
+            const std::vector<double> expected = test::with_exchange("staged_mpi", [&] {
+              gpumf::Vector<double> v(partitioner, backend);
+              test::fill_random(v, 42);
+              v.update_ghost_values();
+              return ghosts_of(v);
+            });
+            const std::vector<double> ghosts   = test::with_variable("GPUMF_IPC_ORDER", order, [&] {
+              return test::with_exchange("ipc", [&] {
+                auto v = std::make_unique<gpumf::Vector<double>>(partitioner, backend);
+                test::fill_random(*v, 42);
+                v->update_ghost_values(); // links the vector
+                v->update_ghost_values_start();
+                if (Utilities::MPI::this_mpi_process(comm) == 0)
+                  {
+                    v.reset();
+                    return expected;
+                  }
+                v->update_ghost_values_finish();
+                return ghosts_of(*v);
+              });
+            });
+            checker.check(all_ranks(ghosts == expected, comm),
+                          "ipc, GPUMF_IPC_ORDER=" + order +
+                            ": rank 0 destroys its vector during an exchange, the others' completes");
+          }
+        MPI_Barrier(comm);
+        const auto after_block = shareable_statistics();
+        checker.check(all_ranks(after_block.exported == before_block.exported &&
+                                  after_block.deferred == before_block.deferred &&
+                                  after_block.imported == before_block.imported,
+                                comm),
+                      "ipc orderings: every vector freed and closed afterwards, also after a refused "
+                      "GPUMF_IPC_ORDER and the vectors destroyed during exchanges");
+      }
 
     // copies: same backend, and to/from the host backend
     {

@@ -509,6 +509,11 @@ namespace gpumf
    * communicator is created at the first NCCL exchange on @p comm and freed with @p comm.
    * Collective over @p comm at its first call for the CUDA backend, and at the first call
    * with GPUMF_EXCHANGE=ipc on the host backend.
+   *
+   * The ipc method's reads are ordered by counters that the GPU waits for where all ranks
+   * use one GPU (and on the host backend), else by MPI messages and interprocess events;
+   * GPUMF_IPC_ORDER ("auto", "counters", "messages") chooses, alike on all ranks
+   * (doc/operators.md).
    */
   ExchangeMethod
   exchange_method(const MPI_Comm comm, const Backend backend = default_backend());

@@ -25,6 +25,8 @@ namespace gpumf
       exchange_host,
       ipc_record_event,
       ipc_wait_event,
+      ipc_order_counters,
+      exchange_launch,
       reduction_copy,
       reduction_mpi,
       device_synchronize,

@@ -142,6 +142,8 @@ namespace gpumf
        "exchange: all host calls (ghost update, compress)",
        "ipc: record an interprocess event",
        "ipc: stream waits for a neighbour's event",
+       "ipc: signal and wait for counters",
+       "exchange: launch the reads of the neighbours' memory",
        "reduction: device-to-host copy (waits for the GPU)",
        "reduction: MPI sum",
        "device synchronize"}};

@@ -120,6 +120,10 @@ namespace gpumf
         MPI_Comm    ipc_comm      = MPI_COMM_NULL;
         bool        ipc_usable[2] = {false, false};
         std::string why_not_ipc[2];
+        /// Whether the ipc links can be ordered by counters on each backend (asked with
+        /// the ipc probe), and if not, why.
+        bool        counters_usable[2] = {false, false};
+        std::string why_not_counters[2];
         /// The notices written so far (each once per communicator).
         std::set<std::string> notices;
         /// The ipc links connected so far (each link's MPI tags are taken from it).
@@ -215,6 +219,18 @@ namespace gpumf
             state.ipc_usable[b] = ipc::usable(comm, backend, state.why_not_ipc[b]);
             if (state.ipc_comm == MPI_COMM_NULL)
               AssertThrowMPI(MPI_Comm_dup(comm, &state.ipc_comm));
+            // ordering by counters: the stream memory operations on every rank, and on the
+            // CUDA backend one GPU for all (a wait on another GPU's memory is not tested)
+            std::string why_not;
+            const int   supported  = ipc::counters_supported(backend, why_not) ? 1 : 0;
+            int         everywhere = 0;
+            AssertThrowMPI(MPI_Allreduce(&supported, &everywhere, 1, MPI_INT, MPI_MIN, comm));
+            if (!everywhere)
+              state.why_not_counters[b] =
+                supported ? "another rank's CUDA driver has no stream memory operations" : why_not;
+            else if (backend == Backend::cuda && !ipc::ranks_on_one_gpu(comm))
+              state.why_not_counters[b] = "the ranks use several GPUs (counters are used where all ranks share one)";
+            state.counters_usable[b] = state.why_not_counters[b].empty();
           }
         return state.ipc_usable[b];
       }
@@ -277,6 +293,28 @@ namespace gpumf
       else if (choice == "ipc")
         return ExchangeMethod::ipc;
       return automatic;
+    }
+
+    IpcOrdering
+    resolve_ipc_ordering(const MPI_Comm comm, const Backend backend)
+    {
+      const char       *variable = std::getenv("GPUMF_IPC_ORDER");
+      const std::string choice   = variable != nullptr && *variable != '\0' ? variable : "auto";
+      AssertThrow(choice == "auto" || choice == "counters" || choice == "messages",
+                  ExcMessage("GPUMF_IPC_ORDER must be auto, counters or messages, not \"" + choice + "\"."));
+      if (choice == "messages")
+        return IpcOrdering::messages;
+      CommunicatorState &state = state_of(comm);
+      const unsigned int b     = backend == Backend::host ? 0 : 1;
+      Assert(state.ipc_probed[b], ExcInternalError()); // resolve_exchange() chose ipc
+      if (state.counters_usable[b])
+        return IpcOrdering::counters;
+      if (choice == "counters")
+        notice(comm,
+               state,
+               "GPUMF_IPC_ORDER=counters, but " + state.why_not_counters[b] +
+                 "; the ipc exchange is ordered by messages instead");
+      return IpcOrdering::messages;
     }
 
     NcclMessages::~NcclMessages()
@@ -380,6 +418,7 @@ namespace gpumf
       {
         ipc::Handle   handle;
         std::uint64_t first_owned, n_owned, ghost_offset, ghost_count;
+        std::int32_t  ordering;
       };
 
       /// The tag of connect()'s messages.
@@ -397,7 +436,14 @@ namespace gpumf
         {
           // a vector destroyed during an exchange: its sources are told that it is done (its
           // memory outlives it while readers have it open), its receives are dropped
-          if (in_flight)
+          if (in_flight && ordering == IpcOrdering::counters)
+            try
+              {
+                ipc::signal_and_await(&own, ipc::Event::done, {}, ipc::Event::done);
+              }
+            catch (...)
+              {}
+          else if (in_flight)
             for (const unsigned int rank : sources)
               {
                 sent.emplace_back();
@@ -451,13 +497,20 @@ namespace gpumf
           offset += count;
         }
       connected_values = values;
+      expected.clear();
+      // asked on every rank before anything is exported: a wrong GPUMF_IPC_ORDER throws everywhere
+      const IpcOrdering wanted = resolve_ipc_ordering(comm, backend);
       if (outgoing.empty()) // no neighbours (e.g. no cells of this level here): nothing to map
         {
-          linked = true;
+          ordering = IpcOrdering::messages; // nothing to order
+          linked   = true;
           return;
         }
-      RunTimer                 timer(RunPart::ipc_connect);
-      const ipc::Handle        handle = ipc::export_memory(backend, values, outgoing.size());
+      RunTimer timer(RunPart::ipc_connect);
+      ordering = wanted;
+      const ipc::Handle handle =
+        ipc::export_memory(backend, values, outgoing.size(), ordering == IpcOrdering::counters);
+      own = handle;
       std::vector<PeerMessage> incoming(outgoing.size());
       std::vector<MPI_Request> requests;
       unsigned int             i = 0;
@@ -466,6 +519,7 @@ namespace gpumf
           message.handle      = handle;
           message.first_owned = first_owned;
           message.n_owned     = n_owned;
+          message.ordering    = static_cast<std::int32_t>(ordering);
           requests.emplace_back();
           AssertThrowMPI(
             MPI_Irecv(&incoming[i++], sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, this->comm, &requests.back()));
@@ -474,6 +528,25 @@ namespace gpumf
             MPI_Isend(&message, sizeof(PeerMessage), MPI_BYTE, rank, connect_tag, this->comm, &requests.back()));
         }
       AssertThrowMPI(MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE));
+      // every message checked before any memory is opened: on a mismatch nothing stays open
+      // here, and the handles given out are taken back (the neighbours throw too)
+      i = 0;
+      for (const auto &[rank, message] : outgoing)
+        {
+          const PeerMessage &received = incoming[i++];
+          std::string        error;
+          if (static_cast<Backend>(received.handle.backend) != backend)
+            error = "gpumf: the ipc exchange links vectors of one backend only: rank " + std::to_string(rank) +
+                    " has its part of the vector on another";
+          else if (static_cast<IpcOrdering>(received.ordering) != ordering)
+            error = "gpumf: the ipc exchange of rank " + std::to_string(rank) +
+                    " is ordered another way than this rank's: set GPUMF_IPC_ORDER alike on all ranks";
+          if (!error.empty())
+            {
+              ipc::withdraw(handle, outgoing.size());
+              AssertThrow(false, ExcMessage(error));
+            }
+        }
       i = 0;
       for (const auto &[rank, message] : outgoing)
         {
@@ -484,10 +557,10 @@ namespace gpumf
           peer.n_owned                = received.n_owned;
           peer.ghost_offset           = received.ghost_offset;
           peer.ghost_count            = received.ghost_count;
-          AssertThrow(static_cast<Backend>(received.handle.backend) == backend,
-                      ExcMessage("gpumf: the ipc exchange links vectors of one backend only: rank " +
-                                 std::to_string(rank) + " has its part of the vector on another"));
-          peer.values = ipc::open(received.handle);
+          peer.values                 = ipc::open(received.handle);
+          if (ordering == IpcOrdering::counters)
+            ipc::map_counters(received.handle); // before any exchange waits for them
+          expected[rank] = {received.handle.ready_count, received.handle.done_count};
         }
       linked = true;
     }
@@ -511,6 +584,16 @@ namespace gpumf
         readers.push_back(rank);
       for (const auto &[rank, count] : sources_)
         sources.push_back(rank);
+      if (ordering == IpcOrdering::counters)
+        {
+          // every neighbour takes part in every exchange of the vector, reader or not
+          for (auto &[rank, counts] : expected)
+            ++counts.first, ++counts.second;
+          if (!expected.empty())
+            ipc::signal_and_await(&own, ipc::Event::ready, {}, ipc::Event::ready);
+          in_flight = true;
+          return;
+        }
       ipc::record(backend, ipc::Event::ready);
       in_flight = true;
       for (const unsigned int rank : sources)
@@ -530,7 +613,15 @@ namespace gpumf
     void
     IpcLinks::wait_sources()
     {
-      RunTimer  timer(RunPart::exchange_wait_sources);
+      RunTimer timer(RunPart::exchange_wait_sources);
+      if (ordering == IpcOrdering::counters)
+        {
+          waits.clear();
+          for (const unsigned int rank : sources)
+            waits.push_back({&peer(rank).handle, expected.at(rank).first});
+          ipc::signal_and_await(nullptr, ipc::Event::ready, waits, ipc::Event::ready);
+          return;
+        }
       const int ierr = MPI_Waitall(ready_received.size(), ready_received.data(), MPI_STATUSES_IGNORE);
       ready_received.clear();
       AssertThrowMPI(ierr);
@@ -542,6 +633,17 @@ namespace gpumf
     IpcLinks::finish(const Backend backend)
     {
       in_flight = false;
+      if (ordering == IpcOrdering::counters)
+        {
+          if (expected.empty())
+            return;
+          RunTimer timer(RunPart::exchange_wait_readers);
+          waits.clear();
+          for (const unsigned int rank : readers)
+            waits.push_back({&peer(rank).handle, expected.at(rank).second});
+          ipc::signal_and_await(&own, ipc::Event::done, waits, ipc::Event::done);
+          return;
+        }
       ipc::record(backend, ipc::Event::done);
       for (const unsigned int rank : sources)
         {

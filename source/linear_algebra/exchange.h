@@ -69,11 +69,37 @@ namespace gpumf
       void *ready = nullptr, *done = nullptr;
     };
 
+    /// How the ranks of an ipc link order their reads of each other's memory (IpcLinks).
+    enum class IpcOrdering
+    {
+      /// empty MPI messages and interprocess CUDA events: the hosts wait for each other
+      messages,
+      /// counters in each process's memory that its neighbours wait for
+      /// (ipc::signal_and_await()): on the CUDA backend the GPU waits, the hosts never do
+      counters
+    };
+
+    /**
+     * The ordering of the ipc links made next on @p comm for vectors on @p backend:
+     * GPUMF_IPC_ORDER (auto, counters or messages; read at every call) or the automatic
+     * choice: counters on the host backend, and on the CUDA backend where all ranks of
+     * @p comm use one GPU and its driver has stream memory operations; else messages (also
+     * when counters were asked for and cannot serve, with a notice). resolve_exchange()
+     * must have chosen the ipc method on @p comm before.
+     */
+    IpcOrdering
+    resolve_ipc_ordering(const MPI_Comm comm, const Backend backend);
+
     /**
      * One vector's links to its neighbours for the ipc method: each rank reads what it
      * needs straight from the neighbours' memory (CUDA IPC on one node, shared host memory
-     * on the host backend), so that nothing is packed or sent but two empty MPI messages
-     * per neighbour and exchange, which order the reads:
+     * on the host backend), so that nothing is packed or sent. With IpcOrdering::counters,
+     * each exchange adds one to this rank's two counters (start(): ready, finish(): done),
+     * and the waits below are waits for the neighbours' counters to reach the number of
+     * the exchange, queued on the default stream (CUDA) or made by the host (host
+     * backend); all ranks of the communicator take part in every exchange of the vector,
+     * so that the numbers agree. With IpcOrdering::messages two empty MPI messages per
+     * neighbour and exchange order the reads:
      * - start(): the data this rank offers are final in the order of its default stream
      *   (ready event); it tells its readers so and posts the receives of its sources'
      *   "ready" and its readers' "done".
@@ -84,15 +110,18 @@ namespace gpumf
      *   readers' "done" and makes the default stream wait for their done events: afterwards
      *   this rank may write the memory it offered. Each exchange thus ends complete on every
      *   rank, and the host never waits for the GPU.
-     * finish() thus returns only when every reader has reached its own finish() of the
-     * exchange: all ranks must finish a vector's exchanges in the order they start them (as
-     * they start them in the same order), and no rank may enter a blocking collective
-     * between a start and its finish that another rank enters after it. The messages travel
+     * With messages, finish() thus returns only when every reader has reached its own
+     * finish() of the exchange (with counters, the GPU waits instead, and on the host
+     * backend the host): all ranks must finish a vector's exchanges in the order they start
+     * them (as they start them in the same order), and no rank may enter a blocking
+     * collective between a start and its finish that another rank enters after it. With
+     * counters, a rank's waits also need its neighbours to take part in every exchange of
+     * the vector; the messages' way matches messages by rank pair. The messages travel
      * on a duplicate of the vector's communicator, with MPI tags of the link's own, so that
      * they never meet the program's messages or another vector's. connect() exchanges the
      * memory handles, once per vector allocation (collective among neighbours); the
      * destructor closes the handles (ipc.h: the lifetime protocol) and, during an exchange,
-     * tells the sources that it is done.
+     * tells the sources that it is done (a message, or its done counter).
      */
     class IpcLinks
     {
@@ -153,7 +182,14 @@ namespace gpumf
       close_peers() noexcept;
 
       std::map<unsigned int, Peer> peers;
-      bool                         linked = false;
+      bool                         linked   = false;
+      IpcOrdering                  ordering = IpcOrdering::messages;
+      /// this rank's allocation as its neighbours know it (ordering by counters)
+      ipc::Handle own;
+      /// the number of exchanges each neighbour's counters will show when it is ready and
+      /// done with the exchange under way (ordering by counters)
+      std::map<unsigned int, std::pair<std::uint32_t, std::uint32_t>> expected;
+      std::vector<ipc::Wait>                                          waits;
       /// between start() and finish()
       bool                      in_flight        = false;
       const void               *connected_values = nullptr;

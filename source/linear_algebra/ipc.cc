@@ -16,6 +16,7 @@
 #include <deal.II/base/mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -24,7 +25,14 @@
 #include <set>
 #include <vector>
 
+#include <thread>
+
+#if GPUMF_WITH_CUDA
+#  include <cuda.h> // types of the stream memory operations only: the functions come from the runtime's entry points
+#endif
+
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -39,9 +47,65 @@ namespace gpumf
 
       namespace
       {
-        /// The counters of one process's exported allocations (one slot each).
-        constexpr std::uint32_t mailbox_slots = 1u << 16;
-        using Counter                         = std::atomic<std::int64_t>;
+        /// The counters of one process's exported allocations (one slot each): the
+        /// reference counts of the lifetime protocol, then the two ordering counters of
+        /// each slot (ready, done; used on the host backend, the CUDA backend has them in
+        /// device memory).
+        constexpr std::uint32_t mailbox_slots    = 1u << 16;
+        constexpr std::size_t   mailbox_counters = 3 * std::size_t(mailbox_slots);
+        using Counter                            = std::atomic<std::int64_t>;
+
+        /// Index of the ordering counter @p event of @p slot within a counter array (the
+        /// host backend's starts after the reference counts).
+        std::size_t
+        ordering_index(const std::uint32_t slot, const Event event)
+        {
+          return 2 * std::size_t(slot) + (event == Event::ready ? 0 : 1);
+        }
+
+#if GPUMF_WITH_CUDA
+        /// The driver's batch of stream memory operations, from the runtime's entry points
+        /// (no link to libcuda: the programs start on machines without a GPU driver).
+        struct MemoryOperations
+        {
+          CUresult (*batch)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int) = nullptr;
+          /// Empty when it was found, else why not.
+          std::string error;
+
+          MemoryOperations()
+          {
+            const auto find = [&](auto &function, const char *symbol) {
+              void                           *pointer = nullptr;
+              cudaDriverEntryPointQueryResult found   = cudaDriverEntryPointSymbolNotFound;
+              if (cudaGetDriverEntryPointByVersion(symbol, &pointer, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+                  found != cudaDriverEntryPointSuccess || pointer == nullptr)
+                {
+                  cudaGetLastError();
+                  if (error.empty())
+                    error = std::string("the CUDA driver has no ") + symbol;
+                  return;
+                }
+              function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(pointer);
+            };
+            find(batch, "cuStreamBatchMemOp");
+          }
+        };
+
+        const MemoryOperations &
+        memory_operations()
+        {
+          static const MemoryOperations operations;
+          return operations;
+        }
+
+        void
+        check_driver(const CUresult result, const char *call)
+        {
+          AssertThrow(result == CUDA_SUCCESS,
+                      ExcMessage(std::string("gpumf: the CUDA driver call ") + call + " failed with error " +
+                                 std::to_string(static_cast<int>(result))));
+        }
+#endif
         static_assert(Counter::is_always_lock_free, "counters shared between processes must be lock-free");
 
         std::size_t
@@ -105,6 +169,11 @@ namespace gpumf
           return ptr;
         }
 
+        /// At MPI_Finalize() of a process whose GPU waited for counters: see
+        /// Registry::ensure_device_counters().
+        void
+        drain_at_finalize() noexcept;
+
         /// An allocation of this process from allocate_shareable().
         struct Allocation
         {
@@ -149,12 +218,55 @@ namespace gpumf
           unsigned char                            ready_handle[64] = {}, done_handle[64] = {};
           std::map<int, std::pair<void *, void *>> peer_events;
 
+          /// The values signalled so far of each slot's ordering counters (this process
+          /// is their only writer; a slot's counters go on counting through the
+          /// allocations that use it, so that a neighbour never sees a value go back).
+          std::vector<std::uint32_t> signalled = std::vector<std::uint32_t>(2 * std::size_t(mailbox_slots), 0);
+          unsigned long long         n_signals = 0;
+          /// CUDA: the device array of this process's ordering counters and its handle,
+          /// and the neighbours' arrays mapped here (by process).
+          std::uint32_t                 *device_counters            = nullptr;
+          unsigned char                  device_counters_handle[64] = {};
+          std::map<int, std::uint32_t *> peer_device_counters;
+
+          void
+          ensure_device_counters()
+          {
+#if GPUMF_WITH_CUDA
+            if (device_counters != nullptr)
+              return;
+            void             *array = nullptr;
+            const std::size_t bytes = 2 * std::size_t(mailbox_slots) * sizeof(std::uint32_t);
+            GPUMF_CHECK_CUDA(cudaMalloc(&array, bytes));
+            GPUMF_CHECK_CUDA(cudaMemset(array, 0, bytes));
+            GPUMF_CHECK_CUDA(cudaDeviceSynchronize()); // zero before any neighbour maps it
+            cudaIpcMemHandle_t handle;
+            GPUMF_CHECK_CUDA(cudaIpcGetMemHandle(&handle, array));
+            static_assert(sizeof(handle) <= 64, "");
+            std::memcpy(device_counters_handle, &handle, sizeof(handle));
+            device_counters = static_cast<std::uint32_t *>(array);
+            // the GPUs may still wait for counters when the program ends: MPI_Finalize()
+            // first deletes the attributes of MPI_COMM_SELF, and this one's deletion drains
+            // the process (drain_at_finalize())
+            int key = MPI_KEYVAL_INVALID;
+            AssertThrowMPI(MPI_Comm_create_keyval(
+              MPI_COMM_NULL_COPY_FN,
+              [](MPI_Comm, int, void *, void *) {
+                drain_at_finalize();
+                return MPI_SUCCESS;
+              },
+              &key,
+              nullptr));
+            AssertThrowMPI(MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr));
+#endif
+          }
+
           void
           ensure_mailbox()
           {
             if (mailbox != nullptr)
               return;
-            mailbox = static_cast<Counter *>(map_new_memfd(mailbox_slots * sizeof(Counter), mailbox_fd));
+            mailbox = static_cast<Counter *>(map_new_memfd(mailbox_counters * sizeof(Counter), mailbox_fd));
             std::random_device random;
             mailbox_id = (std::uint64_t(random()) << 32 | random()) ^ std::uint64_t(getpid());
             mailbox[0].store(static_cast<std::int64_t>(mailbox_id));
@@ -173,13 +285,13 @@ namespace gpumf
                 error = "process " + std::to_string(pid) + " seen here is not the one that exported";
                 return nullptr;
               }
-            void *ptr = map_peer_fd(pid, fd, mailbox_slots * sizeof(Counter), error);
+            void *ptr = map_peer_fd(pid, fd, mailbox_counters * sizeof(Counter), error);
             if (ptr == nullptr)
               return nullptr;
             Counter *mapped = static_cast<Counter *>(ptr);
             if (static_cast<std::uint64_t>(mapped[0].load()) != id)
               {
-                munmap(ptr, page_rounded(mailbox_slots * sizeof(Counter)));
+                munmap(ptr, page_rounded(mailbox_counters * sizeof(Counter)));
                 error = "/proc/" + std::to_string(pid) +
                         " is another process than the rank's (different PID "
                         "namespaces?)";
@@ -250,6 +362,37 @@ namespace gpumf
 
         /// Where each rank of @p comm runs: its host name, followed on the CUDA backend by
         /// "/" and the PCI address of its GPU. Collective.
+        /// Waits for this process's GPU, so that it leaves no neighbour waiting for a value
+        /// it never wrote; then says so in its mailbox (the first slot's ready counter, a slot
+        /// no allocation takes) and stays until every neighbour whose counters it mapped has
+        /// said the same (at most 10 s), so that no neighbour's GPU still waits for this
+        /// process's counters when its memory goes with it.
+        void
+        drain_at_finalize() noexcept
+        {
+#if GPUMF_WITH_CUDA
+          if (cudaDeviceSynchronize() != cudaSuccess)
+            cudaGetLastError();
+#endif
+          Registry              &state = registry();
+          std::vector<Counter *> neighbours;
+          {
+            std::lock_guard<std::mutex> lock(state.mutex);
+            state.mailbox[mailbox_slots + ordering_index(0, Event::ready)].store(1, std::memory_order_release);
+            for (const auto &[pid, counters] : state.peer_device_counters)
+              {
+                const auto found = state.peer_mailboxes.find(pid);
+                if (found != state.peer_mailboxes.end())
+                  neighbours.push_back(found->second);
+              }
+          }
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          for (const Counter *neighbour : neighbours)
+            while (neighbour[mailbox_slots + ordering_index(0, Event::ready)].load(std::memory_order_acquire) == 0 &&
+                   std::chrono::steady_clock::now() < deadline)
+              std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+
         std::vector<std::string>
         placements(const MPI_Comm comm, const Backend backend)
         {
@@ -365,8 +508,15 @@ namespace gpumf
         return std::set<std::string>(names.begin(), names.end()).size() < names.size();
       }
 
+      bool
+      ranks_on_one_gpu(const MPI_Comm comm)
+      {
+        const std::vector<std::string> names = placements(comm, Backend::cuda);
+        return std::set<std::string>(names.begin(), names.end()).size() == 1;
+      }
+
       Handle
-      export_memory(const Backend backend, const void *base, const unsigned int n_importers)
+      export_memory(const Backend backend, const void *base, const unsigned int n_importers, const bool counters)
       {
         RunTimer                    timer(RunPart::ipc_export);
         Registry                   &state = registry();
@@ -418,14 +568,51 @@ namespace gpumf
         handle.id         = allocation.id;
         handle.bytes      = allocation.bytes;
         std::memcpy(handle.memory, allocation.cuda_handle, sizeof(handle.memory));
+        handle.ready_count = state.signalled[ordering_index(allocation.slot, Event::ready)];
+        handle.done_count  = state.signalled[ordering_index(allocation.slot, Event::done)];
         if (backend == Backend::cuda)
           {
             state.ensure_events();
             std::memcpy(handle.ready, state.ready_handle, sizeof(handle.ready));
             std::memcpy(handle.done, state.done_handle, sizeof(handle.done));
+            if (counters)
+              {
+                state.ensure_device_counters();
+                std::memcpy(handle.counters, state.device_counters_handle, sizeof(handle.counters));
+              }
           }
         state.reclaim();
         return handle;
+      }
+
+      void
+      withdraw(const Handle &handle, const unsigned int n_importers) noexcept
+      {
+        Registry                   &state = registry();
+        std::lock_guard<std::mutex> lock(state.mutex);
+        state.mailbox[handle.slot].fetch_sub(n_importers);
+        state.reclaim();
+      }
+
+      void
+      map_counters(const Handle &peer)
+      {
+#if GPUMF_WITH_CUDA
+        if (static_cast<Backend>(peer.backend) != Backend::cuda)
+          return;
+        Registry                   &state = registry();
+        std::lock_guard<std::mutex> lock(state.mutex);
+        std::uint32_t             *&mapped = state.peer_device_counters[peer.pid];
+        if (mapped != nullptr)
+          return;
+        cudaIpcMemHandle_t handle;
+        std::memcpy(&handle, peer.counters, sizeof(handle));
+        void *base = nullptr;
+        GPUMF_CHECK_CUDA(cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess));
+        mapped = static_cast<std::uint32_t *>(base);
+#else
+        (void)peer;
+#endif
       }
 
       void *
@@ -544,6 +731,132 @@ namespace gpumf
         (void)peer, (void)event;
 #endif
       }
+
+      bool
+      counters_supported(const Backend backend, std::string &why_not)
+      {
+#if GPUMF_WITH_CUDA
+        if (backend == Backend::cuda)
+          {
+            why_not = memory_operations().error;
+            return why_not.empty();
+          }
+#endif
+        (void)backend;
+        why_not.clear();
+        return true;
+      }
+
+      void
+      signal_and_await(const Handle            *own,
+                       const Event              signal_event,
+                       const std::vector<Wait> &waits,
+                       const Event              wait_event)
+      {
+        RunTimer      timer(RunPart::ipc_order_counters);
+        Registry     &state = registry();
+        std::uint32_t value = 0;
+        if (own != nullptr)
+          {
+            std::lock_guard<std::mutex> lock(state.mutex);
+            Assert(own->pid == getpid(), ExcInternalError());
+            value = ++state.signalled[ordering_index(own->slot, signal_event)];
+            ++state.n_signals;
+          }
+        const Backend backend = own != nullptr ? static_cast<Backend>(own->backend) :
+                                !waits.empty() ? static_cast<Backend>(waits.front().peer->backend) :
+                                                 Backend::host;
+#if GPUMF_WITH_CUDA
+        if (backend == Backend::cuda)
+          {
+            // one driver call for the signal and all waits, in this order
+            std::vector<CUstreamBatchMemOpParams> operations;
+            operations.reserve(waits.size() + 1);
+            if (own != nullptr)
+              {
+                CUstreamBatchMemOpParams write{};
+                write.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+                write.writeValue.address =
+                  reinterpret_cast<CUdeviceptr>(state.device_counters + ordering_index(own->slot, signal_event));
+                write.writeValue.value = value;
+                // flags 0: a memory fence before the write, so that a neighbour that sees the
+                // value also sees this process's earlier writes
+                write.writeValue.flags = 0;
+                operations.push_back(write);
+              }
+            for (const Wait &wait : waits)
+              {
+                std::uint32_t *counters = nullptr;
+                {
+                  std::lock_guard<std::mutex> lock(state.mutex);
+                  const auto                  found = state.peer_device_counters.find(wait.peer->pid);
+                  AssertThrow(found != state.peer_device_counters.end(),
+                              ExcMessage("gpumf: the ipc exchange waits for the counters of process " +
+                                         std::to_string(wait.peer->pid) + ", which it has not mapped"));
+                  counters = found->second;
+                }
+                CUstreamBatchMemOpParams operation{};
+                operation.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+                operation.waitValue.address =
+                  reinterpret_cast<CUdeviceptr>(counters + ordering_index(wait.peer->slot, wait_event));
+                operation.waitValue.value = wait.count;
+                operation.waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+                operations.push_back(operation);
+              }
+            for (std::size_t first = 0; first < operations.size(); first += 255) // at most 255 a call
+              check_driver(memory_operations().batch(CU_STREAM_LEGACY,
+                                                     std::min<std::size_t>(255, operations.size() - first),
+                                                     operations.data() + first,
+                                                     0),
+                           "cuStreamBatchMemOp");
+            return;
+          }
+#endif
+        (void)backend;
+        if (own != nullptr)
+          state.mailbox[mailbox_slots + ordering_index(own->slot, signal_event)].store(value,
+                                                                                       std::memory_order_release);
+        for (const Wait &wait : waits)
+          {
+            const Counter *counter = nullptr;
+            {
+              std::lock_guard<std::mutex> lock(state.mutex);
+              const auto                  found = state.peer_mailboxes.find(wait.peer->pid);
+              AssertThrow(found != state.peer_mailboxes.end(),
+                          ExcMessage("gpumf: the ipc exchange waits for process " + std::to_string(wait.peer->pid) +
+                                     ", whose memory it has not mapped"));
+              counter = &found->second[mailbox_slots + ordering_index(wait.peer->slot, wait_event)];
+            }
+            // the neighbour's host reaches its signal soon (it is a rank of the same
+            // exchange): spin, then yield the core (more ranks than cores), then sleep briefly
+            // and let MPI progress (a neighbour may first wait for a message of this rank's);
+            // after 10 s, check every second that the neighbour still runs
+            const auto start = std::chrono::steady_clock::now();
+            auto       check = start + std::chrono::seconds(10);
+            for (unsigned long long round = 0;; ++round)
+              {
+                const auto current = static_cast<std::uint32_t>(counter->load(std::memory_order_acquire));
+                if (static_cast<std::int32_t>(current - wait.count) >= 0)
+                  break;
+                if (round > 100000)
+                  {
+                    std::this_thread::sleep_for(std::chrono::microseconds(20));
+                    int flag = 0;
+                    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+                    if (std::chrono::steady_clock::now() > check)
+                      {
+                        AssertThrow(kill(wait.peer->pid, 0) == 0 || errno != ESRCH,
+                                    ExcMessage("gpumf: the ipc exchange waits for process " +
+                                               std::to_string(wait.peer->pid) + " (counter " +
+                                               std::to_string(wait.count) + "), which has ended"));
+                        check += std::chrono::seconds(1);
+                      }
+                  }
+                else if (round > 100)
+                  std::this_thread::yield();
+              }
+          }
+      }
     } // namespace ipc
 
     void *
@@ -582,6 +895,12 @@ namespace gpumf
       return ptr;
     }
 
+    bool
+    ranks_on_one_gpu(const MPI_Comm comm)
+    {
+      return ipc::ranks_on_one_gpu(comm);
+    }
+
     ShareableStatistics
     shareable_statistics()
     {
@@ -595,6 +914,7 @@ namespace gpumf
           result.deferred += allocation.released ? 1 : 0;
         }
       result.imported = state.imports.size();
+      result.signals  = state.n_signals;
       return result;
     }
 

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gpumf
 {
@@ -45,6 +46,12 @@ namespace gpumf
         /// recorded when its data are ready to be read, and when it has read its
         /// neighbours' data.
         unsigned char ready[64] = {}, done[64] = {};
+        /// The ordering by counters: the values of the allocation's two counters (ready,
+        /// done) when this handle was made, and the exporter's counter array
+        /// (cudaIpcMemHandle_t; CUDA only; on the host backend the counters are in the
+        /// mailbox).
+        std::uint32_t ready_count = 0, done_count = 0;
+        unsigned char counters[64] = {};
       };
 
       /**
@@ -61,13 +68,29 @@ namespace gpumf
       bool
       ranks_share_gpu(const MPI_Comm comm);
 
+      /// Whether all ranks of @p comm use one GPU (host name and PCI address). Collective;
+      /// CUDA backend only.
+      bool
+      ranks_on_one_gpu(const MPI_Comm comm);
+
       /**
        * The handle of the allocation at @p base (from allocate_shareable() of this
        * process) for @p n_importers neighbours, each of which must open() it once and
-       * close() it once.
+       * close() it once. With @p counters, the handle also carries this process's
+       * ordering counters (CUDA: their device array, created at the first such export).
        */
       Handle
-      export_memory(const Backend backend, const void *base, const unsigned int n_importers);
+      export_memory(const Backend backend, const void *base, const unsigned int n_importers, const bool counters);
+
+      /// Takes back the @p n_importers handles given out by export_memory() when the
+      /// neighbours will not open them (a failed connect).
+      void
+      withdraw(const Handle &handle, const unsigned int n_importers) noexcept;
+
+      /// Maps the ordering counters of @p peer's process here (once per process), so that
+      /// signal_and_await() can wait for them. CUDA only; nothing on the host backend.
+      void
+      map_counters(const Handle &peer);
 
       /// Maps the allocation of @p handle into this process (once per process; later
       /// opens count) and returns its base address.
@@ -96,6 +119,44 @@ namespace gpumf
       /// received. Nothing on the host backend.
       void
       wait(const Handle &peer, const Event event);
+
+      /**
+       * Ordering by counters, the other way to order the reads of a link: each exported
+       * allocation has two counters in its process's memory (ready, done) that only that
+       * process writes, and that its neighbours map. signal_and_await() adds one to a
+       * counter of this process's allocation and waits until neighbours' counters have
+       * reached given values. On the CUDA backend these are stream memory operations of
+       * the default stream (the host only queues them: no message, no host wait); on the
+       * host backend the signal is stored at once and the calling thread waits.
+       *
+       * Whether this process can: on CUDA the driver's stream memory operations
+       * (cuStreamWriteValue32, cuStreamWaitValue32) must be there; @p why_not says why
+       * not. The host backend always can.
+       */
+      bool
+      counters_supported(const Backend backend, std::string &why_not);
+
+      /// A neighbour's counter to wait for: until it has reached @p count (cyclic
+      /// comparison: the counters may wrap around).
+      struct Wait
+      {
+        const Handle *peer  = nullptr;
+        std::uint32_t count = 0;
+      };
+
+      /**
+       * Adds one to the counter @p signal_event of this process's allocation of @p own (a
+       * handle from export_memory() of this process; nullptr: no signal), after the work
+       * queued so far; then the later work of the default stream (host backend: the
+       * calling thread) waits until each neighbour's counter @p wait_event in @p waits has
+       * reached its count (its counters mapped by map_counters()). CUDA: one driver call
+       * (cuStreamBatchMemOp) for up to 255 operations.
+       */
+      void
+      signal_and_await(const Handle            *own,
+                       const Event              signal_event,
+                       const std::vector<Wait> &waits,
+                       const Event              wait_event);
     } // namespace ipc
   }   // namespace internal
 } // namespace gpumf

@@ -9,6 +9,7 @@
 #include <deal.II/lac/affine_constraints.templates.h>
 #include <deal.II/lac/vector_memory.templates.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -410,6 +411,13 @@ namespace gpumf
       /// entry in its owner's local entries (in the order of the ghost range).
       IpcLinks            ipc;
       Array<unsigned int> ipc_ghost_indices;
+      /// One kernel for all neighbours where there are at most PeerEntries::max_peers: the
+      /// sources' entries of a ghost update and of a compress, and the compress's sums by
+      /// owned entry (rows, where each row's positions in the import list start, the
+      /// positions in rank order).
+      bool                ipc_one_kernel = false;
+      PeerEntries<Number> ipc_ghost_sources, ipc_import_sources;
+      Array<unsigned int> ipc_rows, ipc_row_starts, ipc_positions;
 
       GhostExchange()                      = default;
       GhostExchange(const GhostExchange &) = delete;
@@ -467,6 +475,54 @@ namespace gpumf
         return method == ExchangeMethod::staged_mpi;
       }
 
+      /// The tables of the ipc method's one-kernel reads (ipc_one_kernel), after connect().
+      void
+      link_one_kernel(const Backend backend, const Utilities::MPI::Partitioner &p)
+      {
+        using Entries = PeerEntries<Number>;
+        ipc_one_kernel =
+          p.ghost_targets().size() <= Entries::max_peers && p.import_targets().size() <= Entries::max_peers;
+        if (!ipc_one_kernel)
+          return;
+        ipc_ghost_sources = Entries();
+        for (const auto &[rank, count] : p.ghost_targets())
+          {
+            const unsigned int s            = ipc_ghost_sources.n_peers++;
+            ipc_ghost_sources.values[s]     = static_cast<const Number *>(ipc.peer(rank).values);
+            ipc_ghost_sources.starts[s + 1] = ipc_ghost_sources.starts[s] + count;
+          }
+        ipc_import_sources = Entries();
+        for (const auto &[rank, count] : p.import_targets())
+          {
+            const IpcLinks::Peer &peer   = ipc.peer(rank);
+            const unsigned int    s      = ipc_import_sources.n_peers++;
+            ipc_import_sources.values[s] = static_cast<const Number *>(peer.values) + peer.n_owned + peer.ghost_offset;
+            ipc_import_sources.starts[s + 1] = ipc_import_sources.starts[s] + count;
+          }
+        // the import list's positions by owned entry, in rank order (positions ascend)
+        std::vector<std::pair<unsigned int, unsigned int>> by_entry; // (owned entry, position)
+        by_entry.reserve(p.n_import_indices());
+        unsigned int position = 0;
+        for (const auto &range : p.import_indices())
+          for (unsigned int i = range.first; i < range.second; ++i)
+            by_entry.emplace_back(i, position++);
+        std::sort(by_entry.begin(), by_entry.end());
+        std::vector<unsigned int> rows, row_starts{0}, positions;
+        positions.reserve(by_entry.size());
+        for (std::size_t k = 0; k < by_entry.size(); ++k)
+          {
+            if (k > 0 && by_entry[k].first != by_entry[k - 1].first)
+              row_starts.push_back(k);
+            if (k == 0 || by_entry[k].first != by_entry[k - 1].first)
+              rows.push_back(by_entry[k].first);
+            positions.push_back(by_entry[k].second);
+          }
+        row_starts.push_back(by_entry.size());
+        ipc_rows.reinit(backend, rows);
+        ipc_row_starts.reinit(backend, row_starts);
+        ipc_positions.reinit(backend, positions);
+      }
+
       /// Decides how this exchange travels (exchange_method()) and sizes the buffers for @p p;
       /// for the ipc method, links the vector's memory at @p values to the neighbours'
       /// (once per allocation: the first exchange of every rank comes here).
@@ -502,6 +558,13 @@ namespace gpumf
                       }
                   }
                 ipc_ghost_indices.reinit(backend, indices);
+                for (const auto &[rank, count] : p.import_targets())
+                  AssertThrow(ipc.peer(rank).ghost_count == count,
+                              ExcMessage("gpumf::Vector, ipc exchange: rank " + std::to_string(rank) + " has " +
+                                         std::to_string(ipc.peer(rank).ghost_count) +
+                                         " ghosts of this rank's entries, and this rank's partitioner expects " +
+                                         std::to_string(count) + ": the ranks' partitioners do not match."));
+                link_one_kernel(backend, p);
               }
             return;
           }
@@ -658,15 +721,24 @@ namespace gpumf
         // each source's entries read from its memory, in the source's local numbering
         ex.ipc.wait_sources();
         std::size_t offset = 0;
-        for (const auto &[rank, count] : partitioner->ghost_targets())
-          {
+        {
+          internal::RunTimer launch_timer(internal::RunPart::exchange_launch);
+          if (ex.ipc_one_kernel)
             GPUMF_DISPATCH(backend(),
-                           gather(get_values() + locally_owned_size() + offset,
-                                  static_cast<const Number *>(ex.ipc.peer(rank).values),
-                                  ex.ipc_ghost_indices.data() + offset,
-                                  count));
-            offset += count;
-          }
+                           gather_from_peers(get_values() + locally_owned_size(),
+                                             ex.ipc_ghost_sources,
+                                             ex.ipc_ghost_indices.data()));
+          else
+            for (const auto &[rank, count] : partitioner->ghost_targets())
+              {
+                GPUMF_DISPATCH(backend(),
+                               gather(get_values() + locally_owned_size() + offset,
+                                      static_cast<const Number *>(ex.ipc.peer(rank).values),
+                                      ex.ipc_ghost_indices.data() + offset,
+                                      count));
+                offset += count;
+              }
+        }
         ex.ipc.finish(backend());
       }
     ex.wait();
@@ -724,22 +796,29 @@ namespace gpumf
         // each source's ghost entries of this rank's indices, read from its memory
         ex.ipc.wait_sources();
         std::size_t offset = 0;
-        for (const auto &[rank, count] : p.import_targets())
-          {
-            const internal::IpcLinks::Peer &peer = ex.ipc.peer(rank);
-            AssertThrow(peer.ghost_count == count,
-                        ExcMessage("gpumf::Vector::compress(): rank " + std::to_string(rank) + " has " +
-                                   std::to_string(peer.ghost_count) +
-                                   " ghosts of this rank's entries, and this "
-                                   "rank's partitioner expects " +
-                                   std::to_string(count) + ": the ranks' partitioners do not match."));
+        {
+          internal::RunTimer launch_timer(internal::RunPart::exchange_launch);
+          if (ex.ipc_one_kernel)
             GPUMF_DISPATCH(backend(),
-                           scatter_add(values.data(),
-                                       import_indices.data() + offset,
-                                       static_cast<const Number *>(peer.values) + peer.n_owned + peer.ghost_offset,
-                                       count));
-            offset += count;
-          }
+                           scatter_add_from_peers(values.data(),
+                                                  import_indices.data(),
+                                                  ex.ipc_import_sources,
+                                                  ex.ipc_rows.data(),
+                                                  ex.ipc_row_starts.data(),
+                                                  ex.ipc_positions.data(),
+                                                  ex.ipc_rows.size()));
+          else
+            for (const auto &[rank, count] : p.import_targets())
+              {
+                const internal::IpcLinks::Peer &peer = ex.ipc.peer(rank);
+                GPUMF_DISPATCH(backend(),
+                               scatter_add(values.data(),
+                                           import_indices.data() + offset,
+                                           static_cast<const Number *>(peer.values) + peer.n_owned + peer.ghost_offset,
+                                           count));
+                offset += count;
+              }
+        }
         ex.ipc.finish(backend()); // the sources may zero their ghosts after this
       }
     ex.wait();

@@ -207,6 +207,47 @@ namespace gpumf
             x[indices[i]] += buffer[i];
         }
 
+        /// The neighbour whose range of the concatenated list holds @p i.
+        template <typename Number>
+        __device__ unsigned int
+        peer_of(const PeerEntries<Number> &peers, const unsigned int i)
+        {
+          unsigned int s = 0;
+          while (s + 1 < peers.n_peers && i >= peers.starts[s + 1])
+            ++s;
+          return s;
+        }
+
+        template <typename Number>
+        __global__ void
+        gather_from_peers_kernel(Number *buffer, const PeerEntries<Number> peers, const unsigned int *indices)
+        {
+          const unsigned int n = peers.starts[peers.n_peers];
+          for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            buffer[i] = peers.values[peer_of(peers, i)][indices[i]];
+        }
+
+        template <typename Number>
+        __global__ void
+        scatter_add_from_peers_kernel(Number                   *x,
+                                      const PeerEntries<Number> peers,
+                                      const unsigned int       *rows,
+                                      const unsigned int       *row_starts,
+                                      const unsigned int       *positions,
+                                      const std::size_t         n_rows)
+        {
+          for (std::size_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n_rows; k += gridDim.x * blockDim.x)
+            {
+              Number sum = x[rows[k]];
+              for (unsigned int p = row_starts[k]; p < row_starts[k + 1]; ++p)
+                {
+                  const unsigned int i = positions[p], s = peer_of(peers, i);
+                  sum += peers.values[s][i - peers.starts[s]];
+                }
+              x[rows[k]] = sum;
+            }
+        }
+
         template <typename Number>
         __global__ void
         set_indexed_kernel(Number             *dst,
@@ -348,6 +389,33 @@ namespace gpumf
         if (n == 0)
           return;
         scatter_add_kernel<<<n_blocks(n), block_size>>>(x, indices, buffer, n);
+        check_launch();
+      }
+
+      template <typename Number>
+      void
+      gather_from_peers(Number *buffer, const PeerEntries<Number> &peers, const unsigned int *indices)
+      {
+        const std::size_t n = peers.starts[peers.n_peers];
+        if (n == 0)
+          return;
+        gather_from_peers_kernel<<<n_blocks(n), block_size>>>(buffer, peers, indices);
+        check_launch();
+      }
+
+      template <typename Number>
+      void
+      scatter_add_from_peers(Number *x,
+                             const unsigned int *,
+                             const PeerEntries<Number> &peers,
+                             const unsigned int        *rows,
+                             const unsigned int        *row_starts,
+                             const unsigned int        *positions,
+                             std::size_t                n_rows)
+      {
+        if (n_rows == 0)
+          return;
+        scatter_add_from_peers_kernel<<<n_blocks(n_rows), block_size>>>(x, peers, rows, row_starts, positions, n_rows);
         check_launch();
       }
 

@@ -19,6 +19,18 @@ namespace gpumf
       abs_sum, // sum |x[i]|
       abs_max  // max |x[i]|
     };
+
+    /// The neighbours' entries that one kernel of the ipc exchange reads (kernel
+    /// parameters, no device table): neighbour s holds the entries [starts[s],
+    /// starts[s+1]) of the exchange's concatenated list, at values[s].
+    template <typename Number>
+    struct PeerEntries
+    {
+      static constexpr unsigned int max_peers             = 16;
+      const Number                 *values[max_peers]     = {};
+      unsigned int                  starts[max_peers + 1] = {};
+      unsigned int                  n_peers               = 0;
+    };
   } // namespace internal
 } // namespace gpumf
 
@@ -51,6 +63,18 @@ namespace gpumf
   TEMPLATE void gather(Number *buffer, const Number *x, const unsigned int *indices, std::size_t n);                  \
   /* x[indices[i]] += buffer[i]; indices unique */                                                                    \
   TEMPLATE void scatter_add(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n);             \
+  /* buffer[i] = peers.values[s][indices[i]] for the i of neighbour s (ghost update of the ipc method) */             \
+  TEMPLATE void gather_from_peers(Number *buffer, const PeerEntries<Number> &peers, const unsigned int *indices);     \
+  /* x[indices[i]] += peers.values[s][i - peers.starts[s]], neighbour after neighbour (compress of the ipc method);   \
+     the kernel sums by owned entry instead (rows[k] gets the entries positions[row_starts[k] .. row_starts[k+1]),    \
+     in that order): bitwise the same, one thread per row */                                                          \
+  TEMPLATE void scatter_add_from_peers(Number                    *x,                                                  \
+                                       const unsigned int        *indices,                                            \
+                                       const PeerEntries<Number> &peers,                                              \
+                                       const unsigned int        *rows,                                               \
+                                       const unsigned int        *row_starts,                                         \
+                                       const unsigned int        *positions,                                          \
+                                       std::size_t                n_rows);                                                           \
   /* dst[indices[i]] = (add ? dst[indices[i]] : 0) + (src == null ? value : src[indices[i]]) */                       \
   TEMPLATE void set_indexed(                                                                                          \
     Number *dst, const unsigned int *indices, const Number *src, Number value, bool add, std::size_t n);

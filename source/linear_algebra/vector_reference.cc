@@ -140,6 +140,31 @@ namespace gpumf
 
       template <typename Number>
       void
+      gather_from_peers(Number *buffer, const PeerEntries<Number> &peers, const unsigned int *indices)
+      {
+        for (unsigned int s = 0; s < peers.n_peers; ++s)
+          for (unsigned int i = peers.starts[s]; i < peers.starts[s + 1]; ++i)
+            buffer[i] = peers.values[s][indices[i]];
+      }
+
+      // the plain order: neighbour after neighbour (the row lists serve the GPU only)
+      template <typename Number>
+      void
+      scatter_add_from_peers(Number                    *x,
+                             const unsigned int        *indices,
+                             const PeerEntries<Number> &peers,
+                             const unsigned int *,
+                             const unsigned int *,
+                             const unsigned int *,
+                             std::size_t)
+      {
+        for (unsigned int s = 0; s < peers.n_peers; ++s)
+          for (unsigned int i = peers.starts[s]; i < peers.starts[s + 1]; ++i)
+            x[indices[i]] += peers.values[s][i - peers.starts[s]];
+      }
+
+      template <typename Number>
+      void
       set_indexed(Number *dst, const unsigned int *indices, const Number *src, Number value, bool add, std::size_t n)
       {
         for (std::size_t i = 0; i < n; ++i)

@@ -401,24 +401,25 @@ namespace test
     return "";
   }
 
-  /// Runs @p body with GPUMF_EXCHANGE set to @p method ("" unsets it), then restores the
-  /// variable; returns what @p body returns.
+  /// Runs @p body with the environment variable @p name set to @p value ("" unsets it),
+  /// then restores the variable; returns what @p body returns.
   template <typename Body>
   auto
-  with_exchange(const std::string &method, const Body &body)
+  with_variable(const char *name, const std::string &value, const Body &body)
   {
-    const char       *original = std::getenv("GPUMF_EXCHANGE");
+    const char       *original = std::getenv(name);
     const std::string saved    = original != nullptr ? original : "";
+    const bool        was_set  = original != nullptr;
     const auto        restore  = [&] {
-      if (original != nullptr)
-        setenv("GPUMF_EXCHANGE", saved.c_str(), 1);
+      if (was_set)
+        setenv(name, saved.c_str(), 1);
       else
-        unsetenv("GPUMF_EXCHANGE");
+        unsetenv(name);
     };
-    if (method.empty())
-      unsetenv("GPUMF_EXCHANGE");
+    if (value.empty())
+      unsetenv(name);
     else
-      setenv("GPUMF_EXCHANGE", method.c_str(), 1);
+      setenv(name, value.c_str(), 1);
     try
       {
         auto result = body();
@@ -430,6 +431,15 @@ namespace test
         restore();
         throw;
       }
+  }
+
+  /// Runs @p body with GPUMF_EXCHANGE set to @p method ("" unsets it), then restores the
+  /// variable; returns what @p body returns.
+  template <typename Body>
+  auto
+  with_exchange(const std::string &method, const Body &body)
+  {
+    return with_variable("GPUMF_EXCHANGE", method, body);
   }
 
   /**

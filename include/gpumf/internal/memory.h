@@ -62,11 +62,19 @@ namespace gpumf
       /// freed by their owner and waiting for the last importer to close them, and other
       /// processes' allocations open here.
       unsigned int exported = 0, deferred = 0, imported = 0;
+      /// The counters this process has signalled (ipc links ordered by counters: two per
+      /// exchange of a vector with neighbours).
+      unsigned long long signals = 0;
     };
 
     /// Frees the deferred allocations that no process has open any more, then counts.
     ShareableStatistics
     shareable_statistics();
+
+    /// Whether all ranks of @p comm use one GPU (host name and PCI address; for tests).
+    /// Collective.
+    bool
+    ranks_on_one_gpu(const MPI_Comm comm);
 
     /// Copies @p bytes between any two backends' memories.
     void
