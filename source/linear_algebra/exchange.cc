@@ -109,10 +109,12 @@ namespace gpumf
       struct CommunicatorState
       {
         /// Whether NCCL's preconditions were asked (collective), and their answer.
-        bool        probed      = false;
-        bool        nccl_usable = false;
-        bool        shares_gpu  = false;
-        std::string why_not_nccl;
+        bool probed      = false;
+        bool nccl_usable = false;
+        bool shares_gpu  = false;
+        /// the number of distinct GPUs of the ranks (CUDA builds; asked with the probe)
+        unsigned int n_gpus = 0;
+        std::string  why_not_nccl;
         /// Whether ipc::usable() was asked for each backend (collective), and its answer.
         bool ipc_probed[2] = {false, false};
         /// A duplicate of the communicator for the ipc method's messages (made with the first
@@ -195,7 +197,8 @@ namespace gpumf
         int                loaded     = error.empty() ? 1 : 0;
         int                all_loaded = 0;
         AssertThrowMPI(MPI_Allreduce(&loaded, &all_loaded, 1, MPI_INT, MPI_MIN, comm));
-        state.shares_gpu = ipc::ranks_share_gpu(comm);
+        state.n_gpus     = ipc::n_gpus(comm);
+        state.shares_gpu = state.n_gpus < Utilities::MPI::n_mpi_processes(comm);
         if (!all_loaded)
           state.why_not_nccl =
             loaded ? "NCCL could not be loaded on another rank" : "NCCL could not be loaded: " + error;
@@ -203,7 +206,8 @@ namespace gpumf
           state.why_not_nccl = "NCCL needs a GPU of its own for each rank, and ranks of this communicator share one";
         state.nccl_usable = state.why_not_nccl.empty();
 #else
-        state.shares_gpu   = GPUMF_WITH_CUDA ? ipc::ranks_share_gpu(comm) : false;
+        state.n_gpus       = GPUMF_WITH_CUDA ? ipc::n_gpus(comm) : 0;
+        state.shares_gpu   = GPUMF_WITH_CUDA && state.n_gpus < Utilities::MPI::n_mpi_processes(comm);
         state.why_not_nccl = GPUMF_WITH_CUDA ? "gpumf was built without nccl.h" : "gpumf was built without CUDA";
 #endif
       }
@@ -213,6 +217,7 @@ namespace gpumf
       ipc_usable(const MPI_Comm comm, CommunicatorState &state, const Backend backend)
       {
         const unsigned int b = backend == Backend::host ? 0 : 1;
+        Assert(backend == Backend::host || state.probed, ExcInternalError()); // (n_gpus below)
         if (!state.ipc_probed[b])
           {
             state.ipc_probed[b] = true;
@@ -228,7 +233,7 @@ namespace gpumf
             if (!everywhere)
               state.why_not_counters[b] =
                 supported ? "another rank's CUDA driver has no stream memory operations" : why_not;
-            else if (backend == Backend::cuda && !ipc::ranks_on_one_gpu(comm))
+            else if (backend == Backend::cuda && state.n_gpus != 1)
               state.why_not_counters[b] = "the ranks use several GPUs (counters are used where all ranks share one)";
             state.counters_usable[b] = state.why_not_counters[b].empty();
           }

@@ -360,8 +360,6 @@ namespace gpumf
           return *instance;
         }
 
-        /// Where each rank of @p comm runs: its host name, followed on the CUDA backend by
-        /// "/" and the PCI address of its GPU. Collective.
         /// Waits for this process's GPU, so that it leaves no neighbour waiting for a value
         /// it never wrote; then says so in its mailbox (the first slot's ready counter, a slot
         /// no allocation takes) and stays until every neighbour whose counters it mapped has
@@ -393,6 +391,8 @@ namespace gpumf
               std::this_thread::sleep_for(std::chrono::microseconds(100));
         }
 
+        /// Where each rank of @p comm runs: its host name, followed on the CUDA backend by
+        /// "/" and the PCI address of its GPU. Collective.
         std::vector<std::string>
         placements(const MPI_Comm comm, const Backend backend)
         {
@@ -501,18 +501,17 @@ namespace gpumf
         return false;
       }
 
-      bool
-      ranks_share_gpu(const MPI_Comm comm)
+      unsigned int
+      n_gpus(const MPI_Comm comm)
       {
         const std::vector<std::string> names = placements(comm, Backend::cuda);
-        return std::set<std::string>(names.begin(), names.end()).size() < names.size();
+        return std::set<std::string>(names.begin(), names.end()).size();
       }
 
       bool
-      ranks_on_one_gpu(const MPI_Comm comm)
+      ranks_share_gpu(const MPI_Comm comm)
       {
-        const std::vector<std::string> names = placements(comm, Backend::cuda);
-        return std::set<std::string>(names.begin(), names.end()).size() == 1;
+        return n_gpus(comm) < Utilities::MPI::n_mpi_processes(comm);
       }
 
       Handle
@@ -898,7 +897,7 @@ namespace gpumf
     bool
     ranks_on_one_gpu(const MPI_Comm comm)
     {
-      return ipc::ranks_on_one_gpu(comm);
+      return ipc::n_gpus(comm) == 1;
     }
 
     ShareableStatistics

@@ -68,10 +68,10 @@ namespace gpumf
       bool
       ranks_share_gpu(const MPI_Comm comm);
 
-      /// Whether all ranks of @p comm use one GPU (host name and PCI address). Collective;
-      /// CUDA backend only.
-      bool
-      ranks_on_one_gpu(const MPI_Comm comm);
+      /// The number of distinct GPUs (host name and PCI address) that the ranks of @p comm
+      /// use. Collective; CUDA backend only.
+      unsigned int
+      n_gpus(const MPI_Comm comm);
 
       /**
        * The handle of the allocation at @p base (from allocate_shareable() of this

@@ -507,14 +507,15 @@ namespace gpumf
           for (unsigned int i = range.first; i < range.second; ++i)
             by_entry.emplace_back(i, position++);
         std::sort(by_entry.begin(), by_entry.end());
-        std::vector<unsigned int> rows, row_starts{0}, positions;
+        std::vector<unsigned int> rows, row_starts, positions;
         positions.reserve(by_entry.size());
         for (std::size_t k = 0; k < by_entry.size(); ++k)
           {
-            if (k > 0 && by_entry[k].first != by_entry[k - 1].first)
-              row_starts.push_back(k);
-            if (k == 0 || by_entry[k].first != by_entry[k - 1].first)
-              rows.push_back(by_entry[k].first);
+            if (k == 0 || by_entry[k].first != by_entry[k - 1].first) // a new owned entry
+              {
+                rows.push_back(by_entry[k].first);
+                row_starts.push_back(k);
+              }
             positions.push_back(by_entry[k].second);
           }
         row_starts.push_back(by_entry.size());
