@@ -11,6 +11,7 @@
 //                                     500 ulps of the number type; skipped without a GPU
 #include <gpumf/operators.h>
 
+#include <deal.II/fe/fe_dgq.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
 
@@ -47,7 +48,8 @@ namespace
         const test::MeshKind mesh,
         const QuadKind       quad_kind,
         const Reference      reference,
-        const bool           check_diagonal)
+        const bool           check_diagonal,
+        const bool           discontinuous = false)
   {
     using Operator = gpumf::CoefficientOperator<dim, degree, n_q_1d, n_components, Number, with_values, with_gradients>;
     constexpr bool is_double = std::is_same_v<Number, double>;
@@ -62,7 +64,11 @@ namespace
       test::make_mesh(tria, test::Domain::shell, 0);
     const auto                          mapping = test::make_mapping<dim>(mesh);
     std::unique_ptr<FiniteElement<dim>> fe;
-    if (n_components == 1)
+    if (discontinuous && n_components == 1)
+      fe = std::make_unique<FE_DGQ<dim>>(degree);
+    else if (discontinuous)
+      fe = std::make_unique<FESystem<dim>>(FE_DGQ<dim>(degree), n_components);
+    else if (n_components == 1)
       fe = std::make_unique<FE_Q<dim>>(degree);
     else
       fe = std::make_unique<FESystem<dim>>(FE_Q<dim>(degree), n_components);
@@ -73,8 +79,9 @@ namespace
       IndexSet relevant;
       DoFTools::extract_locally_relevant_dofs(dof, relevant);
       constraints.reinit(relevant);
-      VectorTools::interpolate_boundary_values(
-        *mapping, dof, 0, Functions::ZeroFunction<dim>(n_components), constraints);
+      if (!discontinuous) // (no DoF of a discontinuous element lies on the boundary)
+        VectorTools::interpolate_boundary_values(
+          *mapping, dof, 0, Functions::ZeroFunction<dim>(n_components), constraints);
       constraints.close();
     }
     AffineConstraints<Number> number_constraints; // (the operator's number type)
@@ -84,7 +91,8 @@ namespace
     const test::Kappa<dim>            kappa;
     const test::ValueCoefficient<dim> a;
 
-    const std::string name = std::string(with_values && with_gradients ? "helmholtz" :
+    const std::string name = std::string(discontinuous ? "FE_DGQ, cell terms: " : "") +
+                             std::string(with_values && with_gradients ? "helmholtz" :
                                          with_values                   ? "mass" :
                                                                          "laplace") +
                              " " + std::to_string(dim) + "d degree " + std::to_string(degree) + " " +
@@ -271,12 +279,13 @@ namespace
                const gpumf::Backend         backend,
                const std::vector<QuadKind> &quads,
                const Reference              reference      = Reference::assembled_matrix,
-               const bool                   check_diagonal = true)
+               const bool                   check_diagonal = true,
+               const bool                   discontinuous  = false)
   {
     for (const auto mesh : {test::MeshKind::cartesian, test::MeshKind::curved})
       for (const auto quad : quads)
         check<dim, degree, n_q_1d, n_components, with_values, with_gradients, Number>(
-          checker, backend, mesh, quad, reference, check_diagonal);
+          checker, backend, mesh, quad, reference, check_diagonal, discontinuous);
   }
 
   template <int dim, int degree>
@@ -322,6 +331,15 @@ main(int argc, char **argv)
     check_meshes<3, 2, 4, 3, true, false>(checker, backend, gauss);
     check_meshes<3, 2, 3, 3, false, true>(checker, backend, gauss);
     check_meshes<3, 1, 2, 3, true, true>(checker, backend, lobatto);
+    // discontinuous elements (FE_DGQ), the cell terms: mass, Laplace, Helmholtz
+    {
+      const Reference matrix = Reference::assembled_matrix;
+      check_meshes<2, 1, 2, 1, true, true>(checker, backend, gauss, matrix, true, true);
+      check_meshes<2, 3, 4, 1, true, false>(checker, backend, gauss, matrix, true, true);
+      check_meshes<2, 4, 5, 1, false, true>(checker, backend, lobatto, matrix, true, true);
+      check_meshes<3, 2, 3, 1, true, true>(checker, backend, gauss, matrix, true, true);
+      check_meshes<3, 2, 4, 3, true, false>(checker, backend, gauss, matrix, true, true);
+    }
     // high degrees in 3D (one thread per point up to n_q = 10, columns of points above)
     const Reference cpu_mf = Reference::dealii_matrix_free;
     check_meshes<3, 7, 9, 1, true, true>(checker, backend, gauss, cpu_mf, false);

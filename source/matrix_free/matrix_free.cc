@@ -5,6 +5,8 @@
 #include <deal.II/base/polynomial.h>
 #include <deal.II/distributed/tria_base.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_dgq.h>
+#include <deal.II/fe/fe_poly.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/fe_values.h>
@@ -37,9 +39,10 @@ namespace gpumf
     std::atomic<unsigned int> next_id{0};
 
 
-    /// The FE_Q of @p dof's element, after the checks of what is supported (before any work).
+    /// The FE_Q or FE_DGQ (FE_DGQHermite, FE_DGQLegendre, ...) of @p dof's element, after the
+    /// checks of what is supported (before any work).
     template <int dim, typename Number>
-    const FE_Q<dim> &
+    const FE_Poly<dim> &
     supported_element(const DoFHandler<dim>                                  &dof,
                       const Quadrature<1>                                    &quad,
                       const typename MatrixFree<dim, Number>::AdditionalData &additional_data)
@@ -52,9 +55,14 @@ namespace gpumf
       // FE_Q, or FESystem of one FE_Q base element with any multiplicity
       const FiniteElement<dim> &fe       = dof.get_fe();
       const bool                one_base = fe.n_base_elements() == 1;
-      const auto               *fe_q     = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
+      const FiniteElement<dim> *base     = one_base ? &fe.base_element(0) : &fe;
+      const FE_Poly<dim>       *fe_q =
+        dynamic_cast<const FE_Q<dim> *>(base) != nullptr || dynamic_cast<const FE_DGQ<dim> *>(base) != nullptr ?
+                dynamic_cast<const FE_Poly<dim> *>(base) :
+                nullptr;
       AssertThrow(one_base && fe_q != nullptr,
-                  ExcNotSupported("gpumf::MatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim> "
+                  ExcNotSupported("gpumf::MatrixFree supports FE_Q<dim>, FE_DGQ<dim> (and its FE_DGQHermite, "
+                                  "FE_DGQLegendre, FE_DGQArbitraryNodes) and FESystem<dim> of one of them "
                                   "(all components of the same degree), got " +
                                   fe.get_name() + "."));
       const unsigned int degree = fe_q->degree;
@@ -139,7 +147,7 @@ namespace gpumf
     template <int dim, typename Number>
     CellCodes<dim, Number>
     cells_and_dof_codes(const DoFHandler<dim>                                                      &dof,
-                        const FE_Q<dim>                                                            &fe_q,
+                        const FE_Poly<dim>                                                         &fe_q,
                         const AffineConstraints<Number>                                            &constraints,
                         const std::function<bool(const typename DoFHandler<dim>::cell_iterator &)> &filter,
                         const unsigned int                                                          mg_level,
@@ -480,7 +488,7 @@ namespace gpumf
      */
     template <int dim, typename Number>
     Tables1D<Number>
-    tables_1d(const FE_Q<dim> &fe_q, const Quadrature<1> &quad)
+    tables_1d(const FE_Poly<dim> &fe_q, const Quadrature<1> &quad)
     {
       const unsigned int               n             = fe_q.degree + 1;
       const unsigned int               n_q           = quad.size();
@@ -551,9 +559,9 @@ namespace gpumf
                                            const std::function<bool(const cell_iterator &)> &filter,
                                            const AdditionalData                             &additional_data)
   {
-    const FE_Q<dim>   &fe_q   = supported_element<dim, Number>(dof, quad, additional_data);
-    const unsigned int degree = fe_q.degree;
-    const unsigned int n_q    = quad.size();
+    const FE_Poly<dim> &fe_q   = supported_element<dim, Number>(dof, quad, additional_data);
+    const unsigned int  degree = fe_q.degree;
+    const unsigned int  n_q    = quad.size();
 
     free();
     dof_handler   = &dof;
@@ -578,7 +586,7 @@ namespace gpumf
 
     const MPI_Comm comm = dof.get_triangulation().get_communicator();
     // the active cells, or those of one multigrid level with its level DoFs
-    mg_level                = additional_data.mg_level;
+    mg_level = additional_data.mg_level;
     internal::SetupSection section("MatrixFree::reinit: relevant DoFs (deal.II)", backend_);
     const RelevantDoFs     dofs = relevant_dofs(dof, constraints, mg_level);
 
