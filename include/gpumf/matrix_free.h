@@ -12,6 +12,7 @@
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/dof_access.h>
 #include <gpumf/internal/dealii_host_functions.h>
+#include <gpumf/internal/face_data.h>
 #include <gpumf/internal/host_block.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
@@ -108,7 +109,11 @@ namespace gpumf
       cartesian_coloring,
       /// cells sharing a DoF index apart (any mesh): a greedy pass in cell order, deal.II's
       /// GraphColoring where that pass gives up (source/core/coloring.cc)
-      graph_coloring
+      graph_coloring,
+      /// no conflicts to keep apart: a discontinuous element (FE_DGQ and its relatives) without
+      /// constraint rows, whose cells share no vector entry; one launch, plain additions,
+      /// bitwise repeatable
+      none
     };
 
     /**
@@ -162,6 +167,17 @@ namespace gpumf
       ParallelizationScheme parallelization_scheme;
       /// Accepted for compatibility: quadrature points, JxW and inverse Jacobians are always stored.
       dealii::UpdateFlags mapping_update_flags;
+      /**
+       * As in deal.II's CPU MatrixFree: anything other than update_default sets up the faces
+       * for loop() (topology, and at every face point JxW, the normal, the inverse Jacobian of
+       * each side and the point itself, whatever the flags ask). Needs a discontinuous element
+       * (FE_DGQ, FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes, or FESystem of one),
+       * active cells (no mg_level), conforming meshes without periodic faces, and constraints
+       * without lines for the cells' DoFs (boundary conditions enter through the boundary faces).
+       */
+      dealii::UpdateFlags mapping_update_flags_inner_faces = dealii::update_default;
+      /// As mapping_update_flags_inner_faces, for the boundary faces; either sets up all faces.
+      dealii::UpdateFlags mapping_update_flags_boundary_faces = dealii::update_default;
       /// true: cell coloring, bitwise reproducible (Cartesian 2^dim colors where the mesh is
       /// logically Cartesian, graph coloring otherwise); false: atomic additions.
       bool use_coloring;
@@ -256,6 +272,9 @@ namespace gpumf
       /// [c * dofs_per_cell + k * n_dofs_1d^dim + i]: the vector index of the DoF, constrained or
       /// not (AdditionalData::store_plain_indices), else nullptr.
       const unsigned int *plain_local_to_global = nullptr;
+      /// The faces of the cells, for FEFaceEvaluation in the face functors of loop() (empty
+      /// unless AdditionalData asked for faces).
+      internal::FaceData<dim, Number> faces;
 
       /// Position of point @p q of cell @p cell (of this color) in an array with @p n_q_points
       /// entries per cell over all cells of the object (deal.II 9.5+'s Data::local_q_point_id()).
@@ -419,6 +438,68 @@ namespace gpumf
     template <typename Functor, typename SrcType, typename DstType, typename Compiler = internal::ThisCompiler>
     void
     cell_loop(const Functor &func, const SrcType &src, DstType &dst, const bool zero_dst = false) const;
+
+    /**
+     * Which entries of the ghost cells a face functor reads (deal.II's
+     * MatrixFree::DataAccessOnFaces, the same names). loop() exchanges the source's ghost
+     * values unless the access is `none`; every other value exchanges all of them.
+     */
+    enum class DataAccessOnFaces
+    {
+      none,
+      values,
+      values_all_faces,
+      gradients,
+      gradients_all_faces,
+      unspecified
+    };
+
+    /**
+     * Runs @p cell_op on every cell and @p inner_face_op, @p boundary_face_op on every face
+     * (deal.II's MatrixFree::loop; note deal.II's order: @p dst before @p src). Functors:
+     * @verbatim
+     *   cell_op(cell, &data, &shared, src, dst)            as in cell_loop()
+     *   inner_face_op(face, &data, &shared, src, dst)      FEFaceEvaluation(face, &data, &shared, true / false)
+     *   boundary_face_op(face, &data, &shared, src, dst)   FEFaceEvaluation(face, &data, &shared, true)
+     * @endverbatim
+     * any of them `nullptr` to skip it. They declare n_dofs_1d, n_local_dofs and n_q_points
+     * (the cell's points; one thread layout for all three) and n_fe_evaluations where they
+     * construct more than one evaluator (an inner face functor's two sides: 2).
+     *
+     * Cell-centric (as deal.II's loop_cell_centric): each cell runs @p cell_op and then the
+     * face functor of each of its faces in the order of the face numbers, and adds only into
+     * its own DoFs. An inner face is thus computed twice, once from each side; the side that
+     * is not the running cell evaluates but neither integrates nor writes. No two cells write
+     * the same entry: no atomics, no colors, no compress of @p dst, and the result is bitwise
+     * the same for any launch configuration and number of ranks sharing the cells.
+     *
+     * Needs faces (AdditionalData::mapping_update_flags_inner_faces or _boundary_faces) and a
+     * discontinuous element. The ghost values of @p src are exchanged first (unless it has
+     * them, or @p src_access is none) and zeroed afterwards. @p dst_access is accepted for
+     * deal.II's interface: nothing travels for @p dst. With @p zero_dst the destination is set
+     * to zero first, else the loop adds into it.
+     */
+    template <typename CellFunctor,
+              typename InnerFaceFunctor,
+              typename BoundaryFaceFunctor,
+              typename Compiler = internal::ThisCompiler>
+    void
+    loop(const CellFunctor         &cell_op,
+         const InnerFaceFunctor    &inner_face_op,
+         const BoundaryFaceFunctor &boundary_face_op,
+         Vector<Number>            &dst,
+         const Vector<Number>      &src,
+         const bool                 zero_dst   = false,
+         const DataAccessOnFaces    dst_access = DataAccessOnFaces::unspecified,
+         const DataAccessOnFaces    src_access = DataAccessOnFaces::unspecified) const;
+
+    /// True when reinit() set up the faces for loop().
+    bool
+    has_faces() const;
+
+    /// The faces stored on this rank (each inner face between two of its cells once).
+    unsigned int
+    n_faces() const;
 
     /**
      * Fills per-point coefficients: runs `func(cell, &data)` on one thread per quadrature point
@@ -599,6 +680,9 @@ namespace gpumf
     /// Per color: the ends of CellRange::interior_first and CellRange::boundary.
     std::vector<unsigned int> interior_split, boundary_end;
     bool                      overlap = false;
+    /// The faces (AdditionalData::mapping_update_flags_inner_faces, _boundary_faces).
+    internal::FaceArrays<dim, Number> face_arrays;
+    bool                              discontinuous = false;
   };
 
   /**
@@ -648,6 +732,9 @@ namespace gpumf
     /// The cell (number in its color) the loop gave the functor: what deal.II 9.5+'s
     /// FEEvaluation(gpu_data, shared_data) constructor works on.
     unsigned int cell = 0;
+    /// In a face functor of MatrixFree::loop(): the face it received (FEFaceEvaluation's
+    /// constructor without a face argument works on it).
+    unsigned int face = 0;
     /// False for the padding cells of a CUDA block (see MatrixFree::AdditionalData::cells_per_block):
     /// FEEvaluation's distribute functions then add nothing. A functor that writes into its
     /// output without FEEvaluation checks it.
@@ -780,7 +867,7 @@ namespace gpumf
     return data.q_points[data.padding_length * cell + i];
   }
 
-  /// "atomics", "cartesian coloring" or "graph coloring".
+  /// "atomics", "cartesian coloring", "graph coloring" or "none".
   template <int dim, typename Number>
   std::string
   to_string(const typename MatrixFree<dim, Number>::ConflictStrategy strategy)
@@ -788,11 +875,13 @@ namespace gpumf
     using S = typename MatrixFree<dim, Number>::ConflictStrategy;
     return strategy == S::atomics            ? "atomics" :
            strategy == S::cartesian_coloring ? "cartesian coloring" :
-                                               "graph coloring";
+           strategy == S::graph_coloring     ? "graph coloring" :
+                                               "none";
   }
 
 } // namespace gpumf
 
 #include <gpumf/internal/cell_loop.h>
+#include <gpumf/internal/face_loop.h>
 
 #endif

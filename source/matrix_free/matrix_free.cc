@@ -28,6 +28,7 @@
 #include <gpumf/setup_profile.h>
 
 #include "linear_algebra/vector_kernels.h"
+#include "faces/face_setup.h"
 #include "matrix_free/geometry.h"
 
 namespace gpumf
@@ -341,7 +342,10 @@ namespace gpumf
 
     template <int dim, typename Number>
     CellOrder<dim, Number>
-    color(const Triangulation<dim> &tria, const CellCodes<dim, Number> &cell_codes, const bool use_coloring)
+    color(const Triangulation<dim>     &tria,
+          const CellCodes<dim, Number> &cell_codes,
+          const bool                    use_coloring,
+          const bool                    discontinuous)
     {
       using ConflictStrategy               = typename MatrixFree<dim, Number>::ConflictStrategy;
       const auto            &cells         = cell_codes.cells;
@@ -366,17 +370,20 @@ namespace gpumf
           }
         return indices;
       };
-      using Rule                                       = internal::CellColoringRule;
-      internal::CellColoring                  coloring = internal::color_cells<dim>(tria,
+      using Rule = internal::CellColoringRule;
+      // the cells of a discontinuous element share no DoF: without constraint rows nothing conflicts
+      const bool                              no_conflicts = discontinuous && rows.empty();
+      internal::CellColoring                  coloring     = internal::color_cells<dim>(tria,
                                                                    cells,
                                                                    touched,
-                                                                   !use_coloring ? Rule::one_color :
-                                                                                    rows.empty()  ? Rule::parity :
-                                                                                                    Rule::graph);
-      std::vector<std::vector<unsigned int>> &colors   = coloring.colors;
-      result.strategy = coloring.rule == Rule::parity ? ConflictStrategy::cartesian_coloring :
-                        coloring.rule == Rule::graph  ? ConflictStrategy::graph_coloring :
-                                                        ConflictStrategy::atomics;
+                                                                   !use_coloring || no_conflicts ? Rule::one_color :
+                                                                                        rows.empty() ? Rule::parity :
+                                                                                                       Rule::graph);
+      std::vector<std::vector<unsigned int>> &colors       = coloring.colors;
+      result.strategy                                      = no_conflicts                  ? ConflictStrategy::none :
+                                                             coloring.rule == Rule::parity ? ConflictStrategy::cartesian_coloring :
+                                                             coloring.rule == Rule::graph ? ConflictStrategy::graph_coloring :
+                                                                                            ConflictStrategy::atomics;
       // Within a color: half of the cells that touch no ghost entry, the cells that do, the
       // other half (see CellRange and AdditionalData::overlap_communication_computation); within
       // each of the three, the cells with constraint rows last, so that the blocks of a launch
@@ -483,35 +490,30 @@ namespace gpumf
     };
 
     /**
-     * 1D tables from the element itself: along the x axis the tensor-product basis
-     * function with lexicographic index i is phi_i(x) * 1 * 1.
+     * 1D tables from the element's own 1D polynomials (the basis function with lexicographic
+     * index i is phi_i(x) phi_j(y) phi_k(z)).
      */
     template <int dim, typename Number>
     Tables1D<Number>
     tables_1d(const FE_Poly<dim> &fe_q, const Quadrature<1> &quad)
     {
-      const unsigned int               n             = fe_q.degree + 1;
-      const unsigned int               n_q           = quad.size();
-      const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
-      std::vector<Number>              values_1d(n_q * n), gradients_1d(n_q * n), derivatives_on_points(n_q * n_q);
+      const unsigned int  n   = fe_q.degree + 1;
+      const unsigned int  n_q = quad.size();
+      std::vector<double> x(n_q), values, gradients;
+      for (unsigned int q = 0; q < n_q; ++q)
+        x[q] = quad.point(q)[0];
+      internal::basis_1d(fe_q, x, values, gradients);
+      std::vector<Number> values_1d(values.begin(), values.end()), gradients_1d(gradients.begin(), gradients.end()),
+        derivatives_on_points(n_q * n_q);
       const std::vector<Polynomials::Polynomial<double>> lagrange_on_points =
         Polynomials::generate_complete_Lagrange_basis(quad.get_points());
       for (unsigned int q = 0; q < n_q; ++q)
-        {
-          Point<dim> x;
-          x[0] = quad.point(q)[0];
-          for (unsigned int i = 0; i < n; ++i)
-            {
-              values_1d[q * n + i]    = fe_q.shape_value(lexicographic[i], x);
-              gradients_1d[q * n + i] = fe_q.shape_grad(lexicographic[i], x)[0];
-            }
-          for (unsigned int r = 0; r < n_q; ++r)
-            {
-              std::vector<double> value_and_derivative(2);
-              lagrange_on_points[r].value(quad.point(q)[0], value_and_derivative);
-              derivatives_on_points[q * n_q + r] = value_and_derivative[1];
-            }
-        }
+        for (unsigned int r = 0; r < n_q; ++r)
+          {
+            std::vector<double> value_and_derivative(2);
+            lagrange_on_points[r].value(quad.point(q)[0], value_and_derivative);
+            derivatives_on_points[q * n_q + r] = value_and_derivative[1];
+          }
       // collocation: the element's nodes are the quadrature points, interpolation is the identity
       bool collocation = n_q == n;
       for (unsigned int q = 0; q < n_q && collocation; ++q)
@@ -564,11 +566,25 @@ namespace gpumf
     const unsigned int  n_q    = quad.size();
 
     free();
-    dof_handler   = &dof;
-    backend_      = additional_data.backend;
-    fe_degree     = degree;
-    n_q_points_1d = n_q;
-    n_components_ = dof.get_fe().n_components();
+    dof_handler           = &dof;
+    backend_              = additional_data.backend;
+    fe_degree             = degree;
+    n_q_points_1d         = n_q;
+    n_components_         = dof.get_fe().n_components();
+    discontinuous         = dynamic_cast<const FE_DGQ<dim> *>(&fe_q) != nullptr;
+    const bool with_faces = additional_data.mapping_update_flags_inner_faces != update_default ||
+                            additional_data.mapping_update_flags_boundary_faces != update_default;
+    if (with_faces)
+      {
+        AssertThrow(discontinuous,
+                    ExcNotSupported("gpumf::MatrixFree: faces (AdditionalData::mapping_update_flags_inner_faces or "
+                                    "_boundary_faces) need a discontinuous element (FE_DGQ, FE_DGQHermite, "
+                                    "FE_DGQLegendre, FE_DGQArbitraryNodes or an FESystem of one); got " +
+                                    dof.get_fe().get_name() + "."));
+        AssertThrow(additional_data.mg_level == numbers::invalid_unsigned_int,
+                    ExcNotSupported("gpumf::MatrixFree: faces on a multigrid level (AdditionalData::mg_level) are not "
+                                    "supported yet; faces work on the active cells."));
+      }
     if (backend_ == Backend::cuda)
       {
         AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
@@ -616,12 +632,13 @@ namespace gpumf
     constrained_dofs_host = std::move(table.constrained);
 
     section.next("MatrixFree::reinit: coloring");
-    CellOrder<dim, Number> cell_order = color(dof.get_triangulation(), cell_codes, additional_data.use_coloring);
-    strategy                          = cell_order.strategy;
-    graph                             = std::move(cell_order.graph);
-    color_start                       = std::move(cell_order.color_start);
-    interior_split                    = std::move(cell_order.interior_split);
-    boundary_end                      = std::move(cell_order.boundary_end);
+    CellOrder<dim, Number> cell_order =
+      color(dof.get_triangulation(), cell_codes, additional_data.use_coloring, discontinuous);
+    strategy       = cell_order.strategy;
+    graph          = std::move(cell_order.graph);
+    color_start    = std::move(cell_order.color_start);
+    interior_split = std::move(cell_order.interior_split);
+    boundary_end   = std::move(cell_order.boundary_end);
 
     section.next("MatrixFree::reinit: DoF indices");
     const unsigned int n_cells = cell_codes.cells.size();
@@ -664,6 +681,24 @@ namespace gpumf
     shape_values.reinit(backend_, tables.values_1d);
     shape_gradients.reinit(backend_, tables.gradients_1d);
     co_shape_gradients.reinit(backend_, tables.derivatives_on_points);
+
+    if (with_faces)
+      {
+        section.next("MatrixFree::reinit: faces");
+        // boundary conditions of DG methods enter through the faces; the face evaluators read
+        // the cells' DoFs as they are
+        const bool without_lines = constrained_dofs_host.empty() && cell_codes.rows.empty();
+        AssertThrow(with_mpi ? Utilities::MPI::min(int(without_lines), comm) == 1 : without_lines,
+                    ExcNotSupported("gpumf::MatrixFree with faces: the AffineConstraints constrain DoFs of the cells; "
+                                    "the face loops read DoF values as they are. Pass an empty AffineConstraints "
+                                    "(discontinuous Galerkin methods impose boundary conditions weakly, through "
+                                    "the boundary faces)."));
+        std::vector<cell_iterator> cells(n_cells);
+        for (unsigned int c = 0; c < n_cells; ++c)
+          cells[c] = cell_codes.cells[cell_order.order[c]];
+        internal::setup_faces<dim, Number>(
+          mapping, quad, fe_q, cells, dof_numbering, *partitioner, backend_, comm, with_mpi, face_arrays);
+      }
   }
 
   template <int dim, typename Number>
@@ -709,6 +744,7 @@ namespace gpumf
     data.has_constraint_rows      = color_has_constraint_rows[color];
     data.backend                  = backend_;
     data.plain_local_to_global    = plain_local_to_global.size() > 0 ? plain_local_to_global.data() : nullptr;
+    data.faces                    = face_arrays.data();
     return data;
   }
 
@@ -889,6 +925,8 @@ namespace gpumf
     uniform                   = false;
     collocation               = false;
     requested_cells_per_block = 0;
+    face_arrays               = internal::FaceArrays<dim, Number>();
+    discontinuous             = false;
   }
 
   template <int dim, typename Number>
@@ -909,12 +947,27 @@ namespace gpumf
                         shape_gradients.memory_consumption() + co_shape_gradients.memory_consumption() +
                         quadrature_weights.memory_consumption() + constrained_dofs.memory_consumption() +
                         constraint_row_start.memory_consumption() + constraint_indices.memory_consumption() +
-                        constraint_weights.memory_consumption() + cell_has_constraint_rows.memory_consumption();
+                        constraint_weights.memory_consumption() + cell_has_constraint_rows.memory_consumption() +
+                        face_arrays.memory_consumption();
     for (const auto &color : graph)
       bytes += color.size() * sizeof(cell_iterator);
     if (partitioner)
       bytes += partitioner->memory_consumption();
     return bytes;
+  }
+
+  template <int dim, typename Number>
+  bool
+  MatrixFree<dim, Number>::has_faces() const
+  {
+    return face_arrays.available;
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_faces() const
+  {
+    return face_arrays.n_faces;
   }
 
   template <int dim, typename Number>

@@ -1,0 +1,305 @@
+/**
+ * @file gpumf/internal/face_loop.h
+ * MatrixFree::loop(): the cell-centric loop over cells and their faces, as a CUDA kernel
+ * (compiled where the user's functors are compiled by nvcc) and on the host backend's
+ * emulated threads. Each cell (one per CUDA block) runs the cell functor, then the face
+ * functor of each of its faces in the order of the face numbers, with a barrier between two
+ * functors; it adds into its own DoFs only.
+ */
+#ifndef gpumf_internal_face_loop_h
+#define gpumf_internal_face_loop_h
+
+#include <gpumf/internal/cell_layout.h>
+#include <gpumf/internal/cell_loop.h>
+#include <gpumf/internal/host_block.h>
+#include <gpumf/matrix_free.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /// A functor of loop() that is given (not nullptr).
+    template <typename F>
+    constexpr bool is_operation = !std::is_same_v<std::decay_t<F>, std::nullptr_t>;
+
+    /// The functor whose declarations (sizes, thread layout) the loop follows: the first given.
+    template <typename C, typename I, typename B>
+    using MainOperation = std::conditional_t<is_operation<C>, C, std::conditional_t<is_operation<I>, I, B>>;
+
+    template <typename F>
+    constexpr unsigned int
+    evaluations_of()
+    {
+      if constexpr (is_operation<F>)
+        return EvaluationsOf<F>::value;
+      else
+        return 0;
+    }
+
+    /// Per-cell scratch sizes of a loop() with these functors: n_slots sets of slot_stride Numbers.
+    template <int dim, typename Number, typename C, typename I, typename B>
+    struct LoopScratch
+    {
+      using Main                              = MainOperation<C, I, B>;
+      static constexpr CellLayout<dim> layout = layout_of<dim, Main>();
+      using Cell                              = Scratch<dim, Number, Main>;
+      static constexpr unsigned int n_slots =
+        std::max({evaluations_of<C>(), evaluations_of<I>(), evaluations_of<B>(), 1u});
+
+      /// The Numbers a face evaluator needs (FEFaceEvaluation::scratch_size) for @p n_dofs_1d.
+      static constexpr unsigned int
+      face_numbers(const unsigned int n_dofs_1d)
+      {
+        return ComponentsOf<Main>::value * (ipow(n_dofs_1d, dim) + (dim + 5) * ipow(layout.n_q, dim - 1));
+      }
+
+      static constexpr unsigned int
+      host_stride(const unsigned int n_dofs_1d)
+      {
+        return std::max(Cell::slot_stride, face_numbers(n_dofs_1d));
+      }
+
+      static constexpr unsigned int
+      device_stride(const unsigned int n_dofs_1d)
+      {
+        return std::max(Cell::device_slot_stride, face_numbers(n_dofs_1d));
+      }
+
+      /// SharedData over the scratch at @p values: n_slots sets of @p stride Numbers.
+      __host__ __device__ static SharedData<dim, Number>
+               make(Number                                       *values,
+                    const Number                                 *shape_values,
+                    const Number                                 *co_shape_gradients,
+                    const typename MatrixFree<dim, Number>::Data &data,
+                    const unsigned int                            stride,
+                    PointAccess                                  *host_access)
+      {
+        SharedData<dim, Number> shared = Cell::make(values, shape_values, co_shape_gradients, data, host_access);
+        shared.n_slots                 = n_slots;
+        shared.slot_stride             = stride;
+        return shared;
+      }
+    };
+
+    /// The functors of one cell: the cell functor, then each face's, a barrier after each.
+    template <int dim, typename Number, typename C, typename I, typename B, typename Barrier>
+    __host__ __device__ void
+    cell_and_faces(const C                                      &cell_op,
+                   const I                                      &inner_op,
+                   const B                                      &boundary_op,
+                   const unsigned int                            cell,
+                   const typename MatrixFree<dim, Number>::Data &data,
+                   const SharedData<dim, Number>                &shared,
+                   const Number                                 *src,
+                   Number                                       *dst,
+                   const Barrier                                &barrier)
+    {
+      if constexpr (is_operation<C>)
+        {
+          SharedData<dim, Number> s = shared;
+          cell_op(cell, &data, &s, src, dst);
+          barrier();
+        }
+      if constexpr (is_operation<I> || is_operation<B>)
+        for (unsigned int f = 0; f < 2 * dim; ++f)
+          {
+            const unsigned int r = (data.row_start + cell) * 2 * dim + f;
+            const bool boundary  = read_only(data.faces.neighbor_first_dof + r) == FaceData<dim, Number>::no_neighbor;
+            SharedData<dim, Number> s = shared;
+            s.face                    = cell * 2 * dim + f;
+            if (boundary)
+              {
+                if constexpr (is_operation<B>)
+                  boundary_op(s.face, &data, &s, src, dst);
+              }
+            else
+              {
+                if constexpr (is_operation<I>)
+                  inner_op(s.face, &data, &s, src, dst);
+              }
+            barrier();
+          }
+    }
+
+#ifdef __CUDACC__
+    inline namespace nvcc_compiled
+    {
+      template <int dim, typename Number, typename C, typename I, typename B>
+      __global__ void
+      __launch_bounds__(LoopScratch<dim, Number, C, I, B>::layout.n_threads())
+        face_loop_kernel(const C                                      cell_op,
+                         const I                                      inner_op,
+                         const B                                      boundary_op,
+                         const Number                                *src,
+                         Number                                      *dst,
+                         const unsigned int                           stride,
+                         const typename MatrixFree<dim, Number>::Data data)
+      {
+        using S = LoopScratch<dim, Number, C, I, B>;
+        extern __shared__ __align__(16) unsigned char shared_memory[];
+        Number                                       *tables   = reinterpret_cast<Number *>(shared_memory);
+        const unsigned int                            n_values = data.n_q_points_1d * data.n_dofs_1d;
+        const unsigned int                            n_co     = data.n_q_points_1d * data.n_q_points_1d;
+        const unsigned int thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
+          tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
+        __syncthreads();
+        const unsigned int      cell = blockIdx.x;
+        SharedData<dim, Number> shared =
+          S::make(tables + n_values + n_co, tables, tables + n_values, data, stride, nullptr);
+        shared.cell = cell;
+        cell_and_faces<dim, Number>(cell_op, inner_op, boundary_op, cell, data, shared, src, dst, []() {
+          __syncthreads();
+        });
+      }
+
+      template <int dim, typename Number, typename C, typename I, typename B>
+      void
+      cuda_face_loop(const MatrixFree<dim, Number> &mf,
+                     const C                       &cell_op,
+                     const I                       &inner_op,
+                     const B                       &boundary_op,
+                     const Number                  *src,
+                     Number                        *dst)
+      {
+        using S                      = LoopScratch<dim, Number, C, I, B>;
+        const unsigned int n_dofs_1d = mf.get_data(0).n_dofs_1d;
+        const unsigned int stride    = S::device_stride(n_dofs_1d);
+        const std::size_t  shared_bytes =
+          mf.shared_memory_per_block_for(0, 1) + std::size_t(S::n_slots) * stride * sizeof(Number);
+        const auto kernel = face_loop_kernel<dim, Number, C, I, B>;
+        if (shared_bytes > 48 * 1024)
+          GPUMF_CHECK_CUDA(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+        constexpr CellLayout<dim> layout = S::layout;
+        for (unsigned int color = 0; color < mf.n_colors(); ++color)
+          {
+            typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
+            if (data.n_cells == 0)
+              continue;
+            data.cells_per_block = 1;
+            kernel<<<data.n_cells, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, layout.block_z()), shared_bytes>>>(
+              cell_op, inner_op, boundary_op, src, dst, stride, data);
+            GPUMF_CHECK_CUDA(cudaGetLastError());
+          }
+      }
+    } // namespace nvcc_compiled
+#else
+    inline namespace host_compiled
+    {
+      template <int dim, typename Number, typename C, typename I, typename B>
+      void
+      cuda_face_loop(const MatrixFree<dim, Number> &, const C &, const I &, const B &, const Number *, Number *)
+      {
+        throw_not_compiled_by_nvcc();
+      }
+    } // namespace host_compiled
+#endif
+
+    /// loop() on the host backend: every cell on the emulated threads of the functors' layout.
+    template <int dim, typename Number, typename C, typename I, typename B>
+    void
+    host_face_loop(const MatrixFree<dim, Number> &mf,
+                   const C                       &cell_op,
+                   const I                       &inner_op,
+                   const B                       &boundary_op,
+                   const Number                  *src,
+                   Number                        *dst)
+    {
+      using S = LoopScratch<dim, Number, C, I, B>;
+      for (unsigned int color = 0; color < mf.n_colors(); ++color)
+        {
+          const typename MatrixFree<dim, Number>::Data data   = mf.get_data(color);
+          const unsigned int                           stride = S::host_stride(data.n_dofs_1d);
+          std::vector<Number>                          buffer(S::n_slots * stride);
+          std::vector<PointAccess>                     access(S::n_slots * 2 * S::Cell::size);
+          host_block_z() = S::layout.block_z();
+          run_host_block(S::layout.n_threads(), S::layout.n_q, data.n_cells, [&](const unsigned int cell) {
+            SharedData<dim, Number> shared =
+              S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data, stride, access.data());
+            shared.cell = cell;
+            cell_and_faces<dim, Number>(cell_op, inner_op, boundary_op, cell, data, shared, src, dst, []() {
+              host_barrier();
+            });
+          });
+        }
+    }
+
+    /// Throws unless the given functors agree on the thread layout.
+    template <typename Main, typename F>
+    constexpr bool
+    same_layout()
+    {
+      if constexpr (is_operation<F>)
+        return F::n_q_points == Main::n_q_points && ColumnsOf<F>::value == ColumnsOf<Main>::value &&
+               ComponentsOf<F>::value == ComponentsOf<Main>::value;
+      else
+        return true;
+    }
+  } // namespace internal
+
+  template <int dim, typename Number>
+  template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor, typename Compiler>
+  void
+  MatrixFree<dim, Number>::loop(const CellFunctor         &cell_op,
+                                const InnerFaceFunctor    &inner_face_op,
+                                const BoundaryFaceFunctor &boundary_face_op,
+                                Vector<Number>            &dst,
+                                const Vector<Number>      &src,
+                                const bool                 zero_dst,
+                                const DataAccessOnFaces    dst_access,
+                                const DataAccessOnFaces    src_access) const
+  {
+    (void)dst_access;
+    using Main = internal::MainOperation<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>;
+    static_assert(internal::is_operation<Main>, "gpumf::MatrixFree::loop needs at least one functor (not nullptr).");
+    static_assert(internal::same_layout<Main, CellFunctor>() && internal::same_layout<Main, InnerFaceFunctor>() &&
+                    internal::same_layout<Main, BoundaryFaceFunctor>(),
+                  "gpumf::MatrixFree::loop: the cell and face functors must declare the same n_q_points, "
+                  "n_components and thread_per_column (one thread layout runs them all).");
+    check_functor(Main::n_dofs_1d, Main::n_local_dofs, Main::n_q_points, internal::ComponentsOf<Main>::value);
+    AssertThrow(face_arrays.available ||
+                  (!internal::is_operation<InnerFaceFunctor> && !internal::is_operation<BoundaryFaceFunctor>),
+                ExcNotSupported("gpumf::MatrixFree::loop with face functors, but reinit() set up no faces: set "
+                                "AdditionalData::mapping_update_flags_inner_faces and "
+                                "mapping_update_flags_boundary_faces (e.g. update_gradients | update_JxW_values | "
+                                "update_normal_vectors) before reinit()."));
+    AssertThrow(strategy == ConflictStrategy::none,
+                ExcNotSupported("gpumf::MatrixFree::loop is cell-centric and needs cells that share no DoFs: a "
+                                "discontinuous element (FE_DGQ and relatives) without constraint rows; for "
+                                "continuous elements use cell_loop()."));
+    AssertThrow(&dst != &src,
+                ExcNotSupported("gpumf::MatrixFree::loop: dst and src are the same vector; cells would read entries "
+                                "their neighbors have already written."));
+    check_vector(src);
+    check_vector(dst);
+    if (zero_dst)
+      dst = Number(0);
+    const bool exchange = src_access != DataAccessOnFaces::none && !src.has_ghost_elements() &&
+                          src.get_partitioner()->n_mpi_processes() > 1;
+    if (exchange)
+      src.update_ghost_values();
+    try
+      {
+        if (backend_ == Backend::host)
+          internal::host_face_loop(*this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values());
+        else
+          internal::cuda_face_loop(*this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values());
+      }
+    catch (...)
+      {
+        if (exchange)
+          src.zero_out_ghost_values();
+        throw;
+      }
+    if (exchange)
+      src.zero_out_ghost_values();
+  }
+} // namespace gpumf
+
+#endif

@@ -1,0 +1,157 @@
+// deal.II's CPU MatrixFree::loop with step-59's interior-penalty operator (dealii_dg_reference.h).
+#include "dealii_dg_reference.h"
+
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/matrix_free/fe_evaluation.h>
+#include <deal.II/matrix_free/matrix_free.h>
+
+#include <cmath>
+
+namespace test
+{
+  using namespace dealii;
+
+  namespace
+  {
+    template <int dim>
+    class SIPG
+    {
+    public:
+      using VectorType = LinearAlgebra::distributed::Vector<double>;
+
+      SIPG(const MatrixFree<dim, double> &data, const unsigned int degree)
+        : data(data)
+        , penalty(double(degree) * (degree + 1))
+      {}
+
+      void
+      vmult(VectorType &dst, const VectorType &src) const
+      {
+        data.loop(&SIPG::cell,
+                  &SIPG::face,
+                  &SIPG::boundary,
+                  this,
+                  dst,
+                  src,
+                  true,
+                  MatrixFree<dim, double>::DataAccessOnFaces::gradients,
+                  MatrixFree<dim, double>::DataAccessOnFaces::gradients);
+      }
+
+    private:
+      void
+      cell(const MatrixFree<dim, double>               &data,
+           VectorType                                  &dst,
+           const VectorType                            &src,
+           const std::pair<unsigned int, unsigned int> &range) const
+      {
+        FEEvaluation<dim, -1> phi(data);
+        for (unsigned int cell = range.first; cell < range.second; ++cell)
+          {
+            phi.reinit(cell);
+            phi.gather_evaluate(src, EvaluationFlags::gradients);
+            for (unsigned int q = 0; q < phi.n_q_points; ++q)
+              phi.submit_gradient(phi.get_gradient(q), q);
+            phi.integrate_scatter(EvaluationFlags::gradients, dst);
+          }
+      }
+
+      void
+      face(const MatrixFree<dim, double>               &data,
+           VectorType                                  &dst,
+           const VectorType                            &src,
+           const std::pair<unsigned int, unsigned int> &range) const
+      {
+        FEFaceEvaluation<dim, -1> phi_m(data, true), phi_p(data, false);
+        for (unsigned int face = range.first; face < range.second; ++face)
+          {
+            phi_m.reinit(face);
+            phi_p.reinit(face);
+            phi_m.gather_evaluate(src, EvaluationFlags::values | EvaluationFlags::gradients);
+            phi_p.gather_evaluate(src, EvaluationFlags::values | EvaluationFlags::gradients);
+            for (unsigned int q = 0; q < phi_m.n_q_points; ++q)
+              {
+                const auto sigma = 0.5 * penalty *
+                                   (std::abs((phi_m.get_normal_vector(q) * phi_m.inverse_jacobian(q))[dim - 1]) +
+                                    std::abs((phi_p.get_normal_vector(q) * phi_p.inverse_jacobian(q))[dim - 1]));
+                const auto jump    = phi_m.get_value(q) - phi_p.get_value(q);
+                const auto average = 0.5 * (phi_m.get_normal_derivative(q) + phi_p.get_normal_derivative(q));
+                const auto test    = jump * sigma - average;
+                phi_m.submit_value(test, q);
+                phi_p.submit_value(-test, q);
+                phi_m.submit_normal_derivative(-0.5 * jump, q);
+                phi_p.submit_normal_derivative(-0.5 * jump, q);
+              }
+            phi_m.integrate_scatter(EvaluationFlags::values | EvaluationFlags::gradients, dst);
+            phi_p.integrate_scatter(EvaluationFlags::values | EvaluationFlags::gradients, dst);
+          }
+      }
+
+      void
+      boundary(const MatrixFree<dim, double>               &data,
+               VectorType                                  &dst,
+               const VectorType                            &src,
+               const std::pair<unsigned int, unsigned int> &range) const
+      {
+        FEFaceEvaluation<dim, -1> phi(data, true);
+        for (unsigned int face = range.first; face < range.second; ++face)
+          {
+            phi.reinit(face);
+            phi.gather_evaluate(src, EvaluationFlags::values | EvaluationFlags::gradients);
+            const bool dirichlet = data.get_boundary_id(face) == 0;
+            for (unsigned int q = 0; q < phi.n_q_points; ++q)
+              {
+                const auto sigma   = penalty * std::abs((phi.get_normal_vector(q) * phi.inverse_jacobian(q))[dim - 1]);
+                const auto u       = phi.get_value(q);
+                const auto du      = phi.get_normal_derivative(q);
+                const auto jump    = dirichlet ? 2. * u : 0. * u;
+                const auto average = dirichlet ? du : 0. * du;
+                phi.submit_value(jump * sigma - average, q);
+                phi.submit_normal_derivative(-0.5 * jump, q);
+              }
+            phi.integrate_scatter(EvaluationFlags::values | EvaluationFlags::gradients, dst);
+          }
+      }
+
+      const MatrixFree<dim, double> &data;
+      const double                   penalty;
+    };
+  } // namespace
+
+  template <int dim>
+  std::vector<double>
+  dealii_sipg(const Mapping<dim>        &mapping,
+              const DoFHandler<dim>     &dof,
+              const unsigned int         n_q_points_1d,
+              const std::vector<double> &src)
+  {
+    typename MatrixFree<dim, double>::AdditionalData additional_data;
+    additional_data.tasks_parallel_scheme               = MatrixFree<dim, double>::AdditionalData::none;
+    additional_data.mapping_update_flags                = update_gradients | update_JxW_values;
+    additional_data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
+    additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+    AffineConstraints<double> constraints;
+    constraints.close();
+    MatrixFree<dim, double> data;
+    data.reinit(mapping, dof, constraints, QGauss<1>(n_q_points_1d), additional_data);
+    LinearAlgebra::distributed::Vector<double> in, out;
+    data.initialize_dof_vector(in);
+    data.initialize_dof_vector(out);
+    AssertThrow(in.locally_owned_size() == src.size(), ExcInternalError());
+    for (unsigned int i = 0; i < src.size(); ++i)
+      in.local_element(i) = src[i];
+    SIPG<dim>(data, dof.get_fe().degree).vmult(out, in);
+    std::vector<double> result(src.size());
+    for (unsigned int i = 0; i < src.size(); ++i)
+      result[i] = out.local_element(i);
+    return result;
+  }
+
+  template std::vector<double>
+  dealii_sipg<2>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int, const std::vector<double> &);
+  template std::vector<double>
+  dealii_sipg<3>(const Mapping<3> &, const DoFHandler<3> &, const unsigned int, const std::vector<double> &);
+} // namespace test

@@ -1,0 +1,330 @@
+// Discontinuous Galerkin through MatrixFree::loop() and FEFaceEvaluation: step-59's symmetric
+// interior-penalty Laplacian (cell, inner-face and boundary-face functors) against deal.II's CPU
+// MatrixFree::loop with the same operator (tests/common/dealii_dg_reference.cc), on random
+// vectors. Meshes: Cartesian (boundary ids 0 Dirichlet, others Neumann), distorted (non-affine
+// cells), a shell with MappingQ(3) (curved), and in 3D two cells whose second is turned by each
+// of the 24 rotations of the cube (every face orientation deal.II knows). Elements FE_DGQ,
+// FE_DGQHermite, FE_DGQLegendre; degrees 1-5 (2D) and 1-4 (3D).
+//
+//   dg_test host   host backend vs deal.II: relative max difference <= 1e-11
+//   dg_test cuda   CUDA backend vs deal.II, the same bound; skipped without a GPU
+#include <gpumf/fe_evaluation.h>
+#include <gpumf/fe_face_evaluation.h>
+#include <gpumf/matrix_free.h>
+
+#include <deal.II/fe/fe_dgq.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/tria.h>
+
+#include "common/dealii_dg_reference.h"
+#include "common/test_utils.h"
+
+using namespace dealii;
+
+namespace
+{
+  template <int dim, int degree, int n_q_1d, typename Number>
+  struct Sizes
+  {
+    static constexpr unsigned int n_dofs_1d      = degree + 1;
+    static constexpr unsigned int n_local_dofs   = gpumf::internal::ipow(degree + 1, dim);
+    static constexpr unsigned int n_q_points     = gpumf::internal::ipow(n_q_1d, dim);
+    using Data                                   = typename gpumf::MatrixFree<dim, Number>::Data;
+    using Shared                                 = gpumf::SharedData<dim, Number>;
+    static constexpr auto   values_and_gradients = gpumf::EvaluationFlags::values | gpumf::EvaluationFlags::gradients;
+    static constexpr Number penalty              = Number(degree * (degree + 1));
+  };
+
+  /// step-59's cell term: (grad u, grad v).
+  template <int dim, int degree, int n_q_1d, typename Number>
+  struct LaplaceCell : Sizes<dim, degree, n_q_1d, Number>
+  {
+    using S = Sizes<dim, degree, n_q_1d, Number>;
+    __host__ __device__ void
+    operator()(const unsigned int      cell,
+               const typename S::Data *data,
+               typename S::Shared     *shared,
+               const Number           *src,
+               Number                 *dst) const
+    {
+      gpumf::FEEvaluation<dim, degree, n_q_1d, 1, Number> phi(cell, data, shared);
+      phi.read_dof_values(src);
+      phi.evaluate(false, true);
+      phi.apply_for_each_quad_point([](auto *p, const unsigned int q) { p->submit_gradient(p->get_gradient(q), q); });
+      phi.integrate(false, true);
+      phi.distribute_local_to_global(dst);
+    }
+  };
+
+  /// step-59's inner faces, with the penalty at every point.
+  template <int dim, int degree, int n_q_1d, typename Number>
+  struct SIPGFace : Sizes<dim, degree, n_q_1d, Number>
+  {
+    using S                                        = Sizes<dim, degree, n_q_1d, Number>;
+    static constexpr unsigned int n_fe_evaluations = 2;
+    __host__ __device__ void
+    operator()(const unsigned int      face,
+               const typename S::Data *data,
+               typename S::Shared     *shared,
+               const Number           *src,
+               Number                 *dst) const
+    {
+      using Phi = gpumf::FEFaceEvaluation<dim, degree, n_q_1d, 1, Number>;
+      Phi phi_m(face, data, shared, true), phi_p(face, data, shared, false);
+      phi_m.read_dof_values(src);
+      phi_m.evaluate(S::values_and_gradients);
+      phi_p.read_dof_values(src);
+      phi_p.evaluate(S::values_and_gradients);
+      phi_m.apply_for_each_quad_point([&](Phi *, const unsigned int q) {
+        const Number sigma = Number(0.5) * S::penalty *
+                             (abs((phi_m.normal_vector(q) * phi_m.inverse_jacobian(q))[dim - 1]) +
+                              abs((phi_p.normal_vector(q) * phi_p.inverse_jacobian(q))[dim - 1]));
+        const Number jump    = phi_m.get_value(q) - phi_p.get_value(q);
+        const Number average = Number(0.5) * (phi_m.get_normal_derivative(q) + phi_p.get_normal_derivative(q));
+        const Number test    = jump * sigma - average;
+        phi_m.submit_value(test, q);
+        phi_p.submit_value(-test, q);
+        phi_m.submit_normal_derivative(Number(-0.5) * jump, q);
+        phi_p.submit_normal_derivative(Number(-0.5) * jump, q);
+      });
+      phi_m.integrate(S::values_and_gradients);
+      phi_m.distribute_local_to_global(dst);
+      phi_p.integrate(S::values_and_gradients);
+      phi_p.distribute_local_to_global(dst);
+    }
+
+    __host__ __device__ static Number
+    abs(const Number x)
+    {
+      return x < 0 ? -x : x;
+    }
+  };
+
+  /// step-59's boundary faces: boundary id 0 Dirichlet (u+ = -u-), others Neumann.
+  template <int dim, int degree, int n_q_1d, typename Number>
+  struct SIPGBoundary : Sizes<dim, degree, n_q_1d, Number>
+  {
+    using S = Sizes<dim, degree, n_q_1d, Number>;
+    __host__ __device__ void
+    operator()(const unsigned int      face,
+               const typename S::Data *data,
+               typename S::Shared     *shared,
+               const Number           *src,
+               Number                 *dst) const
+    {
+      using Phi = gpumf::FEFaceEvaluation<dim, degree, n_q_1d, 1, Number>;
+      Phi phi(face, data, shared, true);
+      phi.read_dof_values(src);
+      phi.evaluate(S::values_and_gradients);
+      const bool dirichlet = phi.boundary_id() == 0;
+      phi.apply_for_each_quad_point([&](Phi *p, const unsigned int q) {
+        const Number n_j     = (p->normal_vector(q) * p->inverse_jacobian(q))[dim - 1];
+        const Number sigma   = S::penalty * (n_j < 0 ? -n_j : n_j);
+        const Number jump    = dirichlet ? Number(2) * p->get_value(q) : Number(0);
+        const Number average = dirichlet ? p->get_normal_derivative(q) : Number(0);
+        p->submit_value(jump * sigma - average, q);
+        p->submit_normal_derivative(Number(-0.5) * jump, q);
+      });
+      phi.integrate(S::values_and_gradients);
+      phi.distribute_local_to_global(dst);
+    }
+  };
+
+  enum class Mesh
+  {
+    cube,      // Cartesian, boundary ids by face (colorize): 0 Dirichlet, others Neumann
+    distorted, // interior vertices moved at random: non-affine cells
+    shell,     // curved, MappingQ(3); outer boundary Neumann
+    rotated    // 3D: two cells, the second turned by rotation `variant` of the 24
+  };
+
+  std::string
+  name(const Mesh mesh)
+  {
+    return mesh == Mesh::cube      ? "cube" :
+           mesh == Mesh::distorted ? "distorted" :
+           mesh == Mesh::shell     ? "shell" :
+                                     "rotated";
+  }
+
+  enum class Element
+  {
+    dgq,
+    hermite,
+    legendre
+  };
+
+  /// The 24 rotations of the cube: signed permutation matrices with determinant 1.
+  std::vector<Tensor<2, 3>>
+  cube_rotations()
+  {
+    std::vector<Tensor<2, 3>> result;
+    const unsigned int        perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (const auto &perm : perms)
+      for (unsigned int signs = 0; signs < 8; ++signs)
+        {
+          Tensor<2, 3> r;
+          for (unsigned int i = 0; i < 3; ++i)
+            r[i][perm[i]] = (signs >> i) & 1 ? -1. : 1.;
+          if (determinant(r) > 0)
+            result.push_back(r);
+        }
+    return result;
+  }
+
+  /// Two unit cubes [0,1]^3 and [1,2]x[0,1]^2; the second's vertices listed in a frame turned by @p r.
+  void
+  make_rotated(Triangulation<3> &tria, const Tensor<2, 3> &r)
+  {
+    std::vector<Point<3>> vertices;
+    // the 12 vertices of the 3 x 2 x 2 grid of points, x fastest
+    for (unsigned int z = 0; z < 2; ++z)
+      for (unsigned int y = 0; y < 2; ++y)
+        for (unsigned int x = 0; x < 3; ++x)
+          vertices.emplace_back(x, y, z);
+    const auto index = [](const Point<3> &p) {
+      return unsigned(std::lround(p[0])) + 3 * unsigned(std::lround(p[1])) + 6 * unsigned(std::lround(p[2]));
+    };
+    std::vector<CellData<3>> cells(2);
+    for (unsigned int v = 0; v < 8; ++v)
+      {
+        const Point<3> local(v % 2, (v / 2) % 2, v / 4);
+        cells[0].vertices[v] = index(local);
+        // the second cell's local vertex v at the center (1.5, .5, .5) plus r (local - center)
+        const Tensor<1, 3> centered = local - Point<3>(0.5, 0.5, 0.5);
+        const Tensor<1, 3> turned   = r * centered;
+        cells[1].vertices[v]        = index(Point<3>(1.5 + turned[0], 0.5 + turned[1], 0.5 + turned[2]));
+      }
+    tria.create_triangulation(vertices, cells, SubCellData());
+    // a Neumann part: the faces at y = 1
+    for (const auto &cell : tria.active_cell_iterators())
+      for (const unsigned int f : cell->face_indices())
+        if (cell->at_boundary(f) && std::abs(cell->face(f)->center()[1] - 1) < 1e-12)
+          cell->face(f)->set_boundary_id(1);
+  }
+
+  template <int dim, int degree, int n_q_1d, typename Number = double>
+  void
+  check(test::Checker       &checker,
+        const gpumf::Backend backend,
+        const Mesh           mesh,
+        const Element        element,
+        const unsigned int   variant = 0)
+  {
+    const MPI_Comm                      comm = MPI_COMM_WORLD;
+    std::unique_ptr<Triangulation<dim>> tria;
+    std::unique_ptr<Mapping<dim>>       mapping = std::make_unique<MappingQ<dim>>(mesh == Mesh::shell ? 3 : 1);
+    if (mesh == Mesh::rotated)
+      {
+        if constexpr (dim == 3)
+          {
+            tria = std::make_unique<Triangulation<dim>>();
+            make_rotated(*tria, cube_rotations()[variant]);
+            tria->refine_global(variant % 2);
+          }
+      }
+    else
+      {
+        tria = std::make_unique<parallel::distributed::Triangulation<dim>>(comm);
+        if (mesh == Mesh::cube)
+          {
+            GridGenerator::hyper_cube(*tria, 0., 1., true);
+            tria->refine_global(dim == 2 ? 3 : 2);
+          }
+        else if (mesh == Mesh::distorted)
+          test::make_mesh(*tria, test::Domain::distorted_cube, 0);
+        else
+          {
+            test::make_mesh(*tria, test::Domain::shell, 1);
+            for (const auto &cell : tria->active_cell_iterators())
+              for (const unsigned int f : cell->face_indices())
+                if (cell->at_boundary(f) && cell->face(f)->center().norm() > 0.75)
+                  cell->face(f)->set_boundary_id(1);
+          }
+      }
+    std::unique_ptr<FiniteElement<dim>> fe;
+    if (element == Element::dgq)
+      fe = std::make_unique<FE_DGQ<dim>>(degree);
+    else if (element == Element::hermite)
+      fe = std::make_unique<FE_DGQHermite<dim>>(degree);
+    else
+      fe = std::make_unique<FE_DGQLegendre<dim>>(degree);
+    DoFHandler<dim> dof(*tria);
+    dof.distribute_dofs(*fe);
+
+    using MF = gpumf::MatrixFree<dim, Number>;
+    typename MF::AdditionalData additional_data;
+    additional_data.backend                             = backend;
+    additional_data.mapping_update_flags                = update_gradients | update_JxW_values;
+    additional_data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
+    additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+    AffineConstraints<Number> constraints;
+    constraints.close();
+    MF mf;
+    mf.reinit(*mapping, dof, constraints, QGauss<1>(n_q_1d), additional_data);
+
+    gpumf::Vector<Number> src, dst;
+    mf.initialize_dof_vector(src);
+    mf.initialize_dof_vector(dst);
+    test::fill_random(src);
+    test::fill_random(dst, 2); // overwritten (zero_dst)
+    mf.loop(LaplaceCell<dim, degree, n_q_1d, Number>(),
+            SIPGFace<dim, degree, n_q_1d, Number>(),
+            SIPGBoundary<dim, degree, n_q_1d, Number>(),
+            dst,
+            src,
+            true,
+            MF::DataAccessOnFaces::gradients,
+            MF::DataAccessOnFaces::gradients);
+
+    const auto          src_rw = test::to_rw(src);
+    std::vector<double> owned;
+    for (const auto i : src_rw.get_stored_elements())
+      owned.push_back(src_rw(i));
+    const std::vector<double>              expected = test::dealii_sipg(*mapping, dof, n_q_1d, owned);
+    LinearAlgebra::ReadWriteVector<Number> expected_rw(src_rw.get_stored_elements());
+    {
+      unsigned int k = 0;
+      for (const auto i : expected_rw.get_stored_elements())
+        expected_rw(i) = expected[k++];
+    }
+    const double      difference   = test::relative_difference(test::to_rw(dst), expected_rw, comm);
+    const std::string element_name = element == Element::dgq     ? "FE_DGQ" :
+                                     element == Element::hermite ? "FE_DGQHermite" :
+                                                                   "FE_DGQLegendre";
+    checker.check_below(difference,
+                        std::is_same_v<Number, double> ? 1e-11 : 2e-5,
+                        std::to_string(dim) + "D " + name(mesh) +
+                          (mesh == Mesh::rotated ? " " + std::to_string(variant) : "") + " " + element_name + "(" +
+                          std::to_string(degree) + ") n_q " + std::to_string(n_q_1d) + " " +
+                          std::to_string(tria->n_global_active_cells()) + " cells, " + std::to_string(mf.n_faces()) +
+                          " faces on rank 0: SIPG vs deal.II's loop");
+  }
+
+  template <int dim, int degree>
+  void
+  check_meshes(test::Checker &checker, const gpumf::Backend backend)
+  {
+    for (const Element element : {Element::dgq, Element::hermite, Element::legendre})
+      check<dim, degree, degree + 1>(checker, backend, Mesh::cube, element);
+    check<dim, degree, degree + 1>(checker, backend, Mesh::distorted, Element::hermite);
+    check<dim, degree, degree + 2>(checker, backend, Mesh::shell, Element::dgq);
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  return test::run(argc, argv, [](test::Checker &checker, const gpumf::Backend backend) {
+    check_meshes<2, 1>(checker, backend);
+    check_meshes<2, 2>(checker, backend);
+    check_meshes<2, 3>(checker, backend);
+    check_meshes<2, 5>(checker, backend);
+    check_meshes<3, 1>(checker, backend);
+    check_meshes<3, 2>(checker, backend);
+    check_meshes<3, 4>(checker, backend);
+    for (unsigned int variant = 0; variant < 24; ++variant)
+      check<3, 3, 4>(checker, backend, Mesh::rotated, variant % 3 == 0 ? Element::dgq : Element::hermite, variant);
+  });
+}
