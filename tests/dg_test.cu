@@ -12,7 +12,9 @@
 #include <gpumf/fe_face_evaluation.h>
 #include <gpumf/matrix_free.h>
 
+#include <deal.II/dofs/dof_renumbering.h>
 #include <deal.II/fe/fe_dgq.h>
+#include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/tria.h>
@@ -131,12 +133,52 @@ namespace
     }
   };
 
+  /// Misuse: the exterior side of a boundary face.
+  template <int dim, int degree, int n_q_1d>
+  struct ExteriorOnBoundary : Sizes<dim, degree, n_q_1d, double>
+  {
+    using S = Sizes<dim, degree, n_q_1d, double>;
+    __host__ __device__ void
+    operator()(const unsigned int      face,
+               const typename S::Data *data,
+               typename S::Shared     *shared,
+               const double *,
+               double *) const
+    {
+      gpumf::FEFaceEvaluation<dim, degree, n_q_1d, 1, double> phi(face, data, shared, false);
+    }
+  };
+
+  /// Misuse: every thread reads every point (deal.II's CPU loop over q), racing on the GPU.
+  template <int dim, int degree, int n_q_1d>
+  struct AllPointsInEveryThread : Sizes<dim, degree, n_q_1d, double>
+  {
+    using S = Sizes<dim, degree, n_q_1d, double>;
+    __host__ __device__ void
+    operator()(const unsigned int      face,
+               const typename S::Data *data,
+               typename S::Shared     *shared,
+               const double           *src,
+               double                 *dst) const
+    {
+      gpumf::FEFaceEvaluation<dim, degree, n_q_1d, 1, double> phi(face, data, shared, true);
+      phi.read_dof_values(src);
+      phi.evaluate(gpumf::EvaluationFlags::values);
+      for (unsigned int q = 0; q < phi.n_q_points; ++q)
+        phi.submit_value(phi.get_value(q), q);
+      phi.integrate(gpumf::EvaluationFlags::values);
+      phi.distribute_local_to_global(dst);
+    }
+  };
+
   enum class Mesh
   {
-    cube,      // Cartesian, boundary ids by face (colorize): 0 Dirichlet, others Neumann
-    distorted, // interior vertices moved at random: non-affine cells
-    shell,     // curved, MappingQ(3); outer boundary Neumann
-    rotated    // 3D: two cells, the second turned by rotation `variant` of the 24
+    cube,          // Cartesian, boundary ids by face (colorize): 0 Dirichlet, others Neumann
+    distorted,     // interior vertices moved at random: non-affine cells
+    shell,         // curved, MappingQ(3); outer boundary Neumann
+    rotated,       // 3D: two cells, the second turned by rotation `variant` of the 24
+    adaptive,      // the cube with the cells near a corner refined once more (2D: twice): hanging faces
+    adaptive_shell // the shell with the cells of x > 0 (and, in 2D, then x, y > 0) refined: curved hanging faces
   };
 
   std::string
@@ -145,7 +187,9 @@ namespace
     return mesh == Mesh::cube      ? "cube" :
            mesh == Mesh::distorted ? "distorted" :
            mesh == Mesh::shell     ? "shell" :
-                                     "rotated";
+           mesh == Mesh::rotated   ? "rotated" :
+           mesh == Mesh::adaptive  ? "adaptive" :
+                                     "adaptive shell";
   }
 
   enum class Element
@@ -232,6 +276,29 @@ namespace
             GridGenerator::hyper_cube(*tria, 0., 1., true);
             tria->refine_global(dim == 2 ? 3 : 2);
           }
+        else if (mesh == Mesh::adaptive)
+          {
+            GridGenerator::hyper_cube(*tria, 0., 1., true);
+            tria->refine_global(dim == 2 ? 2 : 1);
+            for (unsigned int round = 0; round < (dim == 2 ? 2 : 1); ++round)
+              {
+                for (const auto &cell : tria->active_cell_iterators())
+                  if (cell->is_locally_owned() && cell->center().norm() < 0.6)
+                    cell->set_refine_flag();
+                tria->execute_coarsening_and_refinement();
+              }
+          }
+        else if (mesh == Mesh::adaptive_shell)
+          {
+            test::make_mesh(*tria, test::Domain::shell, 0);
+            for (unsigned int round = 0; round < (dim == 2 ? 2 : 1); ++round)
+              {
+                for (const auto &cell : tria->active_cell_iterators())
+                  if (cell->is_locally_owned() && cell->center()[0] > 0 && (round == 0 || cell->center()[1] > 0))
+                    cell->set_refine_flag();
+                tria->execute_coarsening_and_refinement();
+              }
+          }
         else if (mesh == Mesh::distorted)
           test::make_mesh(*tria, test::Domain::distorted_cube, 0);
         else
@@ -310,6 +377,109 @@ namespace
       check<dim, degree, degree + 1>(checker, backend, Mesh::cube, element);
     check<dim, degree, degree + 1>(checker, backend, Mesh::distorted, Element::hermite);
     check<dim, degree, degree + 2>(checker, backend, Mesh::shell, Element::dgq);
+    check<dim, degree, degree + 1>(checker, backend, Mesh::adaptive, Element::hermite);
+    check<dim, degree, degree + 1>(checker, backend, Mesh::adaptive_shell, Element::dgq);
+  }
+
+  /// Misuse gives an exception that names the problem: at reinit() and loop() on both
+  /// backends, inside the functors (on the emulated threads) on the host backend.
+  template <int dim>
+  void
+  check_misuse(test::Checker &checker, const gpumf::Backend backend)
+  {
+    constexpr int degree = 2, n_q = 3;
+    using MF                                       = gpumf::MatrixFree<dim, double>;
+    const MPI_Comm                            comm = MPI_COMM_WORLD;
+    parallel::distributed::Triangulation<dim> tria(comm);
+    GridGenerator::hyper_cube(tria, 0., 1.);
+    tria.refine_global(dim == 2 ? 3 : 2);
+    const MappingQ<dim>       mapping(1);
+    AffineConstraints<double> empty;
+    empty.close();
+    typename MF::AdditionalData with_faces;
+    with_faces.backend                             = backend;
+    with_faces.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
+    with_faces.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+    const auto expect = [&](const std::string &what, const std::string &keyword, const auto &f) {
+      const std::string message = test::exception_of(f);
+      const std::size_t info    = message.find("Additional information: ");
+      const bool        found   = message.find(keyword) != std::string::npos;
+      checker.check(Utilities::MPI::min(int(found), comm) == 1,
+                    std::to_string(dim) + "D misuse, " + what + ": \"" +
+                      message.substr(info == std::string::npos ? 0 : info + 24, 150) + "...\"");
+    };
+    {
+      DoFHandler<dim> dof(tria);
+      dof.distribute_dofs(FE_Q<dim>(degree));
+      expect("faces with FE_Q", "need a discontinuous element", [&] {
+        MF mf;
+        mf.reinit(mapping, dof, empty, QGauss<1>(n_q), with_faces);
+      });
+    }
+    DoFHandler<dim> dof(tria);
+    dof.distribute_dofs(FE_DGQ<dim>(degree));
+    {
+      typename MF::AdditionalData on_level = with_faces;
+      on_level.mg_level                    = 0;
+      expect("faces on a level", "faces on a multigrid level", [&] {
+        MF mf;
+        mf.reinit(mapping, dof, empty, QGauss<1>(n_q), on_level);
+      });
+    }
+    {
+      AffineConstraints<double> constraints;
+      IndexSet                  relevant;
+      DoFTools::extract_locally_relevant_dofs(dof, relevant);
+      constraints.reinit(relevant);
+      if (dof.locally_owned_dofs().n_elements() > 0)
+        constraints.add_line(*dof.locally_owned_dofs().begin());
+      constraints.close();
+      expect("constraints with faces", "Pass an empty AffineConstraints", [&] {
+        MF mf;
+        mf.reinit(mapping, dof, constraints, QGauss<1>(n_q), with_faces);
+      });
+    }
+    MF mf_cells;
+    {
+      typename MF::AdditionalData cells_only         = with_faces;
+      cells_only.mapping_update_flags_inner_faces    = update_default;
+      cells_only.mapping_update_flags_boundary_faces = update_default;
+      mf_cells.reinit(mapping, dof, empty, QGauss<1>(n_q), cells_only);
+    }
+    gpumf::Vector<double> src, dst;
+    mf_cells.initialize_dof_vector(src);
+    mf_cells.initialize_dof_vector(dst);
+    expect("loop without faces", "reinit() set up no faces", [&] {
+      mf_cells.loop(nullptr, SIPGFace<dim, degree, n_q, double>(), nullptr, dst, src);
+    });
+    MF mf;
+    mf.reinit(mapping, dof, empty, QGauss<1>(n_q), with_faces);
+    if (backend == gpumf::Backend::host)
+      {
+        // inside the functors: only the host backend reports these without losing the GPU context
+        expect("exterior side of a boundary face", "exterior side of a boundary face", [&] {
+          mf.loop(nullptr, nullptr, ExteriorOnBoundary<dim, degree, n_q>(), dst, src);
+        });
+        expect("a thread reading all points", "does not own", [&] {
+          mf.loop(nullptr, AllPointsInEveryThread<dim, degree, n_q>(), nullptr, dst, src);
+        });
+        if (Utilities::MPI::n_mpi_processes(comm) > 1)
+          expect("ghost cells without their values", "did not exchange", [&] {
+            mf.loop(nullptr,
+                    SIPGFace<dim, degree, n_q, double>(),
+                    nullptr,
+                    dst,
+                    src,
+                    false,
+                    MF::DataAccessOnFaces::none,
+                    MF::DataAccessOnFaces::none);
+          });
+      }
+    DoFRenumbering::random(dof);
+    expect("DoFs of a cell not consecutive", "not numbered consecutively", [&] {
+      MF mf_random;
+      mf_random.reinit(mapping, dof, empty, QGauss<1>(n_q), with_faces);
+    });
   }
 } // namespace
 
@@ -324,6 +494,8 @@ main(int argc, char **argv)
     check_meshes<3, 1>(checker, backend);
     check_meshes<3, 2>(checker, backend);
     check_meshes<3, 4>(checker, backend);
+    check_misuse<2>(checker, backend);
+    check_misuse<3>(checker, backend);
     for (unsigned int variant = 0; variant < 24; ++variant)
       check<3, 3, 4>(checker, backend, Mesh::rotated, variant % 3 == 0 ? Element::dgq : Element::hermite, variant);
   });

@@ -5,6 +5,7 @@
 #include <gpumf/internal/memory.h>
 #include <gpumf/operators.h>
 
+#include <deal.II/fe/fe_dgp.h>
 #include <deal.II/fe/fe_dgq.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
@@ -108,9 +109,10 @@ main(int argc, char **argv)
   const gpumf::Backend             host = gpumf::Backend::host;
 
   const std::string supported =
-    "supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim> (all components of the same degree)";
-  expect_throw<gpumf::ExcNotSupported>(checker, "FE_DGQ is rejected", supported + ", got FE_DGQ", [&] {
-    setup<2>(FE_DGQ<2>(2), QGauss<1>(3), host);
+    "supports FE_Q<dim>, FE_DGQ<dim> (and its FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes) and "
+    "FESystem<dim> of one of them (all components of the same degree)";
+  expect_throw<gpumf::ExcNotSupported>(checker, "FE_DGP is rejected", supported + ", got FE_DGP", [&] {
+    setup<2>(FE_DGP<2>(2), QGauss<1>(3), host);
   });
   expect_throw<gpumf::ExcNotSupported>(checker,
                                        "FESystem of different degrees is rejected",

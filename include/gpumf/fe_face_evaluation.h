@@ -115,20 +115,16 @@ namespace gpumf
       shape_gradients    = shdata->shape_gradients;
       co_shape_gradients = shdata->co_shape_gradients;
 
-      constexpr unsigned int faces_per_cell = 2 * dim;
-      const unsigned int     cell_in_color  = face / faces_per_cell;
-      const unsigned int     f              = face % faces_per_cell;
-      const unsigned int     cell           = data.row_start + cell_in_color;
-      const unsigned int     r              = cell * faces_per_cell + f;
-      const unsigned int     index          = internal::read_only(faces.face_index + r);
-      const bool             cell_exterior  = (index & internal::FaceData<dim, Number>::exterior_bit) != 0;
-      face_number                           = index & ~internal::FaceData<dim, Number>::exterior_bit;
-      const unsigned int neighbor           = internal::read_only(faces.neighbor_first_dof + r);
-      own_side                              = is_interior_face != cell_exterior;
+      // the face's entry in the running cell's list (internal::FaceData)
+      const unsigned int index         = internal::read_only(faces.entry_face + face);
+      const bool         cell_exterior = (index & internal::FaceData<dim, Number>::exterior_bit) != 0;
+      face_number                      = index & ~internal::FaceData<dim, Number>::exterior_bit;
+      const unsigned int neighbor      = internal::read_only(faces.entry_neighbor_first_dof + face);
+      own_side                         = is_interior_face != cell_exterior;
       if (own_side)
         {
-          first   = internal::read_only(faces.cell_first_dof + cell);
-          face_no = f;
+          first   = internal::read_only(faces.entry_first_dof + face);
+          face_no = internal::read_only(faces.entry_face_no + face);
         }
       else
         {
@@ -136,12 +132,14 @@ namespace gpumf
                             "gpumf::FEFaceEvaluation: the exterior side of a boundary face (construct the "
                             "evaluator of a boundary face functor with is_interior_face = true).");
           first   = neighbor;
-          face_no = internal::read_only(faces.neighbor_face_no + r);
+          face_no = internal::read_only(faces.entry_neighbor_face_no + face);
         }
-      writes      = own_side && shdata->writes;
-      permutation = is_interior_face ?
-                      nullptr :
-                      faces.permutations + internal::read_only(faces.exterior_permutation + face_number) * nqf;
+      writes = own_side && shdata->writes;
+      if (!is_interior_face)
+        {
+          permutation = faces.permutations + internal::read_only(faces.exterior_permutation + face_number) * nqf;
+          subface     = internal::read_only(faces.exterior_subface + face_number);
+        }
 #ifdef __CUDA_ARCH__
       thread    = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
       n_threads = blockDim.x * blockDim.y * blockDim.z;
@@ -195,6 +193,10 @@ namespace gpumf
     __host__ __device__ void
     read_dof_values(const Number *src)
     {
+      internal::require(data.faces.ghosts_valid || first < data.faces.locally_owned_size,
+                        "gpumf::FEFaceEvaluation::read_dof_values: the other side of this face is a ghost cell, "
+                        "but the loop did not exchange the source's ghost values (DataAccessOnFaces::none): pass "
+                        "values, gradients or unspecified as src_access, or update_ghost_values() first.");
       for_each_thread_item(nc * ndc, [&](const unsigned int l) { dofs()[l] = src[dof_index(l)]; });
     }
 
@@ -395,7 +397,9 @@ namespace gpumf
     const Number            *co_shape_gradients = nullptr;
     const unsigned short    *permutation        = nullptr;
     unsigned int             face_number = 0, face_no = 0, first = 0, thread = 0, n_threads = 1;
-    bool                     own_side = false, writes = false;
+    /// The subface of a coarse exterior side (sa + 2 sb in its face axes), else no_subface.
+    unsigned int subface  = internal::FaceData<dim, Number>::no_subface;
+    bool         own_side = false, writes = false;
 
     // scratch: [DoFs nc*nd^dim | values nc*nqf | gradients dim * nc*nqf | A0 A1 B0 B1, nc*nqf each]
     __host__ __device__ Number *
@@ -532,6 +536,16 @@ namespace gpumf
       a1 = dn == 2 ? 1 : 2;
     }
 
+    /// The n_q x n_dofs_1d interpolation matrix of in-face direction @p k (0: the lower axis):
+    /// to the points of the face, or of the half of the interval a subface covers.
+    __device__ const Number *
+    in_face_values(const unsigned int k) const
+    {
+      if (subface == internal::FaceData<dim, Number>::no_subface)
+        return shape_values;
+      return data.faces.subface_values + ((subface >> k) & 1) * nq * nd;
+    }
+
     __device__ static unsigned int
     stride(const unsigned int d)
     {
@@ -562,6 +576,7 @@ namespace gpumf
         }
       __syncthreads();
       // within the face: one direction at a time to the points
+      const Number *S0 = in_face_values(0), *S1 = in_face_values(1);
       for (unsigned int k = thread; k < nc * nq * (dim == 3 ? nd : 1); k += n_threads)
         {
           const unsigned int c = k / (nq * (dim == 3 ? nd : 1)), m = k % (nq * (dim == 3 ? nd : 1));
@@ -569,7 +584,7 @@ namespace gpumf
           Number             v0 = 0, v1 = 0;
           for (unsigned int i = 0; i < nd; ++i)
             {
-              const Number s = shape_values[qa * nd + i];
+              const Number s = S0[qa * nd + i];
               v0 += s * A0[c * nqf + i + nd * j];
               if (with_gradients)
                 v1 += s * A1[c * nqf + i + nd * j];
@@ -587,7 +602,7 @@ namespace gpumf
               Number             v0 = 0, v1 = 0;
               for (unsigned int j = 0; j < nd; ++j)
                 {
-                  const Number s = shape_values[qb * nd + j];
+                  const Number s = S1[qb * nd + j];
                   v0 += s * B0[c * nqf + qa + nq * j];
                   if (with_gradients)
                     v1 += s * B1[c * nqf + qa + nq * j];
@@ -615,9 +630,11 @@ namespace gpumf
               if (dim == 3)
                 t1 += co_shape_gradients[pb * nq + r] * line[pa + nq * r];
             }
-          reference[a0] = t0;
+          // on a subface the points' coordinate is (x + s) / 2: derivatives in the cell's twice those
+          const Number scale = subface == internal::FaceData<dim, Number>::no_subface ? Number(1) : Number(2);
+          reference[a0]      = scale * t0;
           if (dim == 3)
-            reference[a1] = t1;
+            reference[a1] = scale * t1;
           for (unsigned int d = 0; d < dim; ++d)
             {
               Number sum = 0;
@@ -650,9 +667,10 @@ namespace gpumf
                 sum += jinv(e, d, q) * gradients(d)[c * nqf + q];
               reference[e] = sum;
             }
-          A1[c * nqf + p] = reference[dn];
-          B0[c * nqf + p] = reference[a0];
-          B1[c * nqf + p] = dim == 3 ? reference[a1] : Number(0);
+          const Number scale = subface == internal::FaceData<dim, Number>::no_subface ? Number(1) : Number(2);
+          A1[c * nqf + p]    = reference[dn];
+          B0[c * nqf + p]    = scale * reference[a0];
+          B1[c * nqf + p]    = dim == 3 ? scale * reference[a1] : Number(0);
         }
       __syncthreads();
       Number *point_values = A0;
@@ -675,7 +693,8 @@ namespace gpumf
           __syncthreads();
           point_values = sum_out;
         }
-      Number *face0 = B0, *face1 = B1;
+      Number       *face0 = B0, *face1 = B1;
+      const Number *S0 = in_face_values(0), *S1 = in_face_values(1);
       if constexpr (dim == 3)
         {
           for (unsigned int k = thread; k < nc * nq * nd; k += n_threads)
@@ -684,7 +703,7 @@ namespace gpumf
               Number             v0 = 0, v1 = 0;
               for (unsigned int qb = 0; qb < nq; ++qb)
                 {
-                  const Number s = shape_values[qb * nd + j];
+                  const Number s = S1[qb * nd + j];
                   v0 += s * point_values[c * nqf + qa + nq * qb];
                   if (with_gradients)
                     v1 += s * A1[c * nqf + qa + nq * qb];
@@ -699,7 +718,7 @@ namespace gpumf
               Number             v0 = 0, v1 = 0;
               for (unsigned int qa = 0; qa < nq; ++qa)
                 {
-                  const Number s = shape_values[qa * nd + i];
+                  const Number s = S0[qa * nd + i];
                   v0 += s * B0[c * nqf + qa + nq * j];
                   if (with_gradients)
                     v1 += s * B1[c * nqf + qa + nq * j];
@@ -718,7 +737,7 @@ namespace gpumf
               Number             v0 = 0, v1 = 0;
               for (unsigned int qa = 0; qa < nq; ++qa)
                 {
-                  const Number s = shape_values[qa * nd + i];
+                  const Number s = S0[qa * nd + i];
                   v0 += s * point_values[c * nqf + qa];
                   if (with_gradients)
                     v1 += s * A1[c * nqf + qa];
@@ -759,22 +778,28 @@ namespace gpumf
     {
       const unsigned int dn = face_no / 2;
       unsigned int point[dim];
-      for (unsigned int d = 0, rest = p; d < dim; ++d)
+      unsigned int half[dim] = {}; // on a subface: the half of the interval in direction d
+      for (unsigned int d = 0, k = 0, rest = p; d < dim; ++d)
         if (d != dn)
           {
             point[d] = rest % nq;
+            half[d] = (subface >> k) & 1;
             rest /= nq;
+            ++k;
           }
         else
           point[d] = 0;
+      const bool sub = subface != internal::FaceData<dim, Number>::no_subface;
+      const Number *values = shape_values, *derivatives = shape_gradients;
       phi = 1;
       for (unsigned int e = 0; e < dim; ++e)
         grad[e] = 1;
       for (unsigned int d = 0, rest = l; d < dim; ++d, rest /= nd)
         {
           const unsigned int i = rest % nd;
-          const Number value = d == dn ? on_face(0, i) : shape_values[point[d] * nd + i];
-          const Number deriv = d == dn ? on_face(1, i) : shape_gradients[point[d] * nd + i];
+          const unsigned int entry = ((sub ? half[d] * nq : 0) + point[d]) * nd + i;
+          const Number value = d == dn ? on_face(0, i) : (sub ? data.faces.subface_values : values)[entry];
+          const Number deriv = d == dn ? on_face(1, i) : (sub ? data.faces.subface_gradients : derivatives)[entry];
           phi *= value;
           for (unsigned int e = 0; e < dim; ++e)
             grad[e] *= e == d ? deriv : value;

@@ -9,9 +9,10 @@
 #include <deal.II/fe/fe_values.h>
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <map>
 #include <mutex>
-#include <unordered_map>
 
 #include "core/threads.h"
 
@@ -55,22 +56,28 @@ namespace gpumf
       FaceData<dim, Number> d;
       if (!available)
         return d;
-      d.cell_first_dof       = cell_first_dof.data();
-      d.face_index           = face_index.data();
-      d.neighbor_first_dof   = neighbor_first_dof.data();
-      d.neighbor_face_no     = neighbor_face_no.data();
-      d.boundary_id          = boundary_id.data();
-      d.exterior_permutation = exterior_permutation.data();
-      d.permutations         = permutations.data();
-      d.JxW                  = JxW.data();
-      d.normal               = normal.data();
-      d.inv_jacobian         = inv_jacobian.data();
-      d.q_points             = q_points.data();
-      d.shape_on_face        = shape_on_face.data();
-      d.dof_numbering        = dof_numbering.data();
-      d.n_faces              = n_faces;
-      d.n_face_points        = n_face_points;
-      d.available            = true;
+      d.cell_face_start          = cell_face_start.data();
+      d.entry_face               = entry_face.data();
+      d.entry_face_no            = entry_face_no.data();
+      d.entry_first_dof          = entry_first_dof.data();
+      d.entry_neighbor_first_dof = entry_neighbor_first_dof.data();
+      d.entry_neighbor_face_no   = entry_neighbor_face_no.data();
+      d.boundary_id              = boundary_id.data();
+      d.exterior_permutation     = exterior_permutation.data();
+      d.exterior_subface         = exterior_subface.data();
+      d.permutations             = permutations.data();
+      d.JxW                      = JxW.data();
+      d.normal                   = normal.data();
+      d.inv_jacobian             = inv_jacobian.data();
+      d.q_points                 = q_points.data();
+      d.shape_on_face            = shape_on_face.data();
+      d.subface_values           = subface_values.data();
+      d.subface_gradients        = subface_gradients.data();
+      d.dof_numbering            = dof_numbering.data();
+      d.n_faces                  = n_faces;
+      d.n_face_points            = n_face_points;
+      d.locally_owned_size       = locally_owned_size;
+      d.available                = true;
       return d;
     }
 
@@ -78,11 +85,15 @@ namespace gpumf
     std::size_t
     FaceArrays<dim, Number>::memory_consumption() const
     {
-      return cell_first_dof.size() * 4 + face_index.size() * 4 + neighbor_first_dof.size() * 4 +
-             boundary_id.size() * 4 + dof_numbering.size() * 4 + neighbor_face_no.size() + exterior_permutation.size() +
-             permutations.size() * 2 +
-             (JxW.size() + normal.size() + inv_jacobian.size() + shape_on_face.size()) * sizeof(Number) +
-             q_points.size() * sizeof(Point<dim, Number>);
+      return cell_face_start.memory_consumption() + entry_face.memory_consumption() +
+             entry_first_dof.memory_consumption() + entry_neighbor_first_dof.memory_consumption() +
+             boundary_id.memory_consumption() + dof_numbering.memory_consumption() +
+             entry_face_no.memory_consumption() + entry_neighbor_face_no.memory_consumption() +
+             exterior_permutation.memory_consumption() + exterior_subface.memory_consumption() +
+             permutations.memory_consumption() + JxW.memory_consumption() + normal.memory_consumption() +
+             inv_jacobian.memory_consumption() + shape_on_face.memory_consumption() +
+             subface_values.memory_consumption() + subface_gradients.memory_consumption() +
+             q_points.memory_consumption();
     }
 
     namespace
@@ -99,26 +110,31 @@ namespace gpumf
         return axes;
       }
 
-      /// The face points of face @p f of the reference cell in the face's own axes (the lower
-      /// axis fastest), with the face weights.
+      /**
+       * The face points of face @p f of the reference cell in the face's own axes (the lower
+       * axis fastest), with the face weights; on subface @p subface (sa + 2 sb) of it, each
+       * coordinate (x + s) / 2, unless @p subface is FaceData::no_subface.
+       */
       template <int dim>
       Quadrature<dim>
-      face_points(const Quadrature<1> &quad, const unsigned int f)
+      face_points(const Quadrature<1> &quad, const unsigned int f, const unsigned int subface)
       {
-        const unsigned int      n_q  = quad.size();
-        const auto              axes = face_axes<dim>(f);
+        const unsigned int      n_q    = quad.size();
+        const auto              axes   = face_axes<dim>(f);
+        const unsigned int      n_face = dim == 2 ? n_q : n_q * n_q;
+        const bool              sub    = subface != FaceData<dim, double>::no_subface;
+        const auto              place  = [&](const double x, const unsigned int s) { return sub ? (x + s) / 2 : x; };
         std::vector<Point<dim>> points;
         std::vector<double>     weights;
-        const unsigned int      n_face = dim == 2 ? n_q : n_q * n_q;
         for (unsigned int q = 0; q < n_face; ++q)
           {
             Point<dim> x;
             x[f / 2]      = f % 2;
-            x[axes[0]]    = quad.point(q % n_q)[0];
+            x[axes[0]]    = place(quad.point(q % n_q)[0], subface % 2);
             double weight = quad.weight(q % n_q);
             if (dim == 3)
               {
-                x[axes[dim == 3 ? 1 : 0]] = quad.point(q / n_q)[0];
+                x[axes[dim - 2]] = place(quad.point(q / n_q)[0], subface / 2);
                 weight *= quad.weight(q / n_q);
               }
             points.push_back(x);
@@ -134,6 +150,18 @@ namespace gpumf
         unsigned char                           interior_face_no = 0, exterior_face_no = 0;
         unsigned int                            boundary_id  = FaceData<dim, double>::internal_face;
         bool                                    has_exterior = false;
+        /// the exterior cell is coarser: the face is one of its subfaces
+        bool hanging = false;
+      };
+
+      /// An entry of a cell's list of faces (FaceData::entry_*), and the face it belongs to.
+      struct Entry
+      {
+        unsigned int  face    = numbers::invalid_unsigned_int; // F | exterior_bit once known
+        unsigned char face_no = 0, neighbor_face_no = 0;
+        unsigned int  first = 0, neighbor_first = FaceData<2, double>::no_neighbor;
+        /// not yet known: the face of (cell position, face number) of this neighbour
+        unsigned int pending_cell = numbers::invalid_unsigned_int, pending_face_no = 0;
       };
     } // namespace
 
@@ -152,10 +180,11 @@ namespace gpumf
     {
       using cell_iterator                   = typename DoFHandler<dim>::cell_iterator;
       constexpr unsigned int faces_per_cell = 2 * dim;
+      constexpr unsigned int exterior_bit   = FaceData<dim, Number>::exterior_bit;
+      constexpr unsigned int n_subfaces     = 1u << (dim - 1);
       const unsigned int     n_q            = quad.size();
       const unsigned int     n_face_points  = Utilities::pow(n_q, dim - 1);
       const unsigned int     n_cells        = cells.size();
-      const unsigned int     no_neighbor    = FaceData<dim, Number>::no_neighbor;
       std::string            error;
       const auto             fail = [&](const std::string &message) {
         if (error.empty())
@@ -186,24 +215,34 @@ namespace gpumf
         return partitioner.global_to_local(indices[0]);
       };
 
-      // topology: a face per boundary face and per inner face; an inner face between two cells of
-      // the object is shared, its interior side being the cell with the smaller CellId
+      // Topology. A face per boundary face, per face between cells of one level (shared by the
+      // two cells where both are the object's; its interior side the cell with the smaller
+      // CellId) and per face between a fine cell and a coarser one (its interior side the fine
+      // cell, deal.II's convention).
       std::map<std::pair<int, int>, unsigned int> position;
       for (unsigned int c = 0; c < n_cells; ++c)
         position[{cells[c]->level(), cells[c]->index()}] = c;
-      std::vector<unsigned int>  cell_first(n_cells), face_index(n_cells * faces_per_cell);
-      std::vector<unsigned int>  neighbor_first(n_cells * faces_per_cell, no_neighbor);
-      std::vector<unsigned char> neighbor_face(n_cells * faces_per_cell, 0);
-      std::vector<Face<dim>>     faces;
-      const unsigned int         unassigned = numbers::invalid_unsigned_int;
-      std::fill(face_index.begin(), face_index.end(), unassigned);
+      const auto position_of = [&](const cell_iterator &cell) {
+        const auto found = position.find({cell->level(), cell->index()});
+        return found == position.end() ? numbers::invalid_unsigned_int : found->second;
+      };
+      std::vector<std::vector<Entry>>                       entries(n_cells);
+      std::vector<std::array<unsigned int, faces_per_cell>> entry_of_face(n_cells);
+      std::vector<Face<dim>>                                faces;
+      const auto                                            new_face = [&](const Face<dim> &face, const bool exterior) {
+        faces.push_back(face);
+        return (unsigned(faces.size()) - 1) | (exterior ? exterior_bit : 0u);
+      };
       for (unsigned int c = 0; c < n_cells && error.empty(); ++c)
         {
-          const cell_iterator &cell = cells[c];
-          cell_first[c]             = first_dof(cell);
-          for (unsigned int f = 0; f < faces_per_cell; ++f)
+          const cell_iterator &cell  = cells[c];
+          const unsigned int   first = first_dof(cell);
+          for (unsigned int f = 0; f < faces_per_cell && error.empty(); ++f)
             {
-              const unsigned int k = c * faces_per_cell + f;
+              entry_of_face[c][f] = entries[c].size();
+              Entry entry;
+              entry.face_no = f;
+              entry.first   = first;
               if (cell->has_periodic_neighbor(f))
                 {
                   fail("gpumf::MatrixFree with faces: cell " + cell->id().to_string() +
@@ -216,81 +255,252 @@ namespace gpumf
                   face.interior         = cell;
                   face.interior_face_no = f;
                   face.boundary_id      = cell->face(f)->boundary_id();
-                  face_index[k]         = faces.size();
-                  faces.push_back(face);
+                  entry.face            = new_face(face, false);
+                  entries[c].push_back(entry);
+                  continue;
+                }
+              if (cell->face(f)->has_children())
+                {
+                  // finer neighbours: one entry per subface, this cell the exterior side
+                  for (unsigned int s = 0; s < cell->face(f)->n_children(); ++s)
+                    {
+                      const cell_iterator fine = cell->neighbor_child_on_subface(f, s);
+                      unsigned int        g    = 0;
+                      while (g < faces_per_cell &&
+                             (fine->at_boundary(g) || !fine->neighbor_is_coarser(g) || fine->neighbor(g) != cell))
+                        ++g;
+                      AssertThrow(g < faces_per_cell, ExcInternalError());
+                      Entry sub            = entry;
+                      sub.neighbor_first   = first_dof(fine);
+                      sub.neighbor_face_no = g;
+                      const unsigned int p = position_of(fine);
+                      if (p != numbers::invalid_unsigned_int)
+                        sub.pending_cell = p, sub.pending_face_no = g;
+                      else
+                        {
+                          Face<dim> face;
+                          face.has_exterior     = true;
+                          face.hanging          = true;
+                          face.interior         = fine;
+                          face.interior_face_no = g;
+                          face.exterior         = cell;
+                          face.exterior_face_no = f;
+                          sub.face              = new_face(face, true);
+                        }
+                      entries[c].push_back(sub);
+                    }
                   continue;
                 }
               const cell_iterator neighbor = cell->neighbor(f);
-              if (neighbor->has_children() || cell->neighbor_is_coarser(f))
+              entry.neighbor_first         = first_dof(neighbor);
+              if (cell->neighbor_is_coarser(f))
                 {
-                  fail("gpumf::MatrixFree with faces: cell " + cell->id().to_string() + " meets a " +
-                       (neighbor->has_children() ? "finer" : "coarser") + " cell at its face " + std::to_string(f) +
-                       ": faces between cells of different refinement levels (adaptive meshes) are not "
-                       "supported by the face loops yet.");
-                  break;
+                  // a coarser neighbour: this cell is the interior side
+                  entry.neighbor_face_no = cell->neighbor_of_coarser_neighbor(f).first;
+                  Face<dim> face;
+                  face.has_exterior     = true;
+                  face.hanging          = true;
+                  face.interior         = cell;
+                  face.interior_face_no = f;
+                  face.exterior         = neighbor;
+                  face.exterior_face_no = entry.neighbor_face_no;
+                  entry.face            = new_face(face, false);
+                  entries[c].push_back(entry);
+                  continue;
                 }
-              const unsigned int neighbor_f = cell->neighbor_of_neighbor(f);
-              neighbor_first[k]             = first_dof(neighbor);
-              neighbor_face[k]              = neighbor_f;
-              const bool interior           = cell->id() < neighbor->id();
-              const auto found              = position.find({neighbor->level(), neighbor->index()});
-              const bool shared             = found != position.end();
-              if (interior || !shared)
+              entry.neighbor_face_no      = cell->neighbor_of_neighbor(f);
+              const bool         interior = cell->id() < neighbor->id();
+              const unsigned int p        = position_of(neighbor);
+              if (interior || p == numbers::invalid_unsigned_int)
                 {
                   Face<dim> face;
                   face.has_exterior     = true;
                   face.interior         = interior ? cell : neighbor;
                   face.exterior         = interior ? neighbor : cell;
-                  face.interior_face_no = interior ? f : neighbor_f;
-                  face.exterior_face_no = interior ? neighbor_f : f;
-                  face_index[k]         = faces.size() | (interior ? 0u : FaceData<dim, Number>::exterior_bit);
-                  faces.push_back(face);
+                  face.interior_face_no = interior ? f : entry.neighbor_face_no;
+                  face.exterior_face_no = interior ? entry.neighbor_face_no : f;
+                  entry.face            = new_face(face, !interior);
                 }
+              else
+                entry.pending_cell = p, entry.pending_face_no = entry.neighbor_face_no;
+              entries[c].push_back(entry);
             }
         }
-      // the exterior sides of shared faces: the interior cell's face number
+      // the exterior sides of faces between two cells of the object: the interior side's face
       if (error.empty())
-        for (unsigned int c = 0; c < n_cells; ++c)
-          for (unsigned int f = 0; f < faces_per_cell; ++f)
-            {
-              const unsigned int k = c * faces_per_cell + f;
-              if (face_index[k] != unassigned)
-                continue;
-              const cell_iterator neighbor = cells[c]->neighbor(f);
-              const unsigned int  other    = position.at({neighbor->level(), neighbor->index()});
-              face_index[k] =
-                face_index[other * faces_per_cell + neighbor_face[k]] | FaceData<dim, Number>::exterior_bit;
-            }
+        for (auto &list : entries)
+          for (Entry &entry : list)
+            if (entry.pending_cell != numbers::invalid_unsigned_int)
+              {
+                const Entry &other =
+                  entries[entry.pending_cell][entry_of_face[entry.pending_cell][entry.pending_face_no]];
+                AssertThrow((other.face & exterior_bit) == 0, ExcInternalError());
+                entry.face = other.face | exterior_bit;
+              }
 
-      // geometry: FEValues on each side at the face points in the cell's own face axes
+      // The vertex number of corner (ca, cb) of face f of a cell in the face's own axes.
+      const auto corner =
+        [](const cell_iterator &cell, const unsigned int f, const unsigned int ca, const unsigned int cb) {
+          const auto   axes = face_axes<dim>(f);
+          unsigned int v    = (f % 2) << (f / 2);
+          v |= ca << axes[0];
+          if (dim == 3)
+            v |= cb << axes[dim - 2];
+          return cell->vertex_index(v);
+        };
+      // (subface, order) of a face's exterior side: the subface of the exterior's face (sa + 2 sb
+      // in its own axes; no_subface between cells of one level) the interior's face covers, and
+      // the order `o` of the point transforms (bit 2: swap the axes, bits 0/1: flip the first /
+      // second) that takes the interior's corners to the exterior's. The exterior's face is laid
+      // out as a lattice of vertex numbers in its own axes, in half units on a refined face
+      // (corners, edge midpoints and centre, found as the vertices its children share).
+      const auto exterior_topology = [&](const Face<dim> &face) -> std::pair<unsigned int, unsigned int> {
+        const unsigned int        m = face.hanging ? 3 : 2, step = face.hanging ? 2 : 1;
+        std::vector<unsigned int> lattice(dim == 3 ? m * m : m, numbers::invalid_unsigned_int);
+        const auto                at = [&](const unsigned int i, const unsigned int j) -> unsigned int                &{
+          return lattice[i + (dim == 3 ? m * j : 0)];
+        };
+        for (unsigned int cb = 0; cb < (dim == 3 ? 2 : 1); ++cb)
+          for (unsigned int ca = 0; ca < 2; ++ca)
+            at(ca * step, cb * step) = corner(face.exterior, face.exterior_face_no, ca, cb);
+        unsigned int subface = FaceData<dim, Number>::no_subface;
+        if (face.hanging)
+          {
+            const auto parent = face.exterior->face(face.exterior_face_no);
+            AssertThrow(parent->n_children() == n_subfaces,
+                        ExcNotSupported("gpumf::MatrixFree with faces: anisotropic refinement is not supported."));
+            // the children's vertex sets, and the child at each corner of the face
+            std::vector<std::vector<unsigned int>> child_vertices(n_subfaces);
+            for (unsigned int k = 0; k < n_subfaces; ++k)
+              for (unsigned int v = 0; v < (dim == 3 ? 4u : 2u); ++v)
+                child_vertices[k].push_back(parent->child(k)->vertex_index(v));
+            const auto child_at = [&](const unsigned int ca, const unsigned int cb) {
+              for (unsigned int k = 0; k < n_subfaces; ++k)
+                if (std::count(child_vertices[k].begin(), child_vertices[k].end(), at(2 * ca, 2 * cb)))
+                  return k;
+              AssertThrow(false, ExcInternalError());
+              return 0u;
+            };
+            const auto shared = [&](std::vector<unsigned int> a, const std::vector<unsigned int> &b) {
+              a.erase(std::remove_if(a.begin(),
+                                     a.end(),
+                                     [&](const unsigned int v) { return !std::count(b.begin(), b.end(), v); }),
+                      a.end());
+              return a;
+            };
+            if (dim == 2)
+              at(1, 0) = shared(child_vertices[child_at(0, 0)], child_vertices[child_at(1, 0)])[0];
+            else
+              {
+                std::vector<unsigned int> centre = child_vertices[0];
+                for (unsigned int k = 1; k < n_subfaces; ++k)
+                  centre = shared(centre, child_vertices[k]);
+                AssertThrow(centre.size() == 1, ExcInternalError());
+                at(1, 1) = centre[0];
+                const auto midpoint =
+                  [&](const unsigned int a0, const unsigned int b0, const unsigned int a1, const unsigned int b1) {
+                    for (const unsigned int v :
+                         shared(child_vertices[child_at(a0, b0)], child_vertices[child_at(a1, b1)]))
+                      if (v != centre[0])
+                        return v;
+                    AssertThrow(false, ExcInternalError());
+                    return 0u;
+                  };
+                at(1, 0) = midpoint(0, 0, 1, 0);
+                at(1, 2) = midpoint(0, 1, 1, 1);
+                at(0, 1) = midpoint(0, 0, 0, 1);
+                at(2, 1) = midpoint(1, 0, 1, 1);
+              }
+          }
+        // the interior's corners in the lattice
+        unsigned int position[2][2][2];
+        for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+          for (unsigned int va = 0; va < 2; ++va)
+            {
+              const unsigned int v     = corner(face.interior, face.interior_face_no, va, vb);
+              const auto         found = std::find(lattice.begin(), lattice.end(), v);
+              AssertThrow(found != lattice.end(),
+                          ExcNotSupported("gpumf::MatrixFree with faces: the faces of cells " +
+                                          face.interior->id().to_string() + " and " + face.exterior->id().to_string() +
+                                          " share no vertex numbering."));
+              const unsigned int k = found - lattice.begin();
+              position[va][vb][0]  = dim == 3 ? k % m : k;
+              position[va][vb][1]  = dim == 3 ? k / m : 0;
+            }
+        if (face.hanging)
+          {
+            unsigned int sa = 2, sb = 2;
+            for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+              for (unsigned int va = 0; va < 2; ++va)
+                {
+                  sa = std::min(sa, position[va][vb][0]);
+                  sb = std::min(sb, position[va][vb][1]);
+                }
+            subface = sa + 2 * (dim == 3 ? sb : 0);
+            for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+              for (unsigned int va = 0; va < 2; ++va)
+                position[va][vb][0] -= sa, position[va][vb][1] -= (dim == 3 ? sb : 0);
+          }
+        for (unsigned int order = 0; order < (dim == 2 ? 2u : 8u); ++order)
+          {
+            bool fits = true;
+            for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+              for (unsigned int va = 0; va < 2; ++va)
+                {
+                  unsigned int a = va, b = vb;
+                  if (order & 4)
+                    std::swap(a, b);
+                  if (order & 1)
+                    a = 1 - a;
+                  if (order & 2)
+                    b = 1 - b;
+                  fits = fits && position[va][vb][0] == a && position[va][vb][1] == b;
+                }
+            if (fits)
+              return {subface, order};
+          }
+        AssertThrow(false, ExcInternalError());
+        return {subface, 0u};
+      };
+
+      // Geometry: FEValues on each side at the face points in the cell's own face axes; the
+      // exterior side's points (on each subface of a coarser cell) matched to the interior's.
       const unsigned int  n_faces = faces.size();
       const std::size_t   N       = std::size_t(n_faces) * n_face_points;
-      std::vector<Number> JxW(error.empty() ? N : 0), normal(error.empty() ? dim * N : 0),
-        inv_jacobian(error.empty() ? 2 * dim * dim * N : 0);
-      std::vector<Point<dim, Number>> q_points(error.empty() ? N : 0);
-      std::vector<unsigned short>     face_permutation(error.empty() ? N : 0);
+      const bool          ok      = error.empty();
+      std::vector<Number> JxW(ok ? N : 0), normal(ok ? dim * N : 0), inv_jacobian(ok ? 2 * dim * dim * N : 0);
+      std::vector<Point<dim, Number>> q_points(ok ? N : 0);
+      std::vector<unsigned short>     face_permutation(ok ? N : 0);
+      std::vector<unsigned char>      exterior_subface(ok ? n_faces : 0, FaceData<dim, Number>::no_subface);
       std::mutex                      error_mutex;
-      std::vector<Quadrature<dim>>    quadratures;
+      const unsigned int              no_subface = FaceData<dim, Number>::no_subface;
+      // [f * (n_subfaces + 1) + s]: face f, on subface s (s = n_subfaces: the whole face)
+      std::vector<Quadrature<dim>> quadratures;
       for (unsigned int f = 0; f < faces_per_cell; ++f)
-        quadratures.push_back(face_points<dim>(quad, f));
+        for (unsigned int s = 0; s <= n_subfaces; ++s)
+          quadratures.push_back(face_points<dim>(quad, f, s == n_subfaces ? no_subface : s));
+      const auto quadrature_index = [&](const unsigned int f, const unsigned int s) {
+        return f * (n_subfaces + 1) + (s == no_subface ? n_subfaces : s);
+      };
       const FE_Q<dim> fe_geometry(1); // (geometry only: any element)
-      if (error.empty())
+      if (ok)
         internal::parallel_for(n_faces, [&](const unsigned int begin, const unsigned int end) {
           const UpdateFlags flags = update_quadrature_points | update_jacobians | update_inverse_jacobians;
           std::vector<std::unique_ptr<FEValues<dim>>> interior_values, exterior_values;
-          for (unsigned int f = 0; f < faces_per_cell; ++f)
+          for (const Quadrature<dim> &quadrature : quadratures)
             {
-              interior_values.push_back(std::make_unique<FEValues<dim>>(mapping, fe_geometry, quadratures[f], flags));
-              exterior_values.push_back(std::make_unique<FEValues<dim>>(mapping, fe_geometry, quadratures[f], flags));
+              interior_values.push_back(std::make_unique<FEValues<dim>>(mapping, fe_geometry, quadrature, flags));
+              exterior_values.push_back(std::make_unique<FEValues<dim>>(mapping, fe_geometry, quadrature, flags));
             }
+          std::vector<unsigned int> match(n_face_points);
           for (unsigned int F = begin; F < end; ++F)
             {
               const Face<dim> &face = faces[F];
-              FEValues<dim>   &in   = *interior_values[face.interior_face_no];
+              FEValues<dim>   &in   = *interior_values[quadrature_index(face.interior_face_no, no_subface)];
               in.reinit(typename Triangulation<dim>::cell_iterator(face.interior));
               const unsigned int dn       = face.interior_face_no / 2;
               const double       sign     = face.interior_face_no % 2 ? 1. : -1.;
-              double             diameter = 0;
+              const double       diameter = face.interior->face(face.interior_face_no)->diameter();
               for (unsigned int q = 0; q < n_face_points; ++q)
                 {
                   const std::size_t k       = std::size_t(F) * n_face_points + q;
@@ -300,8 +510,8 @@ namespace gpumf
                   for (unsigned int d = 0; d < dim; ++d)
                     n[d] = inverse[dn][d];
                   const double length = n.norm();
-                  JxW[k] =
-                    quadratures[face.interior_face_no].weight(q) * std::abs(in.jacobian(q).determinant()) * length;
+                  JxW[k]              = quadratures[quadrature_index(face.interior_face_no, no_subface)].weight(q) *
+                           std::abs(in.jacobian(q).determinant()) * length;
                   for (unsigned int d = 0; d < dim; ++d)
                     {
                       normal[d * N + k] = sign * n[d] / length;
@@ -310,37 +520,49 @@ namespace gpumf
                   for (unsigned int e = 0; e < dim; ++e)
                     for (unsigned int d = 0; d < dim; ++d)
                       inv_jacobian[(e * dim + d) * N + k] = inverse[e][d];
-                  diameter            = std::max(diameter, in.quadrature_point(q).distance(in.quadrature_point(0)));
                   face_permutation[k] = q;
                 }
               if (!face.has_exterior)
                 continue;
-              FEValues<dim> &out = *exterior_values[face.exterior_face_no];
-              out.reinit(typename Triangulation<dim>::cell_iterator(face.exterior));
-              std::vector<bool> taken(n_face_points, false);
+              // The exterior side: the whole face or the subface the interior's face covers, and the
+              // order of its points (its axes rotated or flipped against the interior's), from the
+              // mesh's vertex numbers (topology_of()); geometry cannot tell them apart reliably where
+              // a coarse cell's mapping and its neighbours' children differ (coarse curved meshes).
+              const auto [best_subface, best_order] = exterior_topology(face);
+              FEValues<dim> *best = exterior_values[quadrature_index(face.exterior_face_no, best_subface)].get();
+              best->reinit(typename Triangulation<dim>::cell_iterator(face.exterior));
+              const auto own_point = [&](const unsigned int order, const unsigned int q) {
+                unsigned int a = q % n_q, b = q / n_q;
+                if (order & 4)
+                  std::swap(a, b);
+                if (order & 1)
+                  a = n_q - 1 - a;
+                if (order & 2)
+                  b = n_q - 1 - b;
+                return a + n_q * b;
+              };
+              double best_cost = 0;
+              for (unsigned int q = 0; q < n_face_points; ++q)
+                best_cost += in.quadrature_point(q).distance_square(best->quadrature_point(own_point(best_order, q)));
+              for (unsigned int q = 0; q < n_face_points; ++q)
+                match[q] = own_point(best_order, q);
+              if (std::sqrt(best_cost / n_face_points) > 0.25 * diameter)
+                {
+                  const std::lock_guard<std::mutex> lock(error_mutex);
+                  fail("gpumf::MatrixFree with faces: the face points of cells " + face.interior->id().to_string() +
+                       " and " + face.exterior->id().to_string() +
+                       " do not match (a mapping that places the shared face differently on its two sides, "
+                       "or a face that is not conforming): the points lie " +
+                       std::to_string(std::sqrt(best_cost / n_face_points)) + " apart (root mean square), at most " +
+                       std::to_string(0.25 * diameter) + " allowed.");
+                  return;
+                }
+              exterior_subface[F] = best_subface;
               for (unsigned int q = 0; q < n_face_points; ++q)
                 {
-                  const std::size_t k    = std::size_t(F) * n_face_points + q;
-                  unsigned int      best = 0;
-                  double            dist = std::numeric_limits<double>::max();
-                  for (unsigned int p = 0; p < n_face_points; ++p)
-                    {
-                      const double d = in.quadrature_point(q).distance(out.quadrature_point(p));
-                      if (d < dist)
-                        dist = d, best = p;
-                    }
-                  if (dist > 1e-8 * std::max(diameter, 1e-300) || taken[best])
-                    {
-                      const std::lock_guard<std::mutex> lock(error_mutex);
-                      fail("gpumf::MatrixFree with faces: the face points of cells " + face.interior->id().to_string() +
-                           " and " + face.exterior->id().to_string() +
-                           " do not match (a mapping that places the shared face differently on its two sides, "
-                           "or a face that is not conforming).");
-                      return;
-                    }
-                  taken[best]         = true;
-                  face_permutation[k] = best;
-                  const auto inverse  = out.inverse_jacobian(best);
+                  const std::size_t k = std::size_t(F) * n_face_points + q;
+                  face_permutation[k] = match[q];
+                  const auto inverse  = best->inverse_jacobian(match[q]);
                   for (unsigned int e = 0; e < dim; ++e)
                     for (unsigned int d = 0; d < dim; ++d)
                       inv_jacobian[((dim + e) * dim + d) * N + k] = inverse[e][d];
@@ -367,13 +589,32 @@ namespace gpumf
           exterior_permutation[F] = it->second;
         }
       std::vector<unsigned int> boundary_id(n_faces);
+      unsigned int              n_hanging = 0;
       for (unsigned int F = 0; F < n_faces; ++F)
-        boundary_id[F] = faces[F].boundary_id;
+        {
+          boundary_id[F] = faces[F].boundary_id;
+          n_hanging += faces[F].hanging;
+        }
+      // the cells' lists of faces
+      std::vector<unsigned int>  cell_face_start(1, 0), entry_face, entry_first, entry_neighbor_first;
+      std::vector<unsigned char> entry_face_no, entry_neighbor_face_no;
+      for (const auto &list : entries)
+        {
+          for (const Entry &entry : list)
+            {
+              entry_face.push_back(entry.face);
+              entry_face_no.push_back(entry.face_no);
+              entry_first.push_back(entry.first);
+              entry_neighbor_first.push_back(entry.neighbor_first);
+              entry_neighbor_face_no.push_back(entry.neighbor_face_no);
+            }
+          cell_face_start.push_back(entry_face.size());
+        }
 
-      // the 1D basis and its derivative at 0 and 1
+      // the 1D basis and its derivative at 0 and 1, and on the two halves of the interval
+      const unsigned int  n = fe_1d.degree + 1;
       std::vector<double> values, derivatives;
       basis_1d(fe_1d, {0., 1.}, values, derivatives);
-      const unsigned int  n = fe_1d.degree + 1;
       std::vector<Number> shape_on_face(4 * n);
       for (unsigned int side = 0; side < 2; ++side)
         for (unsigned int i = 0; i < n; ++i)
@@ -381,23 +622,35 @@ namespace gpumf
             shape_on_face[(side * 2 + 0) * n + i] = values[side * n + i];
             shape_on_face[(side * 2 + 1) * n + i] = derivatives[side * n + i];
           }
+      std::vector<double> halves;
+      for (unsigned int s = 0; s < 2; ++s)
+        for (unsigned int q = 0; q < n_q; ++q)
+          halves.push_back((quad.point(q)[0] + s) / 2);
+      basis_1d(fe_1d, halves, values, derivatives);
 
-      arrays.cell_first_dof.reinit(backend, cell_first);
-      arrays.face_index.reinit(backend, face_index);
-      arrays.neighbor_first_dof.reinit(backend, neighbor_first);
-      arrays.neighbor_face_no.reinit(backend, neighbor_face);
+      arrays.cell_face_start.reinit(backend, cell_face_start);
+      arrays.entry_face.reinit(backend, entry_face);
+      arrays.entry_face_no.reinit(backend, entry_face_no);
+      arrays.entry_first_dof.reinit(backend, entry_first);
+      arrays.entry_neighbor_first_dof.reinit(backend, entry_neighbor_first);
+      arrays.entry_neighbor_face_no.reinit(backend, entry_neighbor_face_no);
       arrays.boundary_id.reinit(backend, boundary_id);
       arrays.exterior_permutation.reinit(backend, exterior_permutation);
+      arrays.exterior_subface.reinit(backend, exterior_subface);
       arrays.permutations.reinit(backend, permutations);
       arrays.JxW.reinit(backend, JxW);
       arrays.normal.reinit(backend, normal);
       arrays.inv_jacobian.reinit(backend, inv_jacobian);
       arrays.q_points.reinit(backend, q_points);
       arrays.shape_on_face.reinit(backend, shape_on_face);
+      arrays.subface_values.reinit(backend, std::vector<Number>(values.begin(), values.end()));
+      arrays.subface_gradients.reinit(backend, std::vector<Number>(derivatives.begin(), derivatives.end()));
       arrays.dof_numbering.reinit(backend, dof_numbering);
-      arrays.n_faces       = n_faces;
-      arrays.n_face_points = n_face_points;
-      arrays.available     = true;
+      arrays.n_faces            = n_faces;
+      arrays.n_face_points      = n_face_points;
+      arrays.n_hanging_faces    = n_hanging;
+      arrays.locally_owned_size = partitioner.locally_owned_size();
+      arrays.available          = true;
     }
 
 #define GPUMF_INSTANTIATE(dim, Number)                                                                 \

@@ -20,77 +20,103 @@ namespace gpumf
      * The faces of the cells of a MatrixFree object, as the cell-centric face loop sees them.
      *
      * A face is stored once on a rank, with an interior and (inside the domain) an exterior
-     * side. The interior side is the cell with the smaller CellId, so that the two ranks of a
-     * face between them see the same interior side and compute the same values at its points.
+     * side. Between cells of different refinement levels (a hanging face) the face is the fine
+     * cell's and its interior side; the coarse cell meets 2^(dim-1) such faces at its face, on
+     * one subface each. Between cells of one level the interior side is the cell with the
+     * smaller CellId, so that the two ranks of a face between them see the same interior side
+     * and compute the same values at its points.
+     *
      * The points of face F are numbered in the interior cell's own face axes (the directions
      * other than the face normal, in increasing order, the lower one fastest); the exterior
-     * side's own point of canonical point q is permutations[exterior_permutation[F] *
-     * n_face_points + q] (its face may be rotated or flipped against the interior one).
+     * side's own point of point q is permutations[exterior_permutation[F] * n_face_points + q]
+     * (its face may be rotated or flipped against the interior one), on its subface
+     * exterior_subface[F] (sa + 2 sb in its own face axes; no_subface on a face of one level).
      *
-     * Per cell of the object (its position r = row_start + cell in the loops' order) and face
-     * number f (deal.II's numbering, 2 dim faces):
+     * The faces of each cell of the object, its position r = row_start + cell in the loops'
+     * order, are the entries k of cell_face_start[r] <= k < cell_face_start[r + 1], in the order
+     * of its face numbers (and of the subfaces of a face with finer neighbours):
      * @verbatim
-     *   cell_first_dof     [r]              vector index of the cell's first DoF (a DG cell's
-     *                                       DoFs are consecutive: first + dof_numbering[l])
-     *   face_index         [r * 2dim + f]   F, plus exterior_bit when the cell is F's exterior side
-     *   neighbor_first_dof [r * 2dim + f]   the other side's first DoF, invalid at the boundary
-     *   neighbor_face_no   [r * 2dim + f]   the other side's face number
+     *   entry_face               [k]   F, plus exterior_bit when the cell is F's exterior side
+     *   entry_face_no            [k]   the cell's face number
+     *   entry_first_dof          [k]   vector index of the cell's first DoF (a DG cell's DoFs are
+     *                                  consecutive: first + dof_numbering[l])
+     *   entry_neighbor_first_dof [k]   the other side's first DoF, no_neighbor at the boundary
+     *   entry_neighbor_face_no   [k]   the other side's face number
      * @endverbatim
-     * Per face F and canonical point q, N = n_faces * n_face_points:
+     * Per face F and point q, N = n_faces * n_face_points:
      * @verbatim
-     *   boundary_id          [F]            deal.II's boundary id; internal_face for inner faces
-     *   exterior_permutation [F]            row of permutations of the exterior side
+     *   boundary_id          [F]                                        deal.II's boundary id; internal_face inside
+     *   exterior_permutation [F], exterior_subface [F]
      *   JxW                  [F * nqf + q]                              face area element times weight
      *   normal               [d * N + F * nqf + q]                      unit normal, interior to exterior
      *   inv_jacobian         [((s * dim + e) * dim + d) * N + F*nqf+q]  d xi_e / d x_d of side s (0 interior)
      *   q_points             [F * nqf + q]
      *   shape_on_face        [(side * 2 + k) * n_dofs_1d + i]           k-th derivative of the 1D basis
      *                                                                   function i at 0 (side 0) or 1
+     *   subface_values       [(s * n_q + q) * n_dofs_1d + i]            phi_i((x_q + s) / 2), s = 0, 1
+     *   subface_gradients    [(s * n_q + q) * n_dofs_1d + i]            phi_i'((x_q + s) / 2)
      * @endverbatim
      */
     template <int dim, typename Number>
     struct FaceData
     {
-      /// Marks a face whose exterior side is the cell of the record.
+      /// Marks an entry whose cell is the exterior side of its face.
       static constexpr unsigned int exterior_bit = 1u << 31;
       /// boundary_id of an inner face.
       static constexpr unsigned int internal_face = 0xffffffffu;
-      /// neighbor_first_dof at the boundary.
+      /// entry_neighbor_first_dof at the boundary.
       static constexpr unsigned int no_neighbor = 0xffffffffu;
+      /// exterior_subface of a face between cells of one level.
+      static constexpr unsigned char no_subface = 0xff;
 
-      const unsigned int               *cell_first_dof       = nullptr;
-      const unsigned int               *face_index           = nullptr;
-      const unsigned int               *neighbor_first_dof   = nullptr;
-      const unsigned char              *neighbor_face_no     = nullptr;
-      const unsigned int               *boundary_id          = nullptr;
-      const unsigned char              *exterior_permutation = nullptr;
-      const unsigned short             *permutations         = nullptr;
-      const Number                     *JxW                  = nullptr;
-      const Number                     *normal               = nullptr;
-      const Number                     *inv_jacobian         = nullptr;
-      const dealii::Point<dim, Number> *q_points             = nullptr;
-      const Number                     *shape_on_face        = nullptr;
+      const unsigned int               *cell_face_start          = nullptr;
+      const unsigned int               *entry_face               = nullptr;
+      const unsigned char              *entry_face_no            = nullptr;
+      const unsigned int               *entry_first_dof          = nullptr;
+      const unsigned int               *entry_neighbor_first_dof = nullptr;
+      const unsigned char              *entry_neighbor_face_no   = nullptr;
+      const unsigned int               *boundary_id              = nullptr;
+      const unsigned char              *exterior_permutation     = nullptr;
+      const unsigned char              *exterior_subface         = nullptr;
+      const unsigned short             *permutations             = nullptr;
+      const Number                     *JxW                      = nullptr;
+      const Number                     *normal                   = nullptr;
+      const Number                     *inv_jacobian             = nullptr;
+      const dealii::Point<dim, Number> *q_points                 = nullptr;
+      const Number                     *shape_on_face            = nullptr;
+      const Number                     *subface_values           = nullptr;
+      const Number                     *subface_gradients        = nullptr;
       /// [l]: position of local DoF l (component-major, lexicographic) among the cell's DoFs.
       const unsigned int *dof_numbering = nullptr;
       /// Faces stored on this rank.
       unsigned int n_faces = 0;
       /// Points per face, n_q_points_1d^(dim-1).
       unsigned int n_face_points = 0;
+      /// The locally owned entries of the vectors: DoFs from there on are ghosts.
+      unsigned int locally_owned_size = 0;
+      /// Set by loop(): the source's ghost values were exchanged (else reading a ghost cell's
+      /// DoFs stops the loop with a message).
+      bool ghosts_valid = true;
       /// The faces were set up (AdditionalData::mapping_update_flags_inner_faces or _boundary_faces).
       bool available = false;
     };
+
     /// The arrays behind FaceData, owned by MatrixFree.
     template <int dim, typename Number>
     struct FaceArrays
     {
-      Array<unsigned int>               cell_first_dof, face_index, neighbor_first_dof, boundary_id, dof_numbering;
-      Array<unsigned char>              neighbor_face_no, exterior_permutation;
+      Array<unsigned int> cell_face_start, entry_face, entry_first_dof, entry_neighbor_first_dof, boundary_id,
+        dof_numbering;
+      Array<unsigned char>              entry_face_no, entry_neighbor_face_no, exterior_permutation, exterior_subface;
       Array<unsigned short>             permutations;
-      Array<Number>                     JxW, normal, inv_jacobian, shape_on_face;
+      Array<Number>                     JxW, normal, inv_jacobian, shape_on_face, subface_values, subface_gradients;
       Array<dealii::Point<dim, Number>> q_points;
-      unsigned int                      n_faces       = 0;
-      unsigned int                      n_face_points = 0;
-      bool                              available     = false;
+      unsigned int                      n_faces            = 0;
+      unsigned int                      n_face_points      = 0;
+      unsigned int                      locally_owned_size = 0;
+      /// Faces between cells of different refinement levels on this rank.
+      unsigned int n_hanging_faces = 0;
+      bool         available       = false;
 
       /// The pointers a face functor reads.
       FaceData<dim, Number>
@@ -99,7 +125,6 @@ namespace gpumf
       std::size_t
       memory_consumption() const;
     };
-
   } // namespace internal
 } // namespace gpumf
 

@@ -106,24 +106,30 @@ namespace gpumf
           barrier();
         }
       if constexpr (is_operation<I> || is_operation<B>)
-        for (unsigned int f = 0; f < 2 * dim; ++f)
-          {
-            const unsigned int r = (data.row_start + cell) * 2 * dim + f;
-            const bool boundary  = read_only(data.faces.neighbor_first_dof + r) == FaceData<dim, Number>::no_neighbor;
-            SharedData<dim, Number> s = shared;
-            s.face                    = cell * 2 * dim + f;
-            if (boundary)
-              {
-                if constexpr (is_operation<B>)
-                  boundary_op(s.face, &data, &s, src, dst);
-              }
-            else
-              {
-                if constexpr (is_operation<I>)
-                  inner_op(s.face, &data, &s, src, dst);
-              }
-            barrier();
-          }
+        {
+          // the cell's faces (FaceData: 2 dim, more where finer neighbours meet a face)
+          const unsigned int r     = data.row_start + cell;
+          const unsigned int begin = read_only(data.faces.cell_face_start + r);
+          const unsigned int end   = read_only(data.faces.cell_face_start + r + 1);
+          for (unsigned int k = begin; k < end; ++k)
+            {
+              const bool boundary =
+                read_only(data.faces.entry_neighbor_first_dof + k) == FaceData<dim, Number>::no_neighbor;
+              SharedData<dim, Number> s = shared;
+              s.face                    = k;
+              if (boundary)
+                {
+                  if constexpr (is_operation<B>)
+                    boundary_op(k, &data, &s, src, dst);
+                }
+              else
+                {
+                  if constexpr (is_operation<I>)
+                    inner_op(k, &data, &s, src, dst);
+                }
+              barrier();
+            }
+        }
     }
 
 #ifdef __CUDACC__
@@ -165,7 +171,8 @@ namespace gpumf
                      const I                       &inner_op,
                      const B                       &boundary_op,
                      const Number                  *src,
-                     Number                        *dst)
+                     Number                        *dst,
+                     const bool                     ghosts_valid)
       {
         using S                      = LoopScratch<dim, Number, C, I, B>;
         const unsigned int n_dofs_1d = mf.get_data(0).n_dofs_1d;
@@ -182,7 +189,8 @@ namespace gpumf
             typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
             if (data.n_cells == 0)
               continue;
-            data.cells_per_block = 1;
+            data.cells_per_block    = 1;
+            data.faces.ghosts_valid = ghosts_valid;
             kernel<<<data.n_cells, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, layout.block_z()), shared_bytes>>>(
               cell_op, inner_op, boundary_op, src, dst, stride, data);
             GPUMF_CHECK_CUDA(cudaGetLastError());
@@ -194,7 +202,13 @@ namespace gpumf
     {
       template <int dim, typename Number, typename C, typename I, typename B>
       void
-      cuda_face_loop(const MatrixFree<dim, Number> &, const C &, const I &, const B &, const Number *, Number *)
+      cuda_face_loop(const MatrixFree<dim, Number> &,
+                     const C &,
+                     const I &,
+                     const B &,
+                     const Number *,
+                     Number *,
+                     const bool)
       {
         throw_not_compiled_by_nvcc();
       }
@@ -209,15 +223,17 @@ namespace gpumf
                    const I                       &inner_op,
                    const B                       &boundary_op,
                    const Number                  *src,
-                   Number                        *dst)
+                   Number                        *dst,
+                   const bool                     ghosts_valid)
     {
       using S = LoopScratch<dim, Number, C, I, B>;
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
-          const typename MatrixFree<dim, Number>::Data data   = mf.get_data(color);
-          const unsigned int                           stride = S::host_stride(data.n_dofs_1d);
-          std::vector<Number>                          buffer(S::n_slots * stride);
-          std::vector<PointAccess>                     access(S::n_slots * 2 * S::Cell::size);
+          typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
+          data.faces.ghosts_valid                     = ghosts_valid;
+          const unsigned int       stride             = S::host_stride(data.n_dofs_1d);
+          std::vector<Number>      buffer(S::n_slots * stride);
+          std::vector<PointAccess> access(S::n_slots * 2 * S::Cell::size);
           host_block_z() = S::layout.block_z();
           run_host_block(S::layout.n_threads(), S::layout.n_q, data.n_cells, [&](const unsigned int cell) {
             SharedData<dim, Number> shared =
@@ -284,12 +300,15 @@ namespace gpumf
                           src.get_partitioner()->n_mpi_processes() > 1;
     if (exchange)
       src.update_ghost_values();
+    const bool ghosts_valid = src.has_ghost_elements() || src.get_partitioner()->n_ghost_indices() == 0;
     try
       {
         if (backend_ == Backend::host)
-          internal::host_face_loop(*this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values());
+          internal::host_face_loop(
+            *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid);
         else
-          internal::cuda_face_loop(*this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values());
+          internal::cuda_face_loop(
+            *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid);
       }
     catch (...)
       {
