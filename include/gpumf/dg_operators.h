@@ -1,0 +1,232 @@
+/**
+ * @file gpumf/dg_operators.h
+ * Ready-made discontinuous Galerkin operators on MatrixFree::loop(): the symmetric interior
+ * penalty Laplacian of deal.II's step-59.
+ */
+#ifndef gpumf_dg_operators_h
+#define gpumf_dg_operators_h
+
+#include <gpumf/fe_evaluation.h>
+#include <gpumf/fe_face_evaluation.h>
+#include <gpumf/matrix_free.h>
+
+#include <deal.II/base/types.h>
+
+#include <memory>
+#include <set>
+#include <string>
+
+namespace gpumf
+{
+  /**
+   * The symmetric interior-penalty (SIPG) Laplacian of deal.II's step-59 on a discontinuous
+   * element (FE_DGQ, FE_DGQHermite, FE_DGQLegendre, ...):
+   * @f[
+   *   (\nabla u, \nabla v)_K - \langle [u], \{\partial_n v\} \rangle_F - \langle \{\partial_n u\}, [v] \rangle_F
+   *   + \langle \sigma [u], [v] \rangle_F
+   * @f]
+   * with sigma = penalty_factor * 1/2 (|(n J^-T_-)[dim-1]| + |(n J^-T_+)[dim-1]|) at each face
+   * point, the inverse cell sizes normal to the face (step-59 takes it at the face's first
+   * point, the same on affine meshes), penalty_factor = p (p + 1) by default. Boundary faces
+   * with an id in the Dirichlet set mirror u+ = -u- (homogeneous Dirichlet, weakly), the others
+   * u+ = u- (homogeneous Neumann).
+   *
+   * The MatrixFree object needs faces (AdditionalData::mapping_update_flags_inner_faces and
+   * _boundary_faces). The functors are public: a program that adds terms writes its own
+   * functors with these as the starting point.
+   */
+  template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, typename Number = double>
+  class SIPGLaplaceOperator
+  {
+  public:
+    using value_type = Number;
+    using VectorType = Vector<Number>;
+    using Data       = typename MatrixFree<dim, Number>::Data;
+    using Shared     = SharedData<dim, Number>;
+    using FaceEval   = FEFaceEvaluation<dim, fe_degree, n_q_points_1d, 1, Number>;
+    using CellEval   = FEEvaluation<dim, fe_degree, n_q_points_1d, 1, Number>;
+
+    /// Sizes every functor declares.
+    struct Sizes
+    {
+      static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
+      static constexpr unsigned int n_local_dofs = internal::ipow(fe_degree + 1, dim);
+      static constexpr unsigned int n_q_points   = internal::ipow(n_q_points_1d, dim);
+    };
+
+    /// (grad u, grad v) on each cell.
+    struct CellOperation : Sizes
+    {
+      __host__ __device__ void
+      operator()(const unsigned int cell, const Data *data, Shared *shared, const Number *src, Number *dst) const
+      {
+        CellEval phi(cell, data, shared);
+        phi.read_dof_values(src);
+        phi.evaluate(false, true);
+        phi.apply_for_each_quad_point(
+          [](CellEval *p, const unsigned int q) { p->submit_gradient(p->get_gradient(q), q); });
+        phi.integrate(false, true);
+        phi.distribute_local_to_global(dst);
+      }
+    };
+
+    /// The jump and average terms on an inner face.
+    struct InnerFaceOperation : Sizes
+    {
+      static constexpr unsigned int n_fe_evaluations = 2;
+      Number                        penalty_factor;
+
+      __host__ __device__ void
+      operator()(const unsigned int face, const Data *data, Shared *shared, const Number *src, Number *dst) const
+      {
+        FaceEval phi_m(face, data, shared, true), phi_p(face, data, shared, false);
+        phi_m.read_dof_values(src);
+        phi_m.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
+        phi_p.read_dof_values(src);
+        phi_p.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
+        const Number penalty = penalty_factor;
+        phi_m.apply_for_each_quad_point([&](FaceEval *, const unsigned int q) {
+          const Number sigma = Number(0.5) * penalty *
+                               (absolute((phi_m.normal_vector(q) * phi_m.inverse_jacobian(q))[dim - 1]) +
+                                absolute((phi_p.normal_vector(q) * phi_p.inverse_jacobian(q))[dim - 1]));
+          const Number jump    = phi_m.get_value(q) - phi_p.get_value(q);
+          const Number average = Number(0.5) * (phi_m.get_normal_derivative(q) + phi_p.get_normal_derivative(q));
+          const Number test    = jump * sigma - average;
+          phi_m.submit_value(test, q);
+          phi_p.submit_value(-test, q);
+          phi_m.submit_normal_derivative(Number(-0.5) * jump, q);
+          phi_p.submit_normal_derivative(Number(-0.5) * jump, q);
+        });
+        phi_m.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+        phi_m.distribute_local_to_global(dst);
+        phi_p.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+        phi_p.distribute_local_to_global(dst);
+      }
+    };
+
+    /// The boundary terms: Dirichlet (u+ = -u-) where the face's id is in the mask, else Neumann.
+    struct BoundaryFaceOperation : Sizes
+    {
+      Number penalty_factor;
+      /// bit b: boundary id b is Dirichlet (ids 0 to 31)
+      unsigned int dirichlet_mask;
+
+      __host__ __device__ void
+      operator()(const unsigned int face, const Data *data, Shared *shared, const Number *src, Number *dst) const
+      {
+        FaceEval phi(face, data, shared, true);
+        phi.read_dof_values(src);
+        phi.evaluate(EvaluationFlags::values | EvaluationFlags::gradients);
+        const unsigned int id        = phi.boundary_id();
+        const bool         dirichlet = id < 32 && ((dirichlet_mask >> id) & 1u) != 0;
+        const Number       penalty   = penalty_factor;
+        phi.apply_for_each_quad_point([&](FaceEval *p, const unsigned int q) {
+          const Number sigma   = penalty * absolute((p->normal_vector(q) * p->inverse_jacobian(q))[dim - 1]);
+          const Number jump    = dirichlet ? Number(2) * p->get_value(q) : Number(0);
+          const Number average = dirichlet ? p->get_normal_derivative(q) : Number(0);
+          p->submit_value(jump * sigma - average, q);
+          p->submit_normal_derivative(Number(-0.5) * jump, q);
+        });
+        phi.integrate(EvaluationFlags::values | EvaluationFlags::gradients);
+        phi.distribute_local_to_global(dst);
+      }
+    };
+
+    /**
+     * Works on @p matrix_free (with faces). @p dirichlet_ids: the boundary ids with homogeneous
+     * Dirichlet conditions (ids below 32); @p penalty_factor: 0 means p (p + 1), step-59's.
+     */
+    void
+    initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &matrix_free,
+               const std::set<dealii::types::boundary_id>           &dirichlet_ids  = {0},
+               const Number                                          penalty_factor = 0)
+    {
+      AssertThrow(matrix_free != nullptr && matrix_free->has_faces(),
+                  ExcNotSupported("gpumf::SIPGLaplaceOperator needs a MatrixFree object with faces "
+                                  "(AdditionalData::mapping_update_flags_inner_faces and _boundary_faces)."));
+      mf                = matrix_free;
+      unsigned int mask = 0;
+      for (const auto id : dirichlet_ids)
+        {
+          AssertThrow(id < 32,
+                      ExcNotSupported("gpumf::SIPGLaplaceOperator: Dirichlet boundary id " + std::to_string(id) +
+                                      "; ids 0 to 31 are supported."));
+          mask |= 1u << id;
+        }
+      const Number factor        = penalty_factor > 0 ? penalty_factor : Number(fe_degree * (fe_degree + 1));
+      face_op.penalty_factor     = factor;
+      boundary_op.penalty_factor = factor;
+      boundary_op.dirichlet_mask = mask;
+    }
+
+    /// dst = A src.
+    void
+    vmult(VectorType &dst, const VectorType &src) const
+    {
+      using Access = typename MatrixFree<dim, Number>::DataAccessOnFaces;
+      mf->loop(cell_op, face_op, boundary_op, dst, src, true, Access::gradients, Access::gradients);
+    }
+
+    void
+    Tvmult(VectorType &dst, const VectorType &src) const
+    {
+      vmult(dst, src);
+    }
+
+    void
+    initialize_dof_vector(VectorType &v) const
+    {
+      mf->initialize_dof_vector(v);
+    }
+
+    dealii::types::global_dof_index
+    m() const
+    {
+      return mf->get_vector_partitioner()->size();
+    }
+
+    dealii::types::global_dof_index
+    n() const
+    {
+      return m();
+    }
+
+    const MatrixFree<dim, Number> &
+    matrix_free() const
+    {
+      return *mf;
+    }
+
+    const CellOperation &
+    cell_operation() const
+    {
+      return cell_op;
+    }
+
+    const InnerFaceOperation &
+    inner_face_operation() const
+    {
+      return face_op;
+    }
+
+    const BoundaryFaceOperation &
+    boundary_face_operation() const
+    {
+      return boundary_op;
+    }
+
+  private:
+    __host__ __device__ static Number
+    absolute(const Number x)
+    {
+      return x < 0 ? -x : x;
+    }
+
+    std::shared_ptr<const MatrixFree<dim, Number>> mf;
+    CellOperation                                  cell_op;
+    InnerFaceOperation                             face_op{};
+    BoundaryFaceOperation                          boundary_op{};
+  };
+} // namespace gpumf
+
+#endif
