@@ -282,13 +282,4 @@ namespace bench
 
   template struct Problem<2>;
   template struct Problem<3>;
-
-  double
-  median_seconds_all_ranks(const MPI_Comm comm, const unsigned int repeat, const std::function<void()> &f)
-  {
-    return median_seconds(gpumf::Backend::host, repeat, [&]() {
-      f();
-      MPI_Barrier(comm);
-    });
-  }
 } // namespace bench

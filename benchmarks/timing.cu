@@ -63,6 +63,15 @@ namespace bench
   }
 
   double
+  median_seconds_all_ranks(const MPI_Comm comm, const unsigned int repeat, const std::function<void()> &f)
+  {
+    return median_seconds(gpumf::Backend::host, repeat, [&]() {
+      f();
+      MPI_Barrier(comm);
+    });
+  }
+
+  double
   copy_bandwidth(const gpumf::Backend backend, const double bytes, const unsigned int repeat)
   {
     // at most 2 x 1 GiB: large enough for the full bandwidth, small enough to fit beside any case

@@ -122,11 +122,23 @@ namespace test
   } // namespace
 
   template <int dim>
-  std::vector<double>
-  dealii_sipg(const Mapping<dim>        &mapping,
-              const DoFHandler<dim>     &dof,
-              const unsigned int         n_q_points_1d,
-              const std::vector<double> &src)
+  struct DealiiSIPG<dim>::Implementation
+  {
+    MatrixFree<dim, double>    data;
+    std::unique_ptr<SIPG<dim>> op;
+  };
+
+  template <int dim>
+  DealiiSIPG<dim>::DealiiSIPG()
+    : implementation(std::make_unique<Implementation>())
+  {}
+
+  template <int dim>
+  DealiiSIPG<dim>::~DealiiSIPG() = default;
+
+  template <int dim>
+  void
+  DealiiSIPG<dim>::reinit(const Mapping<dim> &mapping, const DoFHandler<dim> &dof, const unsigned int n_q_points_1d)
   {
     typename MatrixFree<dim, double>::AdditionalData additional_data;
     additional_data.tasks_parallel_scheme               = MatrixFree<dim, double>::AdditionalData::none;
@@ -135,21 +147,48 @@ namespace test
     additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
     AffineConstraints<double> constraints;
     constraints.close();
-    MatrixFree<dim, double> data;
-    data.reinit(mapping, dof, constraints, QGauss<1>(n_q_points_1d), additional_data);
+    implementation->data.reinit(mapping, dof, constraints, QGauss<1>(n_q_points_1d), additional_data);
+    implementation->op = std::make_unique<SIPG<dim>>(implementation->data, dof.get_fe().degree);
+  }
+
+  template <int dim>
+  void
+  DealiiSIPG<dim>::initialize_dof_vector(VectorType &v) const
+  {
+    implementation->data.initialize_dof_vector(v);
+  }
+
+  template <int dim>
+  void
+  DealiiSIPG<dim>::vmult(VectorType &dst, const VectorType &src) const
+  {
+    implementation->op->vmult(dst, src);
+  }
+
+  template <int dim>
+  std::vector<double>
+  dealii_sipg(const Mapping<dim>        &mapping,
+              const DoFHandler<dim>     &dof,
+              const unsigned int         n_q_points_1d,
+              const std::vector<double> &src)
+  {
+    DealiiSIPG<dim> op;
+    op.reinit(mapping, dof, n_q_points_1d);
     LinearAlgebra::distributed::Vector<double> in, out;
-    data.initialize_dof_vector(in);
-    data.initialize_dof_vector(out);
+    op.initialize_dof_vector(in);
+    op.initialize_dof_vector(out);
     AssertThrow(in.locally_owned_size() == src.size(), ExcInternalError());
     for (unsigned int i = 0; i < src.size(); ++i)
       in.local_element(i) = src[i];
-    SIPG<dim>(data, dof.get_fe().degree).vmult(out, in);
+    op.vmult(out, in);
     std::vector<double> result(src.size());
     for (unsigned int i = 0; i < src.size(); ++i)
       result[i] = out.local_element(i);
     return result;
   }
 
+  template class DealiiSIPG<2>;
+  template class DealiiSIPG<3>;
   template std::vector<double>
   dealii_sipg<2>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int, const std::vector<double> &);
   template std::vector<double>
