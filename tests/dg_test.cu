@@ -378,6 +378,9 @@ namespace
         expect("exterior side of a boundary face", "exterior side of a boundary face", [&] {
           mf.loop(nullptr, nullptr, ExteriorOnBoundary<dim, degree, n_q>(), dst, src);
         });
+        expect("an inner face functor (two evaluators) at the boundary", "exterior side of a boundary face", [&] {
+          mf.loop(nullptr, nullptr, typename SIPG<dim, degree, n_q>::InnerFaceOperation{{}, 1.}, dst, src);
+        });
         expect("a thread reading all points", "does not own", [&] {
           mf.loop(nullptr, AllPointsInEveryThread<dim, degree, n_q>(), nullptr, dst, src);
         });

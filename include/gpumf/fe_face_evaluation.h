@@ -110,7 +110,6 @@ namespace gpumf
       internal::require(shdata->slot_stride >= scratch_size,
                         "gpumf::FEFaceEvaluation: the scratch is too small; FEFaceEvaluation works in the face "
                         "functors of MatrixFree::loop() only.");
-      scratch            = shdata->values + shdata->next_slot++ * shdata->slot_stride;
       shape_values       = shdata->shape_values;
       shape_gradients    = shdata->shape_gradients;
       co_shape_gradients = shdata->co_shape_gradients;
@@ -140,12 +139,15 @@ namespace gpumf
           permutation = faces.permutations + internal::read_only(faces.exterior_permutation + face_number) * nqf;
           subface     = internal::read_only(faces.exterior_subface + face_number);
         }
+      // the scratch is taken after every check: an exception above leaves the functor's other
+      // evaluators' slots in order (their destructors check it)
+      scratch = shdata->values + shdata->next_slot++ * shdata->slot_stride;
 #ifdef __CUDA_ARCH__
       thread    = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
       n_threads = blockDim.x * blockDim.y * blockDim.z;
 #else
       const internal::ThreadIndex t = internal::host_thread_index();
-      thread                        = t.x + nq * (t.y + (dim > 2 ? nq : 1) * t.z);
+      thread                        = t.x + nq * (t.y + nq * t.z);
       n_threads                     = nq * nq * internal::host_block_z();
 #endif
     }
@@ -620,7 +622,12 @@ namespace gpumf
           const Number      *line = point_values + c * nqf;
           values()[c * nqf + q]   = line[p];
           if (!with_gradients)
-            continue;
+            {
+              // as on the host: no stale gradients of an earlier evaluator in this slot
+              for (unsigned int d = 0; d < dim; ++d)
+                gradients(d)[c * nqf + q] = Number(0);
+              continue;
+            }
           Number reference[dim];
           reference[dn] = point_normal[c * nqf + p];
           Number t0 = 0, t1 = 0;

@@ -269,7 +269,13 @@ namespace gpumf
                       while (g < faces_per_cell &&
                              (fine->at_boundary(g) || !fine->neighbor_is_coarser(g) || fine->neighbor(g) != cell))
                         ++g;
-                      AssertThrow(g < faces_per_cell, ExcInternalError());
+                      if (g == faces_per_cell)
+                        {
+                          fail("gpumf::MatrixFree with faces: the finer neighbour " + fine->id().to_string() +
+                               " of cell " + cell->id().to_string() +
+                               " meets it on none of its faces (anisotropic refinement is not supported).");
+                          break;
+                        }
                       Entry sub            = entry;
                       sub.neighbor_first   = first_dof(fine);
                       sub.neighbor_face_no = g;
@@ -334,7 +340,8 @@ namespace gpumf
               {
                 const Entry &other =
                   entries[entry.pending_cell][entry_of_face[entry.pending_cell][entry.pending_face_no]];
-                AssertThrow((other.face & exterior_bit) == 0, ExcInternalError());
+                if ((other.face & exterior_bit) != 0)
+                  fail("gpumf::MatrixFree with faces: internal error, a face with two exterior sides.");
                 entry.face = other.face | exterior_bit;
               }
 
@@ -528,7 +535,22 @@ namespace gpumf
               // order of its points (its axes rotated or flipped against the interior's), from the
               // mesh's vertex numbers (topology_of()); geometry cannot tell them apart reliably where
               // a coarse cell's mapping and its neighbours' children differ (coarse curved meshes).
-              const auto [best_subface, best_order] = exterior_topology(face);
+              // (what it throws goes to every rank through the gather below, as all set-up errors)
+              std::pair<unsigned int, unsigned int> topology;
+              try
+                {
+                  topology = exterior_topology(face);
+                }
+              catch (const std::exception &e)
+                {
+                  // (deal.II's text around the message is left out)
+                  const std::string                 what = e.what();
+                  const std::size_t                 from = what.find("gpumf::"), to = what.find("Stacktrace");
+                  const std::lock_guard<std::mutex> lock(error_mutex);
+                  fail(from == std::string::npos ? what : what.substr(from, to == std::string::npos ? to : to - from));
+                  return;
+                }
+              const auto [best_subface, best_order] = topology;
               FEValues<dim> *best = exterior_values[quadrature_index(face.exterior_face_no, best_subface)].get();
               best->reinit(typename Triangulation<dim>::cell_iterator(face.exterior));
               const auto own_point = [&](const unsigned int order, const unsigned int q) {

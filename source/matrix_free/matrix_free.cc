@@ -696,8 +696,16 @@ namespace gpumf
         std::vector<cell_iterator> cells(n_cells);
         for (unsigned int c = 0; c < n_cells; ++c)
           cells[c] = cell_codes.cells[cell_order.order[c]];
-        internal::setup_faces<dim, Number>(
-          mapping, quad, fe_q, cells, dof_numbering, *partitioner, backend_, comm, with_mpi, face_arrays);
+        try
+          {
+            internal::setup_faces<dim, Number>(
+              mapping, quad, fe_q, cells, dof_numbering, *partitioner, backend_, comm, with_mpi, face_arrays);
+          }
+        catch (...)
+          {
+            free(); // no half-built object: it asked for faces
+            throw;
+          }
       }
   }
 

@@ -294,6 +294,18 @@ namespace gpumf
                                 "their neighbors have already written."));
     check_vector(src);
     check_vector(dst);
+    if (backend_ == Backend::cuda)
+      {
+        using S = internal::LoopScratch<dim, Number, CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>;
+        const std::size_t needed = shared_memory_per_block_for(0, 1) +
+                                   std::size_t(S::n_slots) * S::device_stride(fe_degree + 1) * sizeof(Number);
+        AssertThrow(needed <= max_shared_memory,
+                    ExcNotSupported("gpumf::MatrixFree::loop: a cell with its face evaluators needs " +
+                                    std::to_string(needed) + " bytes of shared memory (" + std::to_string(S::n_slots) +
+                                    " evaluators); the GPU offers " + std::to_string(max_shared_memory) +
+                                    " per block. Use a lower degree, fewer components or fewer evaluators alive at "
+                                    "once."));
+      }
     if (zero_dst)
       dst = Number(0);
     const bool exchange = src_access != DataAccessOnFaces::none && !src.has_ghost_elements() &&
