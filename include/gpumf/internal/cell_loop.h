@@ -198,6 +198,26 @@ namespace gpumf
     inline namespace nvcc_compiled
     {
       /**
+       * Copies the 1D tables into the start of the block's shared memory, [shape_values
+       * (n_q * n_dofs_1d) | co_shape_gradients (n_q * n_q)], and waits for the block: what every
+       * cell and face kernel starts with. Returns that start; the cells' scratch follows the tables.
+       */
+      template <int dim, typename Number>
+      __device__ Number *
+      stage_tables(const typename MatrixFree<dim, Number>::Data &data)
+      {
+        extern __shared__ __align__(16) unsigned char shared_memory[];
+        Number                                       *tables   = reinterpret_cast<Number *>(shared_memory);
+        const unsigned int                            n_values = data.n_q_points_1d * data.n_dofs_1d;
+        const unsigned int                            n_co     = data.n_q_points_1d * data.n_q_points_1d;
+        const unsigned int thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
+          tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
+        __syncthreads();
+        return tables;
+      }
+
+      /**
        * Stages the 1D tables in shared memory (once per block) and points SharedData at the
        * scratch of the calling thread's cell. Shared memory of a block:
        * @verbatim
@@ -213,16 +233,11 @@ namespace gpumf
       __device__ SharedData<dim, Number>
                  device_shared_data(const typename MatrixFree<dim, Number>::Data &data, unsigned int &cell)
       {
-        using S = Scratch<dim, Number, Functor>;
-        extern __shared__ __align__(16) unsigned char shared_memory[];
-        Number                                       *tables   = reinterpret_cast<Number *>(shared_memory);
-        const unsigned int                            n_values = data.n_q_points_1d * data.n_dofs_1d;
-        const unsigned int                            n_co     = data.n_q_points_1d * data.n_q_points_1d;
-        const unsigned int thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-        for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
-          tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
-        __syncthreads();
-        const unsigned int      local = local_cell(S::layout);
+        using S                          = Scratch<dim, Number, Functor>;
+        Number                 *tables   = stage_tables<dim, Number>(data);
+        const unsigned int      n_values = data.n_q_points_1d * data.n_dofs_1d;
+        const unsigned int      n_co     = data.n_q_points_1d * data.n_q_points_1d;
+        const unsigned int      local    = local_cell(S::layout);
         SharedData<dim, Number> shared =
           S::make(tables + n_values + n_co + local * S::n_slots * S::slot_stride, tables, tables + n_values, data);
         cell = blockIdx.x * data.cells_per_block + local;

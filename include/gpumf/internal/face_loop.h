@@ -146,16 +146,11 @@ namespace gpumf
                          const unsigned int                           stride,
                          const typename MatrixFree<dim, Number>::Data data)
       {
-        using S = LoopScratch<dim, Number, C, I, B>;
-        extern __shared__ __align__(16) unsigned char shared_memory[];
-        Number                                       *tables   = reinterpret_cast<Number *>(shared_memory);
-        const unsigned int                            n_values = data.n_q_points_1d * data.n_dofs_1d;
-        const unsigned int                            n_co     = data.n_q_points_1d * data.n_q_points_1d;
-        const unsigned int thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-        for (unsigned int i = thread; i < n_values + n_co; i += blockDim.x * blockDim.y * blockDim.z)
-          tables[i] = i < n_values ? data.shape_values[i] : data.co_shape_gradients[i - n_values];
-        __syncthreads();
-        const unsigned int      cell = blockIdx.x;
+        using S                          = LoopScratch<dim, Number, C, I, B>;
+        Number                 *tables   = stage_tables<dim, Number>(data);
+        const unsigned int      n_values = data.n_q_points_1d * data.n_dofs_1d;
+        const unsigned int      n_co     = data.n_q_points_1d * data.n_q_points_1d;
+        const unsigned int      cell     = blockIdx.x;
         SharedData<dim, Number> shared =
           S::make(tables + n_values + n_co, tables, tables + n_values, data, stride, nullptr);
         shared.cell = cell;
