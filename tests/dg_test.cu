@@ -381,6 +381,9 @@ namespace
         expect("an inner face functor (two evaluators) at the boundary", "exterior side of a boundary face", [&] {
           mf.loop(nullptr, nullptr, typename SIPG<dim, degree, n_q>::InnerFaceOperation{{}, 1.}, dst, src);
         });
+        expect("FEFaceEvaluation in cell_loop()", "face functors of MatrixFree::loop() only", [&] {
+          mf.cell_loop(ExteriorOnBoundary<dim, degree, n_q>(), src, dst);
+        });
         expect("a thread reading all points", "does not own", [&] {
           mf.loop(nullptr, AllPointsInEveryThread<dim, degree, n_q>(), nullptr, dst, src);
         });

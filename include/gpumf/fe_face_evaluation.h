@@ -107,6 +107,9 @@ namespace gpumf
                         "gpumf::FEFaceEvaluation: more evaluators alive in one functor than the cell's scratch "
                         "holds. A functor with k of them at once declares `static constexpr unsigned int "
                         "n_fe_evaluations = k;` (an inner face functor with both sides: 2).");
+      internal::require(shdata->face_loop,
+                        "gpumf::FEFaceEvaluation in a functor of cell_loop(): it works in the face functors of "
+                        "MatrixFree::loop() only, whose first argument is a face (in cell_loop() it is a cell).");
       internal::require(shdata->slot_stride >= scratch_size,
                         "gpumf::FEFaceEvaluation: the scratch is too small; FEFaceEvaluation works in the face "
                         "functors of MatrixFree::loop() only.");

@@ -735,6 +735,9 @@ namespace gpumf
     /// In a face functor of MatrixFree::loop(): the face it received (FEFaceEvaluation's
     /// constructor without a face argument works on it).
     unsigned int face = 0;
+    /// Set by MatrixFree::loop(): its scratch has room for FEFaceEvaluation and its face
+    /// argument is a face (in cell_loop() FEFaceEvaluation is refused).
+    bool face_loop = false;
     /// False for the padding cells of a CUDA block (see MatrixFree::AdditionalData::cells_per_block):
     /// FEEvaluation's distribute functions then add nothing. A functor that writes into its
     /// output without FEEvaluation checks it.

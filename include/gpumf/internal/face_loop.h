@@ -82,6 +82,7 @@ namespace gpumf
         SharedData<dim, Number> shared = Cell::make(values, shape_values, co_shape_gradients, data, host_access);
         shared.n_slots                 = n_slots;
         shared.slot_stride             = stride;
+        shared.face_loop               = true;
         return shared;
       }
     };
