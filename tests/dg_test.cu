@@ -21,12 +21,16 @@
 #include <deal.II/grid/tria.h>
 
 #include "common/dealii_dg_reference.h"
+#include "common/dg_meshes.h"
 #include "common/test_utils.h"
 
 using namespace dealii;
 
 namespace
 {
+  using test::dg::Element;
+  using test::dg::Mesh;
+  using test::dg::name;
   template <int dim, int degree, int n_q_1d, typename Number = double>
   using SIPG = gpumf::SIPGLaplaceOperator<dim, degree, n_q_1d, Number>;
 
@@ -75,82 +79,7 @@ namespace
     }
   };
 
-  enum class Mesh
-  {
-    cube,          // Cartesian, boundary ids by face (colorize): 0 Dirichlet, others Neumann
-    distorted,     // interior vertices moved at random: non-affine cells
-    shell,         // curved, MappingQ(3); outer boundary Neumann
-    rotated,       // 3D: two cells, the second turned by rotation `variant` of the 24
-    adaptive,      // the cube with the cells near a corner refined once more (2D: twice): hanging faces
-    adaptive_shell // the shell with the cells of x > 0 (and, in 2D, then x, y > 0) refined: curved hanging faces
-  };
 
-  std::string
-  name(const Mesh mesh)
-  {
-    return mesh == Mesh::cube      ? "cube" :
-           mesh == Mesh::distorted ? "distorted" :
-           mesh == Mesh::shell     ? "shell" :
-           mesh == Mesh::rotated   ? "rotated" :
-           mesh == Mesh::adaptive  ? "adaptive" :
-                                     "adaptive shell";
-  }
-
-  enum class Element
-  {
-    dgq,
-    hermite,
-    legendre
-  };
-
-  /// The 24 rotations of the cube: signed permutation matrices with determinant 1.
-  std::vector<Tensor<2, 3>>
-  cube_rotations()
-  {
-    std::vector<Tensor<2, 3>> result;
-    const unsigned int        perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-    for (const auto &perm : perms)
-      for (unsigned int signs = 0; signs < 8; ++signs)
-        {
-          Tensor<2, 3> r;
-          for (unsigned int i = 0; i < 3; ++i)
-            r[i][perm[i]] = (signs >> i) & 1 ? -1. : 1.;
-          if (determinant(r) > 0)
-            result.push_back(r);
-        }
-    return result;
-  }
-
-  /// Two unit cubes [0,1]^3 and [1,2]x[0,1]^2; the second's vertices listed in a frame turned by @p r.
-  void
-  make_rotated(Triangulation<3> &tria, const Tensor<2, 3> &r)
-  {
-    std::vector<Point<3>> vertices;
-    // the 12 vertices of the 3 x 2 x 2 grid of points, x fastest
-    for (unsigned int z = 0; z < 2; ++z)
-      for (unsigned int y = 0; y < 2; ++y)
-        for (unsigned int x = 0; x < 3; ++x)
-          vertices.emplace_back(x, y, z);
-    const auto index = [](const Point<3> &p) {
-      return unsigned(std::lround(p[0])) + 3 * unsigned(std::lround(p[1])) + 6 * unsigned(std::lround(p[2]));
-    };
-    std::vector<CellData<3>> cells(2);
-    for (unsigned int v = 0; v < 8; ++v)
-      {
-        const Point<3> local(v % 2, (v / 2) % 2, v / 4);
-        cells[0].vertices[v] = index(local);
-        // the second cell's local vertex v at the center (1.5, .5, .5) plus r (local - center)
-        const Tensor<1, 3> centered = local - Point<3>(0.5, 0.5, 0.5);
-        const Tensor<1, 3> turned   = r * centered;
-        cells[1].vertices[v]        = index(Point<3>(1.5 + turned[0], 0.5 + turned[1], 0.5 + turned[2]));
-      }
-    tria.create_triangulation(vertices, cells, SubCellData());
-    // a Neumann part: the faces at y = 1
-    for (const auto &cell : tria.active_cell_iterators())
-      for (const unsigned int f : cell->face_indices())
-        if (cell->at_boundary(f) && std::abs(cell->face(f)->center()[1] - 1) < 1e-12)
-          cell->face(f)->set_boundary_id(1);
-  }
 
   template <int dim, int degree, int n_q_1d, typename Number = double>
   void
@@ -160,68 +89,12 @@ namespace
         const Element        element,
         const unsigned int   variant = 0)
   {
-    const MPI_Comm                      comm = MPI_COMM_WORLD;
-    std::unique_ptr<Triangulation<dim>> tria;
-    std::unique_ptr<Mapping<dim>>       mapping = std::make_unique<MappingQ<dim>>(mesh == Mesh::shell ? 3 : 1);
-    if (mesh == Mesh::rotated)
-      {
-        if constexpr (dim == 3)
-          {
-            tria = std::make_unique<Triangulation<dim>>();
-            make_rotated(*tria, cube_rotations()[variant]);
-            tria->refine_global(variant % 2);
-          }
-      }
-    else
-      {
-        tria = std::make_unique<parallel::distributed::Triangulation<dim>>(comm);
-        if (mesh == Mesh::cube)
-          {
-            GridGenerator::hyper_cube(*tria, 0., 1., true);
-            tria->refine_global(dim == 2 ? 3 : 2);
-          }
-        else if (mesh == Mesh::adaptive)
-          {
-            GridGenerator::hyper_cube(*tria, 0., 1., true);
-            tria->refine_global(dim == 2 ? 2 : 1);
-            for (unsigned int round = 0; round < (dim == 2 ? 2 : 1); ++round)
-              {
-                for (const auto &cell : tria->active_cell_iterators())
-                  if (cell->is_locally_owned() && cell->center().norm() < 0.6)
-                    cell->set_refine_flag();
-                tria->execute_coarsening_and_refinement();
-              }
-          }
-        else if (mesh == Mesh::adaptive_shell)
-          {
-            test::make_mesh(*tria, test::Domain::shell, 0);
-            for (unsigned int round = 0; round < (dim == 2 ? 2 : 1); ++round)
-              {
-                for (const auto &cell : tria->active_cell_iterators())
-                  if (cell->is_locally_owned() && cell->center()[0] > 0 && (round == 0 || cell->center()[1] > 0))
-                    cell->set_refine_flag();
-                tria->execute_coarsening_and_refinement();
-              }
-          }
-        else if (mesh == Mesh::distorted)
-          test::make_mesh(*tria, test::Domain::distorted_cube, 0);
-        else
-          {
-            test::make_mesh(*tria, test::Domain::shell, 1);
-            for (const auto &cell : tria->active_cell_iterators())
-              for (const unsigned int f : cell->face_indices())
-                if (cell->at_boundary(f) && cell->face(f)->center().norm() > 0.75)
-                  cell->face(f)->set_boundary_id(1);
-          }
-      }
-    std::unique_ptr<FiniteElement<dim>> fe;
-    if (element == Element::dgq)
-      fe = std::make_unique<FE_DGQ<dim>>(degree);
-    else if (element == Element::hermite)
-      fe = std::make_unique<FE_DGQHermite<dim>>(degree);
-    else
-      fe = std::make_unique<FE_DGQLegendre<dim>>(degree);
-    DoFHandler<dim> dof(*tria);
+    const MPI_Comm                            comm    = MPI_COMM_WORLD;
+    const test::dg::DGMesh<dim>               made    = test::dg::make_mesh<dim>(mesh, variant, comm);
+    Triangulation<dim>                       *tria    = made.tria.get();
+    const Mapping<dim>                       *mapping = made.mapping.get();
+    const std::unique_ptr<FiniteElement<dim>> fe      = test::dg::make_element<dim>(element, degree);
+    DoFHandler<dim>                           dof(*tria);
     dof.distribute_dofs(*fe);
 
     using MF = gpumf::MatrixFree<dim, Number>;
@@ -267,9 +140,7 @@ namespace
         expected_rw(i) = expected[k++];
     }
     const double      difference   = test::relative_difference(test::to_rw(dst), expected_rw, comm);
-    const std::string element_name = element == Element::dgq     ? "FE_DGQ" :
-                                     element == Element::hermite ? "FE_DGQHermite" :
-                                                                   "FE_DGQLegendre";
+    const std::string element_name = name(element);
     const double      bound        = std::is_same_v<Number, double> ? 1e-11 : 1e-5;
     const bool        twice        = Utilities::MPI::min(int(same), comm) == 1;
     const auto        sci          = [](const double x) {
