@@ -1,16 +1,19 @@
 /**
  * @file gpumf/dg_operators.h
- * Ready-made discontinuous Galerkin operators on MatrixFree::loop(): the symmetric interior
- * penalty Laplacian of deal.II's step-59.
+ * Ready-made discontinuous Galerkin operators: the symmetric interior penalty Laplacian of
+ * deal.II's step-59 (MatrixFree::loop()) and the inverse mass matrix (cell by cell).
  */
 #ifndef gpumf_dg_operators_h
 #define gpumf_dg_operators_h
 
+#include <gpumf/cellwise_inverse_mass_matrix.h>
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/fe_face_evaluation.h>
+#include <gpumf/internal/diagonal.h>
 #include <gpumf/matrix_free.h>
 
 #include <deal.II/base/types.h>
+#include <deal.II/lac/diagonal_matrix.h>
 
 #include <memory>
 #include <set>
@@ -179,6 +182,36 @@ namespace gpumf
       mf->initialize_dof_vector(v);
     }
 
+    /**
+     * Computes the operator's diagonal on the backend (MatrixFree::loop_diagonal() with the
+     * operator's functors: each cell's matrix column by column, faces included) and its
+     * inverse. A set-up step: dofs_per_cell applications of the operator's loop.
+     */
+    void
+    compute_diagonal()
+    {
+      VectorType diagonal;
+      mf->initialize_dof_vector(diagonal);
+      mf->loop_diagonal(cell_op, face_op, boundary_op, diagonal);
+      diagonal_entries = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
+      diagonal_entries->get_vector().swap(diagonal);
+      inverse_diagonal_entries = internal::inverse_diagonal(diagonal_entries->get_vector());
+    }
+
+    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
+    get_matrix_diagonal() const
+    {
+      AssertThrow(diagonal_entries != nullptr, ExcNotSupported("call compute_diagonal() first."));
+      return diagonal_entries;
+    }
+
+    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
+    get_matrix_diagonal_inverse() const
+    {
+      AssertThrow(inverse_diagonal_entries != nullptr, ExcNotSupported("call compute_diagonal() first."));
+      return inverse_diagonal_entries;
+    }
+
     dealii::types::global_dof_index
     m() const
     {
@@ -222,10 +255,124 @@ namespace gpumf
       return x < 0 ? -x : x;
     }
 
-    std::shared_ptr<const MatrixFree<dim, Number>> mf;
-    CellOperation                                  cell_op;
-    InnerFaceOperation                             face_op{};
-    BoundaryFaceOperation                          boundary_op{};
+    std::shared_ptr<const MatrixFree<dim, Number>>      mf;
+    CellOperation                                       cell_op;
+    InnerFaceOperation                                  face_op{};
+    BoundaryFaceOperation                               boundary_op{};
+    std::shared_ptr<dealii::DiagonalMatrix<VectorType>> diagonal_entries, inverse_diagonal_entries;
+  };
+
+  /**
+   * The inverse of the mass matrix of a discontinuous element, cell by cell
+   * (CellwiseInverseMassMatrix): dst = M^-1 src, exact for FE_DGQ and relatives with
+   * n_q_points_1d = fe_degree + 1 Gauss points, on any mesh (curved cells included). What
+   * explicit DG time stepping applies after each operator evaluation (deal.II's step-67).
+   * The mass matrix itself is MassOperator on the same MatrixFree object. Needs a MatrixFree
+   * object of a discontinuous element with QGauss<1>(fe_degree + 1); faces are not needed.
+   */
+  template <int dim, int fe_degree, int n_components_ = 1, typename Number = double>
+  class InverseMassOperator
+  {
+  public:
+    using value_type = Number;
+    using VectorType = Vector<Number>;
+    using Data       = typename MatrixFree<dim, Number>::Data;
+    using Shared     = SharedData<dim, Number>;
+    using CellEval   = FEEvaluation<dim, fe_degree, fe_degree + 1, n_components_, Number>;
+
+    /// M_K^-1 on each cell.
+    struct CellOperation
+    {
+      static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
+      static constexpr unsigned int n_local_dofs = n_components_ * internal::ipow(fe_degree + 1, dim);
+      static constexpr unsigned int n_q_points   = internal::ipow(fe_degree + 1, dim);
+      static constexpr unsigned int n_components = n_components_;
+
+      __host__ __device__ void
+      operator()(const unsigned int cell, const Data *data, Shared *shared, const Number *src, Number *dst) const
+      {
+        CellEval phi(cell, data, shared);
+        phi.read_dof_values(src);
+        CellwiseInverseMassMatrix<dim, fe_degree, n_components_, Number> inverse(phi);
+        inverse.apply();
+        phi.distribute_local_to_global(dst);
+      }
+    };
+
+    void
+    initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &matrix_free)
+    {
+      using Strategy = typename MatrixFree<dim, Number>::ConflictStrategy;
+      AssertThrow(matrix_free != nullptr && matrix_free->conflict_strategy() == Strategy::none,
+                  ExcNotSupported("gpumf::InverseMassOperator needs a MatrixFree object of a discontinuous element "
+                                  "(FE_DGQ and relatives, no constraints): a continuous element's mass matrix is "
+                                  "not block diagonal."));
+      AssertThrow(matrix_free->get_data(0).n_q_points_1d == fe_degree + 1,
+                  ExcNotSupported("gpumf::InverseMassOperator needs QGauss<1>(fe_degree + 1) = " +
+                                  std::to_string(fe_degree + 1) + " points per direction; the MatrixFree object has " +
+                                  std::to_string(matrix_free->get_data(0).n_q_points_1d) + "."));
+      mf = matrix_free;
+    }
+
+    /// dst = M^-1 src.
+    void
+    vmult(VectorType &dst, const VectorType &src) const
+    {
+      mf->cell_loop(cell_op, src, dst, true);
+    }
+
+    void
+    Tvmult(VectorType &dst, const VectorType &src) const
+    {
+      vmult(dst, src);
+    }
+
+    void
+    initialize_dof_vector(VectorType &v) const
+    {
+      mf->initialize_dof_vector(v);
+    }
+
+    dealii::types::global_dof_index
+    m() const
+    {
+      return mf->get_vector_partitioner()->size();
+    }
+
+    dealii::types::global_dof_index
+    n() const
+    {
+      return m();
+    }
+
+    /// The diagonal of M^-1 (MatrixFree::loop_diagonal()).
+    void
+    compute_diagonal()
+    {
+      VectorType diagonal;
+      mf->initialize_dof_vector(diagonal);
+      mf->loop_diagonal(cell_op, nullptr, nullptr, diagonal);
+      diagonal_entries = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
+      diagonal_entries->get_vector().swap(diagonal);
+    }
+
+    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
+    get_matrix_diagonal() const
+    {
+      AssertThrow(diagonal_entries != nullptr, ExcNotSupported("call compute_diagonal() first."));
+      return diagonal_entries;
+    }
+
+    const CellOperation &
+    cell_operation() const
+    {
+      return cell_op;
+    }
+
+  private:
+    std::shared_ptr<const MatrixFree<dim, Number>>      mf;
+    CellOperation                                       cell_op;
+    std::shared_ptr<dealii::DiagonalMatrix<VectorType>> diagonal_entries;
   };
 } // namespace gpumf
 

@@ -52,6 +52,9 @@ namespace gpumf
     }
   } // namespace EvaluationFlags
 
+  template <int dim, int fe_degree, int n_components, typename Number, bool thread_per_column>
+  class CellwiseInverseMassMatrix;
+
   /**
    * Evaluation of an FE_Q function (or an FESystem of @p n_components_ equal FE_Q) on one
    * cell with @p n_q_points_1d >= fe_degree + 1 points per direction (Gauss, or
@@ -183,10 +186,16 @@ namespace gpumf
     FEEvaluation &
     operator=(const FEEvaluation &) = delete;
 
-    /// Reads the cell's DoF values from @p src (constrained DoFs read as zero).
+    /// Reads the cell's DoF values from @p src (constrained DoFs read as zero). In
+    /// MatrixFree::loop_diagonal() the unit vector of the loop's DoF instead.
     __host__ __device__ void
     read_dof_values(const Number *src)
     {
+      if (shared.unit_dof != SharedData<dim, Number>::no_unit_dof)
+        {
+          set_unit_dof_values(shared.unit_dof);
+          return;
+        }
 #ifdef __CUDA_ARCH__
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         {
@@ -217,6 +226,11 @@ namespace gpumf
     __host__ __device__ void
     read_dof_values_plain(const Number *src)
     {
+      if (shared.unit_dof != SharedData<dim, Number>::no_unit_dof)
+        {
+          set_unit_dof_values(shared.unit_dof); // MatrixFree::loop_diagonal()
+          return;
+        }
       internal::require(data.plain_local_to_global != nullptr,
                         "gpumf::FEEvaluation::read_dof_values_plain: the MatrixFree object keeps no plain "
                         "indices; set AdditionalData::store_plain_indices = true (the default) before reinit().");
@@ -270,6 +284,12 @@ namespace gpumf
     __host__ __device__ void
     distribute_local_to_global(Number *dst) const
     {
+      if (shared.unit_dof != SharedData<dim, Number>::no_unit_dof)
+        {
+          // MatrixFree::loop_diagonal(): the loop's DoF alone, into the diagonal
+          distribute_local_diagonal(shared.unit_dof, dst);
+          return;
+        }
       const auto add_to = [&](const unsigned int index, const Number value) { add(dst, index, value); };
 #ifdef __CUDA_ARCH__
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
@@ -660,6 +680,9 @@ namespace gpumf
     }
 
   private:
+    template <int, int, int, typename, bool>
+    friend class CellwiseInverseMassMatrix;
+
     /// Stops the loop with a message where @p flags asks for more than values and gradients.
     __host__ __device__ static void
     check_flags(const EvaluationFlags::EvaluationFlags flags, const char *what)

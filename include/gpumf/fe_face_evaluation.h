@@ -136,7 +136,8 @@ namespace gpumf
           first   = neighbor;
           face_no = internal::read_only(faces.entry_neighbor_face_no + face);
         }
-      writes = own_side && shdata->writes;
+      writes   = own_side && shdata->writes;
+      unit_dof = shdata->unit_dof;
       if (!is_interior_face)
         {
           permutation = faces.permutations + internal::read_only(faces.exterior_permutation + face_number) * nqf;
@@ -194,10 +195,18 @@ namespace gpumf
       return face_no;
     }
 
-    /// Reads the DoF values of this side's cell from @p src (ghost cells included).
+    /// Reads the DoF values of this side's cell from @p src (ghost cells included). In
+    /// MatrixFree::loop_diagonal(): the unit vector of the loop's DoF on the running cell's side,
+    /// zeros on the other side.
     __host__ __device__ void
     read_dof_values(const Number *src)
     {
+      if (unit_dof != SharedData<dim, Number>::no_unit_dof)
+        {
+          const unsigned int i = own_side ? unit_dof : SharedData<dim, Number>::no_unit_dof;
+          for_each_thread_item(nc * ndc, [&](const unsigned int l) { dofs()[l] = l == i ? Number(1) : Number(0); });
+          return;
+        }
       internal::require(data.faces.ghosts_valid || first < data.faces.locally_owned_size,
                         "gpumf::FEFaceEvaluation::read_dof_values: the other side of this face is a ghost cell, "
                         "but the loop did not exchange the source's ghost values (DataAccessOnFaces::none): pass "
@@ -250,7 +259,8 @@ namespace gpumf
       if (!own_side)
         return;
       for_each_thread_item(nc * ndc, [&](const unsigned int l) {
-        if (writes)
+        // MatrixFree::loop_diagonal(): the loop's DoF alone
+        if (writes && (unit_dof == SharedData<dim, Number>::no_unit_dof || l == unit_dof))
           dst[dof_index(l)] += dofs()[l];
       });
     }
@@ -405,6 +415,8 @@ namespace gpumf
     /// The subface of a coarse exterior side (sa + 2 sb in its face axes), else no_subface.
     unsigned int subface  = internal::FaceData<dim, Number>::no_subface;
     bool         own_side = false, writes = false;
+    /// MatrixFree::loop_diagonal()'s DoF (SharedData::unit_dof)
+    unsigned int unit_dof = SharedData<dim, Number>::no_unit_dof;
 
     // scratch: [DoFs nc*nd^dim | values nc*nqf | gradients dim * nc*nqf | A0 A1 B0 B1, nc*nqf each]
     __host__ __device__ Number *

@@ -90,6 +90,7 @@ namespace gpumf
    *   shape_values       [q * n_dofs_1d + i]   phi_i(x_q)          (1D)
    *   shape_gradients    [q * n_dofs_1d + i]   phi_i'(x_q)         (1D, host reference)
    *   co_shape_gradients [q * n_q_1d + r]      l_r'(x_q), l_r Lagrange on the quadrature points
+   *   inverse_shape_values [i * n_dofs_1d + l]  (shape_values)^-1, where n_q_1d == n_dofs_1d
    * @endverbatim
    */
   template <int dim, typename Number = double>
@@ -239,6 +240,9 @@ namespace gpumf
       const Number *shape_values;
       const Number *shape_gradients;
       const Number *co_shape_gradients;
+      /// [i * n_dofs_1d + l]: the inverse of shape_values where n_q_points_1d == n_dofs_1d
+      /// (CellwiseInverseMassMatrix), else nullptr.
+      const Number *inverse_shape_values = nullptr;
       /// Tensor-product quadrature weights [q] (used with affine geometry).
       const Number *quadrature_weights;
       /// Identifies the MatrixFree object.
@@ -493,6 +497,27 @@ namespace gpumf
          const DataAccessOnFaces    dst_access = DataAccessOnFaces::unspecified,
          const DataAccessOnFaces    src_access = DataAccessOnFaces::unspecified) const;
 
+    /**
+     * The diagonal of the operator loop() applies with the same functors (deal.II 9.6's
+     * MatrixFreeTools::compute_diagonal() with face functions), added into @p diagonal. For each
+     * local DoF i of each cell, the cell runs its functors as in loop() on the unit vector of DoF
+     * i: every read_dof_values() of FEEvaluation and FEFaceEvaluation reads 1 at DoF i of the
+     * running cell and 0 elsewhere (the other side of a face reads zeros), and
+     * distribute_local_to_global() adds entry i only. Cost: dofs_per_cell applications of the
+     * operator, a set-up step. Needs what loop() needs; nothing is exchanged between ranks. The
+     * functors receive nullptr as their source: one that reads it other than through
+     * read_dof_values() is not supported.
+     */
+    template <typename CellFunctor,
+              typename InnerFaceFunctor,
+              typename BoundaryFaceFunctor,
+              typename Compiler = internal::ThisCompiler>
+    void
+    loop_diagonal(const CellFunctor         &cell_op,
+                  const InnerFaceFunctor    &inner_face_op,
+                  const BoundaryFaceFunctor &boundary_face_op,
+                  Vector<Number>            &diagonal) const;
+
     /// True when reinit() set up the faces for loop().
     bool
     has_faces() const;
@@ -626,6 +651,11 @@ namespace gpumf
     diagonal_loop(const Functor &func, Vector<Number> &diagonal) const;
 
   private:
+    /// The checks loop() and loop_diagonal() share: functors, faces, element, shared memory.
+    template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor>
+    void
+    check_face_loop() const;
+
     void
     internal_reinit(const dealii::Mapping<dim>                       &mapping,
                     const dealii::DoFHandler<dim>                    &dof_handler,
@@ -668,6 +698,7 @@ namespace gpumf
     internal::Array<Number>       shape_values;
     internal::Array<Number>       shape_gradients;
     internal::Array<Number>       co_shape_gradients;
+    internal::Array<Number>       inverse_shape_values;
     internal::Array<Number>       quadrature_weights;
     internal::Array<unsigned int> constrained_dofs;
     std::vector<unsigned int>     constrained_dofs_host;
@@ -738,6 +769,11 @@ namespace gpumf
     /// Set by MatrixFree::loop(): its scratch has room for FEFaceEvaluation and its face
     /// argument is a face (in cell_loop() FEFaceEvaluation is refused).
     bool face_loop = false;
+    /// Set by MatrixFree::loop_diagonal(): the running cell's local DoF (component-major,
+    /// lexicographic) whose unit vector every read_dof_values() reads and whose entry alone
+    /// distribute_local_to_global() adds; no_unit_dof in every other loop.
+    unsigned int                  unit_dof    = no_unit_dof;
+    static constexpr unsigned int no_unit_dof = ~0u;
     /// False for the padding cells of a CUDA block (see MatrixFree::AdditionalData::cells_per_block):
     /// FEEvaluation's distribute functions then add nothing. A functor that writes into its
     /// output without FEEvaluation checks it.

@@ -11,6 +11,7 @@
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q1.h>
+#include <deal.II/lac/full_matrix.h>
 
 #include <boost/container/vector.hpp>
 
@@ -681,6 +682,21 @@ namespace gpumf
     shape_values.reinit(backend_, tables.values_1d);
     shape_gradients.reinit(backend_, tables.gradients_1d);
     co_shape_gradients.reinit(backend_, tables.derivatives_on_points);
+    if (quad.size() == fe_q.degree + 1)
+      {
+        // CellwiseInverseMassMatrix: the inverse of the square 1D interpolation matrix
+        const unsigned int n = fe_q.degree + 1;
+        FullMatrix<double> values(n, n), inverse(n, n);
+        for (unsigned int q = 0; q < n; ++q)
+          for (unsigned int i = 0; i < n; ++i)
+            values(q, i) = tables.values_1d[q * n + i];
+        inverse.invert(values);
+        std::vector<Number> entries(n * n);
+        for (unsigned int i = 0; i < n; ++i)
+          for (unsigned int l = 0; l < n; ++l)
+            entries[i * n + l] = inverse(i, l);
+        inverse_shape_values.reinit(backend_, entries);
+      }
 
     if (with_faces)
       {
@@ -735,6 +751,7 @@ namespace gpumf
     data.shape_values             = shape_values.data();
     data.shape_gradients          = shape_gradients.data();
     data.co_shape_gradients       = co_shape_gradients.data();
+    data.inverse_shape_values     = inverse_shape_values.size() > 0 ? inverse_shape_values.data() : nullptr;
     data.quadrature_weights       = quadrature_weights.data();
     data.id                       = id;
     data.n_cells                  = end - first;
@@ -916,6 +933,7 @@ namespace gpumf
     shape_values.clear();
     shape_gradients.clear();
     co_shape_gradients.clear();
+    inverse_shape_values.clear();
     quadrature_weights.clear();
     constrained_dofs.clear();
     constrained_dofs_host.clear();

@@ -145,6 +145,7 @@ namespace gpumf
                          const Number                                *src,
                          Number                                      *dst,
                          const unsigned int                           stride,
+                         const unsigned int                           n_unit_dofs,
                          const typename MatrixFree<dim, Number>::Data data)
       {
         using S                          = LoopScratch<dim, Number, C, I, B>;
@@ -155,9 +156,19 @@ namespace gpumf
         SharedData<dim, Number> shared =
           S::make(tables + n_values + n_co, tables, tables + n_values, data, stride, nullptr);
         shared.cell = cell;
-        cell_and_faces<dim, Number>(cell_op, inner_op, boundary_op, cell, data, shared, src, dst, []() {
-          __syncthreads();
-        });
+        if (n_unit_dofs == 0)
+          cell_and_faces<dim, Number>(cell_op, inner_op, boundary_op, cell, data, shared, src, dst, []() {
+            __syncthreads();
+          });
+        else
+          // loop_diagonal(): the operator on each unit vector of the cell in turn
+          for (unsigned int i = 0; i < n_unit_dofs; ++i)
+            {
+              shared.unit_dof = i;
+              cell_and_faces<dim, Number>(cell_op, inner_op, boundary_op, cell, data, shared, src, dst, []() {
+                __syncthreads();
+              });
+            }
       }
 
       template <int dim, typename Number, typename C, typename I, typename B>
@@ -168,7 +179,8 @@ namespace gpumf
                      const B                       &boundary_op,
                      const Number                  *src,
                      Number                        *dst,
-                     const bool                     ghosts_valid)
+                     const bool                     ghosts_valid,
+                     const unsigned int             n_unit_dofs)
       {
         using S                      = LoopScratch<dim, Number, C, I, B>;
         const unsigned int n_dofs_1d = mf.get_data(0).n_dofs_1d;
@@ -188,7 +200,7 @@ namespace gpumf
             data.cells_per_block    = 1;
             data.faces.ghosts_valid = ghosts_valid;
             kernel<<<data.n_cells, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, layout.block_z()), shared_bytes>>>(
-              cell_op, inner_op, boundary_op, src, dst, stride, data);
+              cell_op, inner_op, boundary_op, src, dst, stride, n_unit_dofs, data);
             GPUMF_CHECK_CUDA(cudaGetLastError());
           }
       }
@@ -204,7 +216,8 @@ namespace gpumf
                      const B &,
                      const Number *,
                      Number *,
-                     const bool)
+                     const bool,
+                     const unsigned int)
       {
         throw_not_compiled_by_nvcc();
       }
@@ -212,6 +225,7 @@ namespace gpumf
 #endif
 
     /// loop() on the host backend: every cell on the emulated threads of the functors' layout.
+    /// With @p n_unit_dofs > 0 (loop_diagonal()) each cell runs them once per unit vector.
     template <int dim, typename Number, typename C, typename I, typename B>
     void
     host_face_loop(const MatrixFree<dim, Number> &mf,
@@ -220,7 +234,8 @@ namespace gpumf
                    const B                       &boundary_op,
                    const Number                  *src,
                    Number                        *dst,
-                   const bool                     ghosts_valid)
+                   const bool                     ghosts_valid,
+                   const unsigned int             n_unit_dofs)
     {
       using S = LoopScratch<dim, Number, C, I, B>;
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
@@ -235,9 +250,14 @@ namespace gpumf
             SharedData<dim, Number> shared =
               S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data, stride, access.data());
             shared.cell = cell;
-            cell_and_faces<dim, Number>(cell_op, inner_op, boundary_op, cell, data, shared, src, dst, []() {
-              host_barrier();
-            });
+            for (unsigned int i = 0; i < std::max(n_unit_dofs, 1u); ++i)
+              {
+                if (n_unit_dofs > 0)
+                  shared.unit_dof = i;
+                cell_and_faces<dim, Number>(cell_op, inner_op, boundary_op, cell, data, shared, src, dst, []() {
+                  host_barrier();
+                });
+              }
           });
         }
     }
@@ -256,18 +276,10 @@ namespace gpumf
   } // namespace internal
 
   template <int dim, typename Number>
-  template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor, typename Compiler>
+  template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor>
   void
-  MatrixFree<dim, Number>::loop(const CellFunctor         &cell_op,
-                                const InnerFaceFunctor    &inner_face_op,
-                                const BoundaryFaceFunctor &boundary_face_op,
-                                Vector<Number>            &dst,
-                                const Vector<Number>      &src,
-                                const bool                 zero_dst,
-                                const DataAccessOnFaces    dst_access,
-                                const DataAccessOnFaces    src_access) const
+  MatrixFree<dim, Number>::check_face_loop() const
   {
-    (void)dst_access;
     using Main = internal::MainOperation<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>;
     static_assert(internal::is_operation<Main>, "gpumf::MatrixFree::loop needs at least one functor (not nullptr).");
     static_assert(internal::same_layout<Main, CellFunctor>() && internal::same_layout<Main, InnerFaceFunctor>() &&
@@ -285,11 +297,6 @@ namespace gpumf
                 ExcNotSupported("gpumf::MatrixFree::loop is cell-centric and needs cells that share no DoFs: a "
                                 "discontinuous element (FE_DGQ and relatives) without constraint rows; for "
                                 "continuous elements use cell_loop()."));
-    AssertThrow(&dst != &src,
-                ExcNotSupported("gpumf::MatrixFree::loop: dst and src are the same vector; cells would read entries "
-                                "their neighbors have already written."));
-    check_vector(src);
-    check_vector(dst);
     if (backend_ == Backend::cuda)
       {
         using S = internal::LoopScratch<dim, Number, CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>;
@@ -302,6 +309,49 @@ namespace gpumf
                                     " per block. Use a lower degree, fewer components or fewer evaluators alive at "
                                     "once."));
       }
+  }
+
+  template <int dim, typename Number>
+  template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor, typename Compiler>
+  void
+  MatrixFree<dim, Number>::loop_diagonal(const CellFunctor         &cell_op,
+                                         const InnerFaceFunctor    &inner_face_op,
+                                         const BoundaryFaceFunctor &boundary_face_op,
+                                         Vector<Number>            &diagonal) const
+  {
+    check_face_loop<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>();
+    check_vector(diagonal);
+    internal::SetupSection section("diagonal (MatrixFree::loop_diagonal)", backend_);
+    const unsigned int     dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
+    // the unit vectors are read in place of a source: no ghost values are needed
+    const Number *no_source = nullptr;
+    if (backend_ == Backend::host)
+      internal::host_face_loop(
+        *this, cell_op, inner_face_op, boundary_face_op, no_source, diagonal.get_values(), true, dofs_per_cell);
+    else
+      internal::cuda_face_loop(
+        *this, cell_op, inner_face_op, boundary_face_op, no_source, diagonal.get_values(), true, dofs_per_cell);
+  }
+
+  template <int dim, typename Number>
+  template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor, typename Compiler>
+  void
+  MatrixFree<dim, Number>::loop(const CellFunctor         &cell_op,
+                                const InnerFaceFunctor    &inner_face_op,
+                                const BoundaryFaceFunctor &boundary_face_op,
+                                Vector<Number>            &dst,
+                                const Vector<Number>      &src,
+                                const bool                 zero_dst,
+                                const DataAccessOnFaces    dst_access,
+                                const DataAccessOnFaces    src_access) const
+  {
+    (void)dst_access;
+    check_face_loop<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>();
+    AssertThrow(&dst != &src,
+                ExcNotSupported("gpumf::MatrixFree::loop: dst and src are the same vector; cells would read entries "
+                                "their neighbors have already written."));
+    check_vector(src);
+    check_vector(dst);
     if (zero_dst)
       dst = Number(0);
     const bool exchange = src_access != DataAccessOnFaces::none && !src.has_ghost_elements() &&
@@ -313,10 +363,10 @@ namespace gpumf
       {
         if (backend_ == Backend::host)
           internal::host_face_loop(
-            *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid);
+            *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid, 0);
         else
           internal::cuda_face_loop(
-            *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid);
+            *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid, 0);
       }
     catch (...)
       {
