@@ -1,8 +1,9 @@
 // gpumf_dg: the interior-penalty Laplacian of deal.II's step-59 (gpumf::SIPGLaplaceOperator on
 // MatrixFree::loop) against gpumf's continuous Laplacian at the same degree (BP5: FE_Q, Gauss-
 // Lobatto collocation, the ready register-tiled operator) on the same mesh, the DG operator's
-// cell term alone, the copy roofline of the vectors, and deal.II's CPU MatrixFree::loop with the
-// same operator on this run's MPI ranks (--dealii). 3D, double.
+// cell term alone, the inverse mass matrix (InverseMassOperator), the copy roofline of the
+// vectors, and deal.II's CPU MatrixFree::loop with the same operator on this run's MPI ranks
+// (--dealii). Set-up times (MatrixFree::reinit with faces, the SIPG diagonal) once each. 3D, double.
 //
 //   gpumf_dg --degree p [--repetitions k] [--refinements r] [--mesh cube|curved] [--repeat n]
 //   mpirun -np 16 gpumf_dg --degree p ... --dealii
@@ -22,6 +23,7 @@
 #include <deal.II/fe/mapping_q_cache.h>
 #include <deal.II/grid/grid_generator.h>
 
+#include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -93,6 +95,27 @@ namespace
     std::cout << std::endl;
   }
 
+  /// Seconds @p f takes on the slowest rank (between barriers): a set-up step, once.
+  template <typename F>
+  double
+  wall_seconds(const MPI_Comm comm, const F &f)
+  {
+    MPI_Barrier(comm);
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    gpumf::synchronize(gpumf::default_backend());
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Utilities::MPI::max(t, comm);
+  }
+
+  void
+  report_setup(const std::string &what, const double seconds)
+  {
+    if (Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
+      std::cout << std::left << std::setw(40) << what << std::right << std::fixed << std::setprecision(3)
+                << std::setw(10) << seconds << " s (set-up, once)" << std::endl;
+  }
+
   template <int degree>
   void
   run(const Arguments &a, const Triangulation<dim> &tria, const Mapping<dim> &mapping)
@@ -105,7 +128,8 @@ namespace
     if (a.dealii)
       {
         test::DealiiSIPG<dim> op;
-        op.reinit(mapping, dof, degree + 1);
+        const double          t_setup = wall_seconds(comm, [&] { op.reinit(mapping, dof, degree + 1); });
+        report_setup("deal.II MatrixFree::reinit with faces", t_setup);
         LinearAlgebra::distributed::Vector<double> src, dst;
         op.initialize_dof_vector(src);
         op.initialize_dof_vector(dst);
@@ -126,8 +150,9 @@ namespace
     data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
     AffineConstraints<double> empty;
     empty.close();
-    auto mf = std::make_shared<MF>();
-    mf->reinit(mapping, dof, empty, QGauss<1>(degree + 1), data);
+    auto         mf      = std::make_shared<MF>();
+    const double t_setup = wall_seconds(comm, [&] { mf->reinit(mapping, dof, empty, QGauss<1>(degree + 1), data); });
+    report_setup("gpumf MatrixFree::reinit with faces", t_setup);
     gpumf::SIPGLaplaceOperator<dim, degree, degree + 1, double> sipg;
     sipg.initialize(mf, {0});
     gpumf::Vector<double> src, dst;
@@ -144,6 +169,15 @@ namespace
       mf->loop(sipg.cell_operation(), nullptr, nullptr, dst, src, true);
     });
     report("gpumf DG cell term only", t_cell, n_dofs, bytes_dg);
+    {
+      // explicit DG time stepping's other operator: the inverse mass matrix, cell by cell
+      gpumf::InverseMassOperator<dim, degree, 1, double> inverse;
+      inverse.initialize(mf);
+      const double t_inverse = bench::median_seconds(backend, a.repeat, [&] { inverse.vmult(dst, src); });
+      report("gpumf inverse mass (cellwise)", t_inverse, n_dofs, bytes_dg);
+      const double t_diagonal = wall_seconds(comm, [&] { sipg.compute_diagonal(); });
+      report_setup("gpumf SIPG compute_diagonal()", t_diagonal);
+    }
     {
       // BP5: the continuous Laplacian, FE_Q(p), Gauss-Lobatto collocation, on the same mesh
       FE_Q<dim>       fe_q(degree);

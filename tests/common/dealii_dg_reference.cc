@@ -7,6 +7,7 @@
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/matrix_free/fe_evaluation.h>
 #include <deal.II/matrix_free/matrix_free.h>
+#include <deal.II/matrix_free/operators.h>
 
 #include <cmath>
 
@@ -187,10 +188,211 @@ namespace test
     return result;
   }
 
+  namespace
+  {
+    /// deal.II MatrixFree with the cell operators of DealiiOperator (and SIPG).
+    template <int dim>
+    class Operators
+    {
+    public:
+      using VectorType = LinearAlgebra::distributed::Vector<double>;
+
+      Operators(const Mapping<dim> &mapping, const DoFHandler<dim> &dof, const unsigned int n_q_points_1d)
+        : n_components(dof.get_fe().n_components())
+      {
+        AssertThrow(n_components == 1 || n_components == 2, ExcNotImplemented());
+        sipg.reinit(mapping, dof, n_q_points_1d);
+        typename MatrixFree<dim, double>::AdditionalData additional_data;
+        additional_data.tasks_parallel_scheme = MatrixFree<dim, double>::AdditionalData::none;
+        additional_data.mapping_update_flags  = update_values | update_JxW_values | update_quadrature_points;
+        AffineConstraints<double> constraints;
+        constraints.close();
+        data.reinit(mapping, dof, constraints, QGauss<1>(n_q_points_1d), additional_data);
+      }
+
+      /// A vector with the ghost entries @p op reads (SIPG: the face neighbors).
+      void
+      initialize_dof_vector(const DealiiOperator op, VectorType &v) const
+      {
+        if (op == DealiiOperator::sipg)
+          sipg.initialize_dof_vector(v);
+        else
+          data.initialize_dof_vector(v);
+      }
+
+      void
+      vmult(const DealiiOperator op, VectorType &dst, const VectorType &src) const
+      {
+        if (op == DealiiOperator::sipg)
+          sipg.vmult(dst, src);
+        else if (n_components == 1)
+          data.cell_loop(
+            op == DealiiOperator::mass ? &Operators::mass<1> : &Operators::inverse_mass<1>, this, dst, src, true);
+        else
+          data.cell_loop(
+            op == DealiiOperator::mass ? &Operators::mass<2> : &Operators::inverse_mass<2>, this, dst, src, true);
+      }
+
+      /// The coefficients of test_function() (CellwiseInverseMassMatrix::transform_from_q_points_to_basis).
+      void
+      project(VectorType &dst) const
+      {
+        if (n_components == 1)
+          project_components<1>(dst);
+        else
+          project_components<2>(dst);
+      }
+
+    private:
+      template <int n_comp>
+      void
+      mass(const MatrixFree<dim, double> &,
+           VectorType                                  &dst,
+           const VectorType                            &src,
+           const std::pair<unsigned int, unsigned int> &range) const
+      {
+        FEEvaluation<dim, -1, 0, n_comp> phi(data);
+        for (unsigned int cell = range.first; cell < range.second; ++cell)
+          {
+            phi.reinit(cell);
+            phi.gather_evaluate(src, EvaluationFlags::values);
+            for (unsigned int q = 0; q < phi.n_q_points; ++q)
+              phi.submit_value(phi.get_value(q), q);
+            phi.integrate_scatter(EvaluationFlags::values, dst);
+          }
+      }
+
+      template <int n_comp>
+      void
+      inverse_mass(const MatrixFree<dim, double> &,
+                   VectorType                                  &dst,
+                   const VectorType                            &src,
+                   const std::pair<unsigned int, unsigned int> &range) const
+      {
+        FEEvaluation<dim, -1, 0, n_comp>                                phi(data);
+        MatrixFreeOperators::CellwiseInverseMassMatrix<dim, -1, n_comp> inverse(phi);
+        for (unsigned int cell = range.first; cell < range.second; ++cell)
+          {
+            phi.reinit(cell);
+            phi.read_dof_values(src);
+            inverse.apply(phi.begin_dof_values(), phi.begin_dof_values());
+            phi.set_dof_values(dst);
+          }
+      }
+
+      template <int n_comp>
+      void
+      project_components(VectorType &dst) const
+      {
+        FEEvaluation<dim, -1, 0, n_comp>                                phi(data);
+        MatrixFreeOperators::CellwiseInverseMassMatrix<dim, -1, n_comp> inverse(phi);
+        for (unsigned int cell = 0; cell < data.n_cell_batches(); ++cell)
+          {
+            phi.reinit(cell);
+            for (unsigned int q = 0; q < phi.n_q_points; ++q)
+              {
+                const auto                                 x = phi.quadrature_point(q);
+                Tensor<1, n_comp, VectorizedArray<double>> value;
+                for (unsigned int c = 0; c < n_comp; ++c)
+                  for (unsigned int v = 0; v < VectorizedArray<double>::size(); ++v)
+                    {
+                      Point<dim> p;
+                      for (unsigned int d = 0; d < dim; ++d)
+                        p[d] = x[d][v];
+                      value[c][v] = test_function<dim>(p, c);
+                    }
+                if constexpr (n_comp == 1)
+                  phi.submit_dof_value(value[0], q);
+                else
+                  phi.submit_dof_value(value, q);
+              }
+            inverse.transform_from_q_points_to_basis(n_comp, phi.begin_dof_values(), phi.begin_dof_values());
+            phi.set_dof_values(dst);
+          }
+      }
+
+      const unsigned int      n_components;
+      DealiiSIPG<dim>         sipg;
+      MatrixFree<dim, double> data;
+    };
+  } // namespace
+
+  template <int dim>
+  std::vector<double>
+  dealii_apply(const DealiiOperator       op,
+               const Mapping<dim>        &mapping,
+               const DoFHandler<dim>     &dof,
+               const unsigned int         n_q_points_1d,
+               const std::vector<double> &src)
+  {
+    const Operators<dim>                       ops(mapping, dof, n_q_points_1d);
+    LinearAlgebra::distributed::Vector<double> in, out;
+    ops.initialize_dof_vector(op, in);
+    ops.initialize_dof_vector(op, out);
+    AssertThrow(in.locally_owned_size() == src.size(), ExcInternalError());
+    for (unsigned int i = 0; i < src.size(); ++i)
+      in.local_element(i) = src[i];
+    ops.vmult(op, out, in);
+    std::vector<double> result(src.size());
+    for (unsigned int i = 0; i < src.size(); ++i)
+      result[i] = out.local_element(i);
+    return result;
+  }
+
+  template <int dim>
+  std::vector<double>
+  dealii_diagonal(const DealiiOperator   op,
+                  const Mapping<dim>    &mapping,
+                  const DoFHandler<dim> &dof,
+                  const unsigned int     n_q_points_1d)
+  {
+    const Operators<dim>                       ops(mapping, dof, n_q_points_1d);
+    LinearAlgebra::distributed::Vector<double> in, out;
+    ops.initialize_dof_vector(op, in);
+    ops.initialize_dof_vector(op, out);
+    std::vector<double> result(in.locally_owned_size());
+    for (types::global_dof_index j = 0; j < dof.n_dofs(); ++j)
+      {
+        in = 0.;
+        if (in.in_local_range(j))
+          in(j) = 1.;
+        ops.vmult(op, out, in);
+        if (in.in_local_range(j))
+          result[j - in.get_partitioner()->local_range().first] = out(j);
+      }
+    return result;
+  }
+
+  template <int dim>
+  std::vector<double>
+  dealii_project(const Mapping<dim> &mapping, const DoFHandler<dim> &dof)
+  {
+    const Operators<dim>                       ops(mapping, dof, dof.get_fe().degree + 1);
+    LinearAlgebra::distributed::Vector<double> out;
+    ops.initialize_dof_vector(DealiiOperator::mass, out);
+    ops.project(out);
+    std::vector<double> result(out.locally_owned_size());
+    for (unsigned int i = 0; i < result.size(); ++i)
+      result[i] = out.local_element(i);
+    return result;
+  }
+
   template class DealiiSIPG<2>;
   template class DealiiSIPG<3>;
   template std::vector<double>
   dealii_sipg<2>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int, const std::vector<double> &);
   template std::vector<double>
   dealii_sipg<3>(const Mapping<3> &, const DoFHandler<3> &, const unsigned int, const std::vector<double> &);
+  template std::vector<double>
+  dealii_apply<2>(DealiiOperator, const Mapping<2> &, const DoFHandler<2> &, unsigned int, const std::vector<double> &);
+  template std::vector<double>
+  dealii_apply<3>(DealiiOperator, const Mapping<3> &, const DoFHandler<3> &, unsigned int, const std::vector<double> &);
+  template std::vector<double>
+  dealii_diagonal<2>(DealiiOperator, const Mapping<2> &, const DoFHandler<2> &, unsigned int);
+  template std::vector<double>
+  dealii_diagonal<3>(DealiiOperator, const Mapping<3> &, const DoFHandler<3> &, unsigned int);
+  template std::vector<double>
+  dealii_project<2>(const Mapping<2> &, const DoFHandler<2> &);
+  template std::vector<double>
+  dealii_project<3>(const Mapping<3> &, const DoFHandler<3> &);
 } // namespace test

@@ -8,8 +8,15 @@
 #include <deal.II/fe/mapping.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
+
+#ifdef __CUDACC__
+#  define GPUMF_TEST_HOST_DEVICE __host__ __device__
+#else
+#  define GPUMF_TEST_HOST_DEVICE
+#endif
 
 namespace test
 {
@@ -55,6 +62,50 @@ namespace test
               const dealii::DoFHandler<dim> &dof_handler,
               const unsigned int             n_q_points_1d,
               const std::vector<double>     &src);
+
+  /// Cell operators of deal.II's CPU MatrixFree on discontinuous elements (scalar or an
+  /// FESystem of 2 equal components), for dealii_apply() and dealii_diagonal().
+  enum class DealiiOperator
+  {
+    sipg,        ///< step-59's operator, as dealii_sipg()
+    mass,        ///< (u, v) with FEEvaluation<dim, -1, 0, n_components>
+    inverse_mass ///< MatrixFreeOperators::CellwiseInverseMassMatrix<dim, -1, n_components>::apply()
+  };
+
+  /// dst = A src for @p op (@p src: the locally owned DoFs in their global order).
+  template <int dim>
+  std::vector<double>
+  dealii_apply(DealiiOperator                 op,
+               const dealii::Mapping<dim>    &mapping,
+               const dealii::DoFHandler<dim> &dof_handler,
+               unsigned int                   n_q_points_1d,
+               const std::vector<double>     &src);
+
+  /// The diagonal of @p op on the locally owned DoFs, column by column (A e_j for every global
+  /// j): for small meshes.
+  template <int dim>
+  std::vector<double>
+  dealii_diagonal(DealiiOperator                 op,
+                  const dealii::Mapping<dim>    &mapping,
+                  const dealii::DoFHandler<dim> &dof_handler,
+                  unsigned int                   n_q_points_1d);
+
+  /// The coefficients of test_function() on each cell from its values at the QGauss(degree + 1)
+  /// points, by CellwiseInverseMassMatrix::transform_from_q_points_to_basis() (deal.II's
+  /// step-67 projection), for every component.
+  template <int dim>
+  std::vector<double>
+  dealii_project(const dealii::Mapping<dim> &mapping, const dealii::DoFHandler<dim> &dof_handler);
+
+  /// The function dealii_project() projects: sin(x + 2 y) + z^2 - x y (component c adds c);
+  /// also compiled for the GPU's functors (@p PointType: a deal.II Point of any number type).
+  template <int dim, typename PointType>
+  GPUMF_TEST_HOST_DEVICE inline double
+  test_function(const PointType &p, const unsigned int component)
+  {
+    const double x = p[0], y = p[1], z = dim == 3 ? double(p[dim - 1]) : 0.;
+    return std::sin(x + 2 * y) + z * z - x * y + component;
+  }
 } // namespace test
 
 #endif

@@ -1,0 +1,322 @@
+// The discontinuous Galerkin mass matrix, its inverse and the diagonals against deal.II's CPU
+// MatrixFree (tests/common/dealii_dg_reference.cc):
+//   - InverseMassOperator (CellwiseInverseMassMatrix::apply()) against deal.II's
+//     CellwiseInverseMassMatrix on random vectors, MassOperator against deal.II's cell loop,
+//     and M^-1 M x = x;
+//   - CellwiseInverseMassMatrix::transform_from_q_points_to_basis() (step-67's projection)
+//     against deal.II's;
+//   - the diagonals of SIPGLaplaceOperator (MatrixFree::loop_diagonal(): cells and faces),
+//     InverseMassOperator and MassOperator against deal.II's operators applied to every unit
+//     vector.
+// Meshes of tests/common/dg_meshes.h (Cartesian, distorted, curved, adaptive, rotated); FE_DGQ,
+// FE_DGQHermite, FE_DGQLegendre, and an FESystem of two FE_DGQ.
+//
+//   dg_mass_test host   host backend vs deal.II: relative max difference <= 1e-11 (float 1e-5)
+//   dg_mass_test cuda   CUDA backend vs deal.II, the same bounds; skipped without a GPU
+#include <gpumf/cellwise_inverse_mass_matrix.h>
+#include <gpumf/dg_operators.h>
+#include <gpumf/matrix_free.h>
+#include <gpumf/operators.h>
+
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+
+#include "common/dealii_dg_reference.h"
+#include "common/dg_meshes.h"
+#include "common/test_utils.h"
+
+using namespace dealii;
+
+namespace
+{
+  using test::dg::Element;
+  using test::dg::Mesh;
+  using test::dg::name;
+
+  /// The projection of test::test_function(): its values submitted as the DoF values at the
+  /// points, then transform_from_q_points_to_basis().
+  template <int dim, int degree, int nc, typename Number>
+  struct Projection
+  {
+    static constexpr unsigned int n_dofs_1d    = degree + 1;
+    static constexpr unsigned int n_local_dofs = nc * gpumf::internal::ipow(degree + 1, dim);
+    static constexpr unsigned int n_q_points   = gpumf::internal::ipow(degree + 1, dim);
+    static constexpr unsigned int n_components = nc;
+    using Eval                                 = gpumf::FEEvaluation<dim, degree, degree + 1, nc, Number>;
+
+    __host__ __device__ void
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, Number>::Data *data,
+               gpumf::SharedData<dim, Number>                      *shared,
+               const Number *,
+               Number *dst) const
+    {
+      Eval phi(cell, data, shared);
+      phi.apply_for_each_quad_point([&](Eval *p, const unsigned int q) {
+        const auto                x = p->quadrature_point(q);
+        typename Eval::value_type value;
+        for (unsigned int c = 0; c < n_components; ++c)
+          {
+            const Number f = test::test_function<dim>(x, c);
+            if constexpr (nc == 1)
+              value = f;
+            else
+              value[c] = f;
+          }
+        p->submit_dof_value(value, q);
+      });
+      gpumf::CellwiseInverseMassMatrix<dim, degree, nc, Number> inverse(phi);
+      inverse.transform_from_q_points_to_basis();
+      phi.distribute_local_to_global(dst);
+    }
+  };
+
+  template <int dim, typename Number>
+  std::shared_ptr<gpumf::MatrixFree<dim, Number>>
+  make_matrix_free(const gpumf::Backend   backend,
+                   const Mapping<dim>    &mapping,
+                   const DoFHandler<dim> &dof,
+                   const unsigned int     n_q_1d,
+                   const bool             faces)
+  {
+    using MF = gpumf::MatrixFree<dim, Number>;
+    typename MF::AdditionalData additional_data;
+    additional_data.backend = backend;
+    additional_data.mapping_update_flags =
+      update_values | update_gradients | update_JxW_values | update_quadrature_points;
+    if (faces)
+      {
+        additional_data.mapping_update_flags_inner_faces = update_gradients | update_JxW_values | update_normal_vectors;
+        additional_data.mapping_update_flags_boundary_faces =
+          update_gradients | update_JxW_values | update_normal_vectors;
+      }
+    AffineConstraints<Number> constraints;
+    constraints.close();
+    auto mf = std::make_shared<MF>();
+    mf->reinit(mapping, dof, constraints, QGauss<1>(n_q_1d), additional_data);
+    return mf;
+  }
+
+  /// max |v - expected| / max |expected| over the owned entries of all ranks.
+  template <typename Number>
+  double
+  difference(const gpumf::Vector<Number> &v, const std::vector<double> &expected, const MPI_Comm comm)
+  {
+    const auto                             rw = test::to_rw(v);
+    LinearAlgebra::ReadWriteVector<Number> expected_rw(rw.get_stored_elements());
+    AssertThrow(expected.size() == rw.get_stored_elements().n_elements(), ExcInternalError());
+    unsigned int k = 0;
+    for (const auto i : expected_rw.get_stored_elements())
+      expected_rw(i) = expected[k++];
+    return test::relative_difference(rw, expected_rw, comm);
+  }
+
+  template <typename Number>
+  std::vector<double>
+  owned_values(const gpumf::Vector<Number> &v)
+  {
+    const auto          rw = test::to_rw(v);
+    std::vector<double> result;
+    for (const auto i : rw.get_stored_elements())
+      result.push_back(rw(i));
+    return result;
+  }
+
+  std::string
+  sci(const double x)
+  {
+    std::ostringstream s;
+    s << x;
+    return s.str();
+  }
+
+  template <typename Number>
+  double
+  bound()
+  {
+    return std::is_same_v<Number, double> ? 1e-11 : 1e-5;
+  }
+
+  template <int dim, int n_components>
+  std::unique_ptr<FiniteElement<dim>>
+  element_of(const Element element, const unsigned int degree)
+  {
+    std::unique_ptr<FiniteElement<dim>> fe = test::dg::make_element<dim>(element, degree);
+    if (n_components == 1)
+      return fe;
+    return std::make_unique<FESystem<dim>>(*fe, n_components);
+  }
+
+  /// InverseMassOperator, MassOperator and the projection against deal.II, and M^-1 M x = x.
+  template <int dim, int degree, int n_components = 1, typename Number = double>
+  void
+  check_mass(test::Checker &checker, const gpumf::Backend backend, const Mesh mesh, const Element element)
+  {
+    const MPI_Comm              comm = MPI_COMM_WORLD;
+    const test::dg::DGMesh<dim> made = test::dg::make_mesh<dim>(mesh, 0, comm);
+    const auto                  fe   = element_of<dim, n_components>(element, degree);
+    DoFHandler<dim>             dof(*made.tria);
+    dof.distribute_dofs(*fe);
+    const auto mf = make_matrix_free<dim, Number>(backend, *made.mapping, dof, degree + 1, false);
+
+    gpumf::InverseMassOperator<dim, degree, n_components, Number> inverse;
+    inverse.initialize(mf);
+    gpumf::MassOperator<dim, degree, degree + 1, n_components, Number> mass;
+    mass.initialize(mf);
+    gpumf::Vector<Number> src, dst, back;
+    inverse.initialize_dof_vector(src);
+    inverse.initialize_dof_vector(dst);
+    inverse.initialize_dof_vector(back);
+    test::fill_random(src);
+    test::fill_random(dst, 2); // overwritten
+    inverse.vmult(dst, src);
+    const std::vector<double> owned = owned_values(src);
+    // deal.II 9.4's CellwiseInverseMassMatrix crashes for FE_DGQLegendre (no inverse shape
+    // tables): there M^-1 M x = x with the mass matrix compared to deal.II's checks the inverse
+    const bool   with_dealii_inverse = element != Element::legendre;
+    const double d_inverse =
+      with_dealii_inverse ?
+        difference(dst,
+                   test::dealii_apply(test::DealiiOperator::inverse_mass, *made.mapping, dof, degree + 1, owned),
+                   comm) :
+        0.;
+    mass.vmult(dst, src);
+    const double d_mass =
+      difference(dst, test::dealii_apply(test::DealiiOperator::mass, *made.mapping, dof, degree + 1, owned), comm);
+    inverse.vmult(back, dst);
+    const double d_back = difference(back, owned, comm);
+
+    dst = Number(0);
+    mf->cell_loop(Projection<dim, degree, n_components, Number>(), src, dst);
+    const double d_project = with_dealii_inverse ? difference(dst, test::dealii_project(*made.mapping, dof), comm) : 0.;
+
+    const double b = bound<Number>();
+    checker.check(
+      d_inverse <= b && d_mass <= b && d_back <= 10 * b && d_project <= b,
+      std::to_string(dim) + "D " + name(mesh) + " " + name(element) + "(" + std::to_string(degree) + ")" +
+        (n_components > 1 ? "^" + std::to_string(n_components) : "") + (std::is_same_v<Number, float> ? " float" : "") +
+        ", " + std::to_string(made.tria->n_global_active_cells()) + " cells: " +
+        (with_dealii_inverse ? "inverse mass vs deal.II " + sci(d_inverse) + ", projection " + sci(d_project) + ", " :
+                               "(deal.II's inverse crashes for this element) ") +
+        "mass " + sci(d_mass) + " (<= " + sci(b) + "); M^-1 M x - x " + sci(d_back) + " (<= " + sci(10 * b) + ")");
+  }
+
+  /// The diagonals of SIPG (cells and faces), of the inverse mass and of the mass against
+  /// deal.II's operators on every unit vector.
+  template <int dim, int degree, typename Number = double>
+  void
+  check_diagonals(test::Checker       &checker,
+                  const gpumf::Backend backend,
+                  const Mesh           mesh,
+                  const Element        element,
+                  const unsigned int   variant = 0)
+  {
+    const MPI_Comm              comm = MPI_COMM_WORLD;
+    const test::dg::DGMesh<dim> made = test::dg::make_mesh<dim>(mesh, variant, comm);
+    const auto                  fe   = test::dg::make_element<dim>(element, degree);
+    DoFHandler<dim>             dof(*made.tria);
+    dof.distribute_dofs(*fe);
+    const auto mf = make_matrix_free<dim, Number>(backend, *made.mapping, dof, degree + 1, true);
+
+    gpumf::SIPGLaplaceOperator<dim, degree, degree + 1, Number> sipg;
+    sipg.initialize(mf, {0});
+    sipg.compute_diagonal();
+    const double                                       d_sipg = difference(sipg.get_matrix_diagonal()->get_vector(),
+                                     test::dealii_diagonal(test::DealiiOperator::sipg, *made.mapping, dof, degree + 1),
+                                     comm);
+    gpumf::InverseMassOperator<dim, degree, 1, Number> inverse;
+    inverse.initialize(mf);
+    inverse.compute_diagonal();
+    AssertThrow(element != Element::legendre, ExcNotImplemented()); // deal.II's inverse crashes for it
+    const double d_inverse =
+      difference(inverse.get_matrix_diagonal()->get_vector(),
+                 test::dealii_diagonal(test::DealiiOperator::inverse_mass, *made.mapping, dof, degree + 1),
+                 comm);
+    gpumf::MassOperator<dim, degree, degree + 1, 1, Number> mass;
+    mass.initialize(mf);
+    mass.compute_diagonal();
+    const double d_mass = difference(mass.get_matrix_diagonal()->get_vector(),
+                                     test::dealii_diagonal(test::DealiiOperator::mass, *made.mapping, dof, degree + 1),
+                                     comm);
+    // the inverse of the SIPG diagonal, for Jacobi smoothers
+    const auto inv_rw  = test::to_rw(sipg.get_matrix_diagonal_inverse()->get_vector());
+    const auto diag_rw = test::to_rw(sipg.get_matrix_diagonal()->get_vector());
+    double     product = 0;
+    for (const auto i : diag_rw.get_stored_elements())
+      product = std::max(product, double(std::abs(inv_rw(i) * diag_rw(i) - Number(1))));
+    product = Utilities::MPI::max(product, comm);
+
+    const double b = bound<Number>();
+    checker.check(d_sipg <= b && d_inverse <= b && d_mass <= b && product <= b,
+                  std::to_string(dim) + "D " + name(mesh) +
+                    (mesh == Mesh::rotated ? " " + std::to_string(variant) : "") + " " + name(element) + "(" +
+                    std::to_string(degree) + ")" + (std::is_same_v<Number, float> ? " float" : "") + ", " +
+                    std::to_string(dof.n_dofs()) + " DoFs: diagonals vs deal.II's columns: SIPG " + sci(d_sipg) +
+                    ", inverse mass " + sci(d_inverse) + ", mass " + sci(d_mass) + " (<= " + sci(b) +
+                    "); |D^-1 D - 1| " + sci(product));
+  }
+
+  /// Misuse: the inverse mass matrix needs degree + 1 points and a discontinuous element.
+  template <int dim>
+  void
+  check_misuse(test::Checker &checker, const gpumf::Backend backend)
+  {
+    const MPI_Comm comm   = MPI_COMM_WORLD;
+    const auto     expect = [&](const std::string &what, const std::string &keyword, const auto &f) {
+      const std::string message = test::exception_of(f);
+      const std::size_t info    = message.find("Additional information: ");
+      const bool        found   = message.find(keyword) != std::string::npos;
+      checker.check(Utilities::MPI::min(int(found), comm) == 1,
+                    std::to_string(dim) + "D misuse, " + what + ": \"" +
+                      message.substr(info == std::string::npos ? 0 : info + 24, 150) + "...\"");
+    };
+    const test::dg::DGMesh<dim> made = test::dg::make_mesh<dim>(Mesh::cube, 0, comm);
+    {
+      DoFHandler<dim> dof(*made.tria);
+      dof.distribute_dofs(FE_DGQ<dim>(2));
+      const auto mf = make_matrix_free<dim, double>(backend, *made.mapping, dof, 4, false);
+      expect("inverse mass with 4 points at degree 2", "needs QGauss<1>(fe_degree + 1)", [&] {
+        gpumf::InverseMassOperator<dim, 2> inverse;
+        inverse.initialize(mf);
+      });
+    }
+    {
+      DoFHandler<dim> dof(*made.tria);
+      dof.distribute_dofs(FE_Q<dim>(2));
+      const auto mf = make_matrix_free<dim, double>(backend, *made.mapping, dof, 3, false);
+      expect("inverse mass with FE_Q", "discontinuous element", [&] {
+        gpumf::InverseMassOperator<dim, 2> inverse;
+        inverse.initialize(mf);
+      });
+    }
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  return test::run(argc, argv, [](test::Checker &checker, const gpumf::Backend backend) {
+    for (const Mesh mesh : {Mesh::cube, Mesh::distorted, Mesh::shell, Mesh::adaptive_shell})
+      {
+        check_mass<2, 1>(checker, backend, mesh, Element::dgq);
+        check_mass<2, 3>(checker, backend, mesh, Element::hermite);
+        check_mass<2, 5>(checker, backend, mesh, Element::legendre);
+        check_mass<3, 2>(checker, backend, mesh, Element::dgq);
+        check_mass<3, 4>(checker, backend, mesh, Element::hermite);
+      }
+    check_mass<2, 2, 2>(checker, backend, Mesh::adaptive, Element::dgq);
+    check_mass<3, 3, 2>(checker, backend, Mesh::shell, Element::hermite);
+    check_mass<3, 3, 1, float>(checker, backend, Mesh::shell, Element::dgq);
+
+    check_diagonals<2, 1>(checker, backend, Mesh::cube, Element::dgq);
+    check_diagonals<2, 3>(checker, backend, Mesh::adaptive, Element::hermite);
+    check_diagonals<2, 2>(checker, backend, Mesh::shell, Element::dgq);
+    check_diagonals<3, 2>(checker, backend, Mesh::adaptive, Element::hermite);
+    check_diagonals<3, 2>(checker, backend, Mesh::shell, Element::dgq);
+    check_diagonals<3, 2, float>(checker, backend, Mesh::distorted, Element::dgq);
+    for (const unsigned int variant : {1u, 6u, 17u})
+      check_diagonals<3, 3>(checker, backend, Mesh::rotated, Element::hermite, variant);
+    check_misuse<2>(checker, backend);
+    check_misuse<3>(checker, backend);
+  });
+}
