@@ -87,15 +87,19 @@ namespace
         const gpumf::Backend backend,
         const Mesh           mesh,
         const Element        element,
-        const unsigned int   variant = 0)
+        const unsigned int   variant = 0,
+        const unsigned int   level   = numbers::invalid_unsigned_int)
   {
-    const MPI_Comm                            comm    = MPI_COMM_WORLD;
-    const test::dg::DGMesh<dim>               made    = test::dg::make_mesh<dim>(mesh, variant, comm);
-    Triangulation<dim>                       *tria    = made.tria.get();
-    const Mapping<dim>                       *mapping = made.mapping.get();
-    const std::unique_ptr<FiniteElement<dim>> fe      = test::dg::make_element<dim>(element, degree);
+    const MPI_Comm                            comm     = MPI_COMM_WORLD;
+    const bool                                on_level = level != numbers::invalid_unsigned_int;
+    const test::dg::DGMesh<dim>               made     = test::dg::make_mesh<dim>(mesh, variant, comm, on_level);
+    Triangulation<dim>                       *tria     = made.tria.get();
+    const Mapping<dim>                       *mapping  = made.mapping.get();
+    const std::unique_ptr<FiniteElement<dim>> fe       = test::dg::make_element<dim>(element, degree);
     DoFHandler<dim>                           dof(*tria);
     dof.distribute_dofs(*fe);
+    if (on_level)
+      dof.distribute_mg_dofs();
 
     using MF = gpumf::MatrixFree<dim, Number>;
     typename MF::AdditionalData additional_data;
@@ -103,6 +107,7 @@ namespace
     additional_data.mapping_update_flags                = update_gradients | update_JxW_values;
     additional_data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
     additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+    additional_data.mg_level                            = level;
     AffineConstraints<Number> constraints;
     constraints.close();
     auto mf = std::make_shared<MF>();
@@ -132,7 +137,7 @@ namespace
     std::vector<double> owned;
     for (const auto i : src_rw.get_stored_elements())
       owned.push_back(src_rw(i));
-    const std::vector<double>              expected = test::dealii_sipg(*mapping, dof, n_q_1d, owned);
+    const std::vector<double>              expected = test::dealii_sipg(*mapping, dof, n_q_1d, owned, level);
     LinearAlgebra::ReadWriteVector<Number> expected_rw(src_rw.get_stored_elements());
     {
       unsigned int k = 0;
@@ -150,12 +155,13 @@ namespace
     };
     checker.check(difference <= bound && twice,
                   std::to_string(dim) + "D " + name(mesh) +
-                    (mesh == Mesh::rotated ? " " + std::to_string(variant) : "") + " " + element_name + "(" +
+                    (mesh == Mesh::rotated ? " " + std::to_string(variant) : "") +
+                    (on_level ? " level " + std::to_string(level) : "") + " " + element_name + "(" +
                     std::to_string(degree) + ") n_q " + std::to_string(n_q_1d) + " " +
-                    std::to_string(tria->n_global_active_cells()) + " cells, " + std::to_string(mf->n_faces()) +
-                    " faces on rank 0" + (std::is_same_v<Number, float> ? ", float" : "") +
-                    ": SIPG vs deal.II's loop " + sci(difference) + " <= " + sci(bound) +
-                    (twice ? ", bitwise the same twice" : ", NOT bitwise the same twice"));
+                    std::to_string(tria->n_global_active_cells()) + " active cells, " + std::to_string(mf->n_cells()) +
+                    " cells and " + std::to_string(mf->n_faces()) + " faces on rank 0" +
+                    (std::is_same_v<Number, float> ? ", float" : "") + ": SIPG vs deal.II's loop " + sci(difference) +
+                    " <= " + sci(bound) + (twice ? ", bitwise the same twice" : ", NOT bitwise the same twice"));
   }
 
   template <int dim, int degree>
@@ -208,11 +214,25 @@ namespace
     DoFHandler<dim> dof(tria);
     dof.distribute_dofs(FE_DGQ<dim>(degree));
     {
+      // levels with a refinement edge: the cells near a corner refined once more
+      parallel::distributed::Triangulation<dim> adaptive(
+        comm,
+        Triangulation<dim>::limit_level_difference_at_vertices,
+        parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy);
+      GridGenerator::hyper_cube(adaptive, 0., 1.);
+      adaptive.refine_global(1);
+      for (const auto &cell : adaptive.active_cell_iterators())
+        if (cell->is_locally_owned() && cell->center().norm() < 0.5)
+          cell->set_refine_flag();
+      adaptive.execute_coarsening_and_refinement();
+      DoFHandler<dim> dof_levels(adaptive);
+      dof_levels.distribute_dofs(FE_DGQ<dim>(degree));
+      dof_levels.distribute_mg_dofs();
       typename MF::AdditionalData on_level = with_faces;
-      on_level.mg_level                    = 0;
-      expect("faces on a level", "faces on a multigrid level", [&] {
+      on_level.mg_level                    = 2;
+      expect("faces on a level with a refinement edge", "refinement edge", [&] {
         MF mf;
-        mf.reinit(mapping, dof, empty, QGauss<1>(n_q), on_level);
+        mf.reinit(mapping, dof_levels, empty, QGauss<1>(n_q), on_level);
       });
     }
     {
@@ -291,6 +311,15 @@ main(int argc, char **argv)
     check_meshes<3, 4>(checker, backend);
     check<2, 2, 3, float>(checker, backend, Mesh::adaptive, Element::hermite);
     check<3, 3, 4, float>(checker, backend, Mesh::shell, Element::dgq);
+    // faces on multigrid levels (global refinement): Cartesian, curved, and the rotated pairs
+    check<2, 2, 3>(checker, backend, Mesh::cube, Element::dgq, 0, 2);
+    check<2, 3, 4>(checker, backend, Mesh::shell, Element::hermite, 0, 0);
+    check<2, 3, 4>(checker, backend, Mesh::shell, Element::hermite, 0, 1);
+    check<3, 2, 3>(checker, backend, Mesh::cube, Element::hermite, 0, 1);
+    check<3, 2, 4>(checker, backend, Mesh::shell, Element::dgq, 0, 1);
+    for (const unsigned int variant : {3u, 11u, 21u})
+      for (const unsigned int level : {0u, 1u})
+        check<3, 3, 4>(checker, backend, Mesh::rotated, Element::hermite, variant, level);
     check_misuse<2>(checker, backend);
     check_misuse<3>(checker, backend);
     for (unsigned int variant = 0; variant < 24; ++variant)

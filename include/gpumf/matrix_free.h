@@ -173,8 +173,9 @@ namespace gpumf
        * for loop() (topology, and at every face point JxW, the normal, the inverse Jacobian of
        * each side and the point itself, whatever the flags ask). Needs a discontinuous element
        * (FE_DGQ, FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes, or FESystem of one),
-       * active cells (no mg_level), conforming meshes without periodic faces, and constraints
-       * without lines for the cells' DoFs (boundary conditions enter through the boundary faces).
+       * active cells (hanging faces included) or the cells of a level (mg_level) that covers the
+       * domain, no periodic faces, and constraints without lines for the cells' DoFs (boundary
+       * conditions enter through the boundary faces).
        */
       dealii::UpdateFlags mapping_update_flags_inner_faces = dealii::update_default;
       /// As mapping_update_flags_inner_faces, for the boundary faces; either sets up all faces.

@@ -176,8 +176,10 @@ namespace gpumf
                 const Backend                                               backend,
                 const MPI_Comm                                              comm,
                 const bool                                                  with_mpi,
+                const unsigned int                                          mg_level,
                 FaceArrays<dim, Number>                                    &arrays)
     {
+      const bool on_level                   = mg_level != numbers::invalid_unsigned_int;
       using cell_iterator                   = typename DoFHandler<dim>::cell_iterator;
       constexpr unsigned int faces_per_cell = 2 * dim;
       constexpr unsigned int exterior_bit   = FaceData<dim, Number>::exterior_bit;
@@ -195,7 +197,10 @@ namespace gpumf
       const unsigned int                   dofs_per_cell = dof_numbering.size();
       std::vector<types::global_dof_index> indices(dofs_per_cell);
       const auto                           first_dof = [&](const cell_iterator &cell) -> unsigned int {
-        cell->get_dof_indices(indices);
+        if (on_level)
+          cell->get_mg_dof_indices(indices);
+        else
+          cell->get_dof_indices(indices);
         for (unsigned int i = 0; i < dofs_per_cell; ++i)
           if (indices[i] != indices[0] + i)
             {
@@ -259,7 +264,16 @@ namespace gpumf
                   entries[c].push_back(entry);
                   continue;
                 }
-              if (cell->face(f)->has_children())
+              if (on_level && cell->neighbor(f)->level() != cell->level())
+                {
+                  fail("gpumf::MatrixFree with faces on level " + std::to_string(mg_level) + ": cell " +
+                       cell->id().to_string() +
+                       " has a coarser neighbour (a refinement edge). Faces on a multigrid level need levels "
+                       "that cover the domain (globally refined meshes); on adaptive meshes use faces on the "
+                       "active cells.");
+                  break;
+                }
+              if (!on_level && cell->face(f)->has_children())
                 {
                   // finer neighbours: one entry per subface, this cell the exterior side
                   for (unsigned int s = 0; s < cell->face(f)->n_children(); ++s)
@@ -299,7 +313,7 @@ namespace gpumf
                 }
               const cell_iterator neighbor = cell->neighbor(f);
               entry.neighbor_first         = first_dof(neighbor);
-              if (cell->neighbor_is_coarser(f))
+              if (!on_level && cell->neighbor_is_coarser(f))
                 {
                   // a coarser neighbour: this cell is the interior side
                   entry.neighbor_face_no = cell->neighbor_of_coarser_neighbor(f).first;
@@ -686,6 +700,7 @@ namespace gpumf
                                          const Backend,                                                \
                                          const MPI_Comm,                                               \
                                          const bool,                                                   \
+                                         const unsigned int,                                           \
                                          FaceArrays<dim, Number> &);
     GPUMF_INSTANTIATE(2, double)
     GPUMF_INSTANTIATE(3, double)

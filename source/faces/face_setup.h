@@ -23,7 +23,9 @@ namespace gpumf
   namespace internal
   {
     /**
-     * Sets up @p arrays for the cells @p cells (the loops' order; active, locally owned) of a
+     * Sets up @p arrays for the cells @p cells (the loops' order; active, locally owned, or the
+     * locally owned cells of level @p mg_level if it is valid; a level's faces are those between
+     * its cells, which must cover the domain: global refinement) of a
      * discontinuous element @p fe (FE_DGQ and its relatives, or an FESystem of one, whose 1D
      * basis @p fe_1d is), the 1D quadrature @p quad and @p mapping. Vector indices are local to
      * @p partitioner, whose ghosts must hold the DoFs of the cells across the rank's border.
@@ -46,6 +48,7 @@ namespace gpumf
                 const Backend                                                       backend,
                 const MPI_Comm                                                      comm,
                 const bool                                                          with_mpi,
+                unsigned int                                                        mg_level,
                 FaceArrays<dim, Number>                                            &arrays);
 
     /// The 1D basis of @p fe (lexicographic) at the points @p x: values [q * n + i] and first

@@ -582,9 +582,6 @@ namespace gpumf
                                     "_boundary_faces) need a discontinuous element (FE_DGQ, FE_DGQHermite, "
                                     "FE_DGQLegendre, FE_DGQArbitraryNodes or an FESystem of one); got " +
                                     dof.get_fe().get_name() + "."));
-        AssertThrow(additional_data.mg_level == numbers::invalid_unsigned_int,
-                    ExcNotSupported("gpumf::MatrixFree: faces on a multigrid level (AdditionalData::mg_level) are not "
-                                    "supported yet; faces work on the active cells."));
       }
     if (backend_ == Backend::cuda)
       {
@@ -714,8 +711,17 @@ namespace gpumf
           cells[c] = cell_codes.cells[cell_order.order[c]];
         try
           {
-            internal::setup_faces<dim, Number>(
-              mapping, quad, fe_q, cells, dof_numbering, *partitioner, backend_, comm, with_mpi, face_arrays);
+            internal::setup_faces<dim, Number>(mapping,
+                                               quad,
+                                               fe_q,
+                                               cells,
+                                               dof_numbering,
+                                               *partitioner,
+                                               backend_,
+                                               comm,
+                                               with_mpi,
+                                               additional_data.mg_level,
+                                               face_arrays);
           }
         catch (...)
           {

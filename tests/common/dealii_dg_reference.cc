@@ -139,13 +139,17 @@ namespace test
 
   template <int dim>
   void
-  DealiiSIPG<dim>::reinit(const Mapping<dim> &mapping, const DoFHandler<dim> &dof, const unsigned int n_q_points_1d)
+  DealiiSIPG<dim>::reinit(const Mapping<dim>    &mapping,
+                          const DoFHandler<dim> &dof,
+                          const unsigned int     n_q_points_1d,
+                          const unsigned int     mg_level)
   {
     typename MatrixFree<dim, double>::AdditionalData additional_data;
     additional_data.tasks_parallel_scheme               = MatrixFree<dim, double>::AdditionalData::none;
     additional_data.mapping_update_flags                = update_gradients | update_JxW_values;
     additional_data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
     additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+    additional_data.mg_level                            = mg_level;
     AffineConstraints<double> constraints;
     constraints.close();
     implementation->data.reinit(mapping, dof, constraints, QGauss<1>(n_q_points_1d), additional_data);
@@ -171,10 +175,11 @@ namespace test
   dealii_sipg(const Mapping<dim>        &mapping,
               const DoFHandler<dim>     &dof,
               const unsigned int         n_q_points_1d,
-              const std::vector<double> &src)
+              const std::vector<double> &src,
+              const unsigned int         mg_level)
   {
     DealiiSIPG<dim> op;
-    op.reinit(mapping, dof, n_q_points_1d);
+    op.reinit(mapping, dof, n_q_points_1d, mg_level);
     LinearAlgebra::distributed::Vector<double> in, out;
     op.initialize_dof_vector(in);
     op.initialize_dof_vector(out);
@@ -380,9 +385,17 @@ namespace test
   template class DealiiSIPG<2>;
   template class DealiiSIPG<3>;
   template std::vector<double>
-  dealii_sipg<2>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int, const std::vector<double> &);
+  dealii_sipg<2>(const Mapping<2> &,
+                 const DoFHandler<2> &,
+                 const unsigned int,
+                 const std::vector<double> &,
+                 const unsigned int);
   template std::vector<double>
-  dealii_sipg<3>(const Mapping<3> &, const DoFHandler<3> &, const unsigned int, const std::vector<double> &);
+  dealii_sipg<3>(const Mapping<3> &,
+                 const DoFHandler<3> &,
+                 const unsigned int,
+                 const std::vector<double> &,
+                 const unsigned int);
   template std::vector<double>
   dealii_apply<2>(DealiiOperator, const Mapping<2> &, const DoFHandler<2> &, unsigned int, const std::vector<double> &);
   template std::vector<double>

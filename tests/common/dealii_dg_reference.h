@@ -4,6 +4,7 @@
 #ifndef gpumf_tests_dealii_dg_reference_h
 #define gpumf_tests_dealii_dg_reference_h
 
+#include <deal.II/base/types.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/mapping.h>
 #include <deal.II/lac/la_parallel_vector.h>
@@ -34,8 +35,12 @@ namespace test
     DealiiSIPG();
     ~DealiiSIPG();
 
+    /// On the active cells, or on level @p mg_level (DoFHandler::distribute_mg_dofs()) if it is valid.
     void
-    reinit(const dealii::Mapping<dim> &mapping, const dealii::DoFHandler<dim> &dof_handler, unsigned int n_q_points_1d);
+    reinit(const dealii::Mapping<dim>    &mapping,
+           const dealii::DoFHandler<dim> &dof_handler,
+           unsigned int                   n_q_points_1d,
+           unsigned int                   mg_level = dealii::numbers::invalid_unsigned_int);
 
     void
     initialize_dof_vector(VectorType &v) const;
@@ -54,14 +59,16 @@ namespace test
    * sigma = p (p + 1) * 1/2 (|(n J^-T_-)[dim-1]| + |(n J^-T_+)[dim-1]|) (one side at the
    * boundary); boundary id 0 Dirichlet (u+ = -u-), others Neumann (u+ = u-). @p src and the
    * result hold the locally owned DoFs in their global order. deal.II MatrixFree with
-   * QGauss<1>(n_q_points_1d), FEEvaluation<dim, -1> and FEFaceEvaluation<dim, -1>.
+   * QGauss<1>(n_q_points_1d), FEEvaluation<dim, -1> and FEFaceEvaluation<dim, -1>; on level
+   * @p mg_level if it is valid (the level's DoFs).
    */
   template <int dim>
   std::vector<double>
   dealii_sipg(const dealii::Mapping<dim>    &mapping,
               const dealii::DoFHandler<dim> &dof_handler,
               const unsigned int             n_q_points_1d,
-              const std::vector<double>     &src);
+              const std::vector<double>     &src,
+              unsigned int                   mg_level = dealii::numbers::invalid_unsigned_int);
 
   /// Cell operators of deal.II's CPU MatrixFree on discontinuous elements (scalar or an
   /// FESystem of 2 equal components), for dealii_apply() and dealii_diagonal().

@@ -125,10 +125,12 @@ namespace test
       std::unique_ptr<Mapping<dim>>       mapping;
     };
 
-    /// Mesh @p mesh (@p variant: the rotation of Mesh::rotated, which is refined once for odd ones).
+    /// Mesh @p mesh (@p variant: the rotation of Mesh::rotated, which is refined once for odd
+    /// ones); with @p multigrid the levels of a parallel mesh are kept on every rank
+    /// (construct_multigrid_hierarchy), for level DoFs.
     template <int dim>
     DGMesh<dim>
-    make_mesh(const Mesh mesh, const unsigned int variant, const MPI_Comm comm)
+    make_mesh(const Mesh mesh, const unsigned int variant, const MPI_Comm comm, const bool multigrid = false)
     {
       DGMesh<dim> result;
       result.mapping = std::make_unique<MappingQ<dim>>(mesh == Mesh::shell ? 3 : 1);
@@ -143,7 +145,11 @@ namespace test
         }
       else
         {
-          result.tria = std::make_unique<parallel::distributed::Triangulation<dim>>(comm);
+          result.tria = std::make_unique<parallel::distributed::Triangulation<dim>>(
+            comm,
+            multigrid ? Triangulation<dim>::limit_level_difference_at_vertices : Triangulation<dim>::none,
+            multigrid ? parallel::distributed::Triangulation<dim>::construct_multigrid_hierarchy :
+                        parallel::distributed::Triangulation<dim>::default_setting);
           if (mesh == Mesh::cube)
             {
               GridGenerator::hyper_cube(*result.tria, 0., 1., true);
