@@ -32,9 +32,8 @@ namespace gpumf
      * @p dof_numbering is MatrixFree::get_dof_numbering().
      *
      * The geometry comes from FEValues on each side of each face, at the face points placed in
-     * the cell's own face axes; the exterior side's points are matched to the interior side's
-     * in real space, which gives its permutation (rotated and flipped faces of 3D meshes) from
-     * the geometry itself. Collective: every rank learns of the first error on any rank, and
+     * the cell's own face axes; the exterior side's subface and point order (rotated and
+     * flipped faces of 3D meshes) come from the mesh's vertex numbers. Collective: every rank learns of the first error on any rank, and
      * all throw it.
      */
     template <int dim, typename Number>
