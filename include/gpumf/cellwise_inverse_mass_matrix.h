@@ -8,6 +8,7 @@
 #define gpumf_cellwise_inverse_mass_matrix_h
 
 #include <gpumf/fe_evaluation.h>
+#include <gpumf/internal/dense_solve.h>
 
 #include <cmath>
 #include <vector>
@@ -170,39 +171,10 @@ namespace gpumf
       return value;
     }
 
-    /// Solves matrix x = rhs (n x n, row-major) in place by Gaussian elimination with partial pivoting.
     static void
     solve(std::vector<double> &matrix, std::vector<double> &rhs)
     {
-      for (unsigned int k = 0; k < n; ++k)
-        {
-          unsigned int pivot = k;
-          for (unsigned int r = k + 1; r < n; ++r)
-            if (std::abs(matrix[r * n + k]) > std::abs(matrix[pivot * n + k]))
-              pivot = r;
-          AssertThrow(matrix[pivot * n + k] != 0.,
-                      ExcNotSupported("gpumf::CellwiseInverseMassMatrix: the cell's mass matrix is singular."));
-          if (pivot != k)
-            {
-              for (unsigned int j = 0; j < n; ++j)
-                std::swap(matrix[k * n + j], matrix[pivot * n + j]);
-              std::swap(rhs[k], rhs[pivot]);
-            }
-          for (unsigned int r = k + 1; r < n; ++r)
-            {
-              const double factor = matrix[r * n + k] / matrix[k * n + k];
-              for (unsigned int j = k; j < n; ++j)
-                matrix[r * n + j] -= factor * matrix[k * n + j];
-              rhs[r] -= factor * rhs[k];
-            }
-        }
-      for (unsigned int k = n; k-- > 0;)
-        {
-          double sum = rhs[k];
-          for (unsigned int j = k + 1; j < n; ++j)
-            sum -= matrix[k * n + j] * rhs[j];
-          rhs[k] = sum / matrix[k * n + k];
-        }
+      internal::solve_dense(matrix, rhs, "gpumf::CellwiseInverseMassMatrix (the cell's mass matrix)");
     }
 #endif
   };

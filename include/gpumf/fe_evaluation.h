@@ -54,6 +54,8 @@ namespace gpumf
 
   template <int dim, int fe_degree, int n_components, typename Number, bool thread_per_column>
   class CellwiseInverseMassMatrix;
+  template <int dim, typename Number>
+  struct TensorProductMatrixSymmetricSumView;
 
   /**
    * Evaluation of an FE_Q function (or an FESystem of @p n_components_ equal FE_Q) on one
@@ -583,6 +585,14 @@ namespace gpumf
       return data.q_points[cell * n_q_points + q];
     }
 
+    /// The cell's index among all cells of the MatrixFree object (MatrixFree::get_cell_iterator()),
+    /// for data stored per cell (deal.II's get_current_cell_index()).
+    __host__ __device__ unsigned int
+    get_current_cell_index() const
+    {
+      return cell;
+    }
+
     /// JxW at quadrature point @p q: stored, or det J times the weight (affine geometry); deal.II's
     /// FEEvaluation::JxW().
     __host__ __device__ Number
@@ -682,6 +692,8 @@ namespace gpumf
   private:
     template <int, int, int, typename, bool>
     friend class CellwiseInverseMassMatrix;
+    template <int, typename>
+    friend struct TensorProductMatrixSymmetricSumView;
 
     /// Stops the loop with a message where @p flags asks for more than values and gradients.
     __host__ __device__ static void

@@ -597,6 +597,15 @@ namespace gpumf
     unsigned int
     n_cells() const;
 
+    /**
+     * The cell (active, or of the level) with index @p cell_index < n_cells() in the loops'
+     * order: what FEEvaluation::get_current_cell_index() returns inside a functor (deal.II's
+     * MatrixFree::get_cell_iterator(), without SIMD lanes). For per-cell data a functor reads,
+     * e.g. TensorProductMatrixSymmetricSumCollection::insert().
+     */
+    cell_iterator
+    get_cell_iterator(unsigned int cell_index) const;
+
     /// For each local DoF of gpumf's order (component-major, lexicographic within a component)
     /// its index in deal.II's order of the cell's DoFs (cell->get_dof_indices()).
     const std::vector<unsigned int> &
@@ -700,6 +709,8 @@ namespace gpumf
     internal::Array<Number>       shape_gradients;
     internal::Array<Number>       co_shape_gradients;
     internal::Array<Number>       inverse_shape_values;
+    /// the cells in the loops' order (get_cell_iterator())
+    std::vector<cell_iterator>    cells_in_order;
     internal::Array<Number>       quadrature_weights;
     internal::Array<unsigned int> constrained_dofs;
     std::vector<unsigned int>     constrained_dofs_host;

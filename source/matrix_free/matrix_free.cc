@@ -655,6 +655,10 @@ namespace gpumf
                                                         [](const unsigned char has) { return has != 0; }));
     }
 
+    cells_in_order.resize(n_cells);
+    for (unsigned int c = 0; c < n_cells; ++c)
+      cells_in_order[c] = cell_codes.cells[cell_order.order[c]];
+
     section.next("MatrixFree::reinit: geometry");
     {
       std::vector<typename Triangulation<dim>::cell_iterator> cells(n_cells);
@@ -706,15 +710,12 @@ namespace gpumf
                                     "the face loops read DoF values as they are. Pass an empty AffineConstraints "
                                     "(discontinuous Galerkin methods impose boundary conditions weakly, through "
                                     "the boundary faces)."));
-        std::vector<cell_iterator> cells(n_cells);
-        for (unsigned int c = 0; c < n_cells; ++c)
-          cells[c] = cell_codes.cells[cell_order.order[c]];
         try
           {
             internal::setup_faces<dim, Number>(mapping,
                                                quad,
                                                fe_q,
-                                               cells,
+                                               cells_in_order,
                                                dof_numbering,
                                                *partitioner,
                                                backend_,
@@ -939,6 +940,7 @@ namespace gpumf
     shape_values.clear();
     shape_gradients.clear();
     co_shape_gradients.clear();
+    cells_in_order.clear();
     inverse_shape_values.clear();
     quadrature_weights.clear();
     constrained_dofs.clear();
@@ -1014,6 +1016,14 @@ namespace gpumf
   MatrixFree<dim, Number>::n_cells() const
   {
     return color_start.back();
+  }
+
+  template <int dim, typename Number>
+  typename MatrixFree<dim, Number>::cell_iterator
+  MatrixFree<dim, Number>::get_cell_iterator(const unsigned int cell_index) const
+  {
+    AssertIndexRange(cell_index, cells_in_order.size());
+    return cells_in_order[cell_index];
   }
 
   template <int dim, typename Number>

@@ -8,6 +8,7 @@
 #include <deal.II/matrix_free/fe_evaluation.h>
 #include <deal.II/matrix_free/matrix_free.h>
 #include <deal.II/matrix_free/operators.h>
+#include <deal.II/lac/tensor_product_matrix.h>
 
 #include <cmath>
 
@@ -382,6 +383,42 @@ namespace test
     return result;
   }
 
+  template <int dim>
+  std::vector<double>
+  dealii_tensor_product_inverse(const DoFHandler<dim> &dof, const std::vector<double> &src)
+  {
+    const IndexSet &owned = dof.locally_owned_dofs();
+    AssertThrow(owned.n_elements() == src.size(), ExcInternalError());
+    std::vector<double>                  result(src.size());
+    const unsigned int                   n = dof.get_fe().degree + 1, dofs_per_cell = dof.get_fe().n_dofs_per_cell();
+    std::vector<types::global_dof_index> indices(dofs_per_cell);
+    std::vector<double>                  in(dofs_per_cell), out(dofs_per_cell);
+    for (const auto &cell : dof.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          std::array<Table<2, double>, dim> mass, derivative;
+          for (unsigned int d = 0; d < dim; ++d)
+            {
+              FullMatrix<double> m, k;
+              matrices_1d(cell->id().to_string(), d, n, m, k);
+              mass[d].reinit(n, n);
+              derivative[d].reinit(n, n);
+              for (unsigned int i = 0; i < n; ++i)
+                for (unsigned int j = 0; j < n; ++j)
+                  mass[d](i, j) = m(i, j), derivative[d](i, j) = k(i, j);
+            }
+          TensorProductMatrixSymmetricSum<dim, double, -1> matrix;
+          matrix.reinit(mass, derivative);
+          cell->get_dof_indices(indices);
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            in[i] = src[owned.index_within_set(indices[i])];
+          matrix.apply_inverse(ArrayView<double>(out), ArrayView<const double>(in));
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            result[owned.index_within_set(indices[i])] = out[i];
+        }
+    return result;
+  }
+
   template class DealiiSIPG<2>;
   template class DealiiSIPG<3>;
   template std::vector<double>
@@ -404,6 +441,10 @@ namespace test
   dealii_diagonal<2>(DealiiOperator, const Mapping<2> &, const DoFHandler<2> &, unsigned int);
   template std::vector<double>
   dealii_diagonal<3>(DealiiOperator, const Mapping<3> &, const DoFHandler<3> &, unsigned int);
+  template std::vector<double>
+  dealii_tensor_product_inverse<2>(const DoFHandler<2> &, const std::vector<double> &);
+  template std::vector<double>
+  dealii_tensor_product_inverse<3>(const DoFHandler<3> &, const std::vector<double> &);
   template std::vector<double>
   dealii_project<2>(const Mapping<2> &, const DoFHandler<2> &);
   template std::vector<double>

@@ -9,7 +9,12 @@
 #include <deal.II/fe/mapping.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include <deal.II/lac/full_matrix.h>
+
 #include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -103,6 +108,47 @@ namespace test
   template <int dim>
   std::vector<double>
   dealii_project(const dealii::Mapping<dim> &mapping, const dealii::DoFHandler<dim> &dof_handler);
+
+  /**
+   * 1D matrices of a cell for the tensor-product inverses: direction @p d of the cell with id
+   * @p cell_id gets one of three pairs (mass symmetric positive definite, derivative symmetric
+   * positive semi-definite, n x n), so that several cells share a pair.
+   */
+  inline void
+  matrices_1d(const std::string          &cell_id,
+              const unsigned int          d,
+              const unsigned int          n,
+              dealii::FullMatrix<double> &mass,
+              dealii::FullMatrix<double> &derivative)
+  {
+    std::uint64_t state = std::hash<std::string>()(cell_id) % 3 + 17 * d + 1;
+    const auto    next  = [&]() {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return double(state >> 11) / double(1ull << 53) - 0.5;
+    };
+    dealii::FullMatrix<double> b(n, n), c(n, n);
+    for (unsigned int i = 0; i < n; ++i)
+      for (unsigned int j = 0; j < n; ++j)
+        b(i, j) = next(), c(i, j) = next();
+    mass.reinit(n, n);
+    derivative.reinit(n, n);
+    for (unsigned int i = 0; i < n; ++i)
+      for (unsigned int j = 0; j < n; ++j)
+        for (unsigned int k = 0; k < n; ++k)
+          {
+            mass(i, j) += b(i, k) * b(j, k);
+            derivative(i, j) += c(i, k) * c(j, k);
+          }
+    for (unsigned int i = 0; i < n; ++i)
+      mass(i, i) += 0.5;
+  }
+
+  /// A_K^-1 src on each cell (deal.II's TensorProductMatrixSymmetricSum<dim, double, -1> with
+  /// matrices_1d() of the cell's id), FE_DGQ (lexicographic DoFs); @p src and the result: the
+  /// locally owned DoFs in their global order.
+  template <int dim>
+  std::vector<double>
+  dealii_tensor_product_inverse(const dealii::DoFHandler<dim> &dof_handler, const std::vector<double> &src);
 
   /// The function dealii_project() projects: sin(x + 2 y) + z^2 - x y (component c adds c);
   /// also compiled for the GPU's functors (@p PointType: a deal.II Point of any number type).
