@@ -12,6 +12,7 @@
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/fe_face_evaluation.h>
 #include <gpumf/matrix_free.h>
+#include <gpumf/mg_transfer.h>
 
 #include <deal.II/dofs/dof_renumbering.h>
 #include <deal.II/fe/fe_dgq.h>
@@ -176,6 +177,82 @@ namespace
     check<dim, degree, degree + 1>(checker, backend, Mesh::adaptive_shell, Element::dgq);
   }
 
+  /// MGTransferMatrixFree on a discontinuous element (prolongate, restrict_and_add) against
+  /// deal.II's on every level, with the level vectors of MatrixFree objects with faces on the
+  /// levels (what step-59's multigrid combines).
+  template <int dim, int degree>
+  void
+  check_transfer(test::Checker &checker, const gpumf::Backend backend, const Mesh mesh, const Element element)
+  {
+    using MF                         = gpumf::MatrixFree<dim, double>;
+    const MPI_Comm              comm = MPI_COMM_WORLD;
+    const test::dg::DGMesh<dim> made = test::dg::make_mesh<dim>(mesh, 1, comm, true);
+    const auto                  fe   = test::dg::make_element<dim>(element, degree);
+    DoFHandler<dim>             dof(*made.tria);
+    dof.distribute_dofs(*fe);
+    dof.distribute_mg_dofs();
+    const unsigned int                                              n_levels = made.tria->n_global_levels();
+    std::vector<std::shared_ptr<MF>>                                level_mf(n_levels);
+    std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> partitioners(n_levels);
+    AffineConstraints<double>                                       empty;
+    empty.close();
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        typename MF::AdditionalData data;
+        data.backend                             = backend;
+        data.mg_level                            = l;
+        data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
+        data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+        level_mf[l]                              = std::make_shared<MF>();
+        level_mf[l]->reinit(*made.mapping, dof, empty, QGauss<1>(degree + 1), data);
+        partitioners[l] = level_mf[l]->get_vector_partitioner();
+      }
+    gpumf::MGTransferMatrixFree<dim, double> transfer;
+    transfer.build(dof, partitioners, backend);
+    double prolongate_diff = 0, restrict_diff = 0;
+    for (unsigned int l = 1; l < n_levels; ++l)
+      {
+        gpumf::Vector<double> coarse, fine, fine_in;
+        level_mf[l - 1]->initialize_dof_vector(coarse);
+        level_mf[l]->initialize_dof_vector(fine);
+        level_mf[l]->initialize_dof_vector(fine_in);
+        test::fill_random(coarse, 3 + l);
+        test::fill_random(fine_in, 7 + l);
+        test::fill_random(fine, 11); // overwritten
+        std::vector<double> expected_fine, expected_coarse;
+        const auto          owned = [](const gpumf::Vector<double> &v) {
+          const auto          rw = test::to_rw(v);
+          std::vector<double> result;
+          for (const auto i : rw.get_stored_elements())
+            result.push_back(rw(i));
+          return result;
+        };
+        test::dealii_dg_transfer(dof, l, owned(coarse), owned(fine_in), expected_fine, expected_coarse);
+        transfer.prolongate(l, fine, coarse);
+        transfer.restrict_and_add(l, coarse, fine_in);
+        const auto compare = [&](const gpumf::Vector<double> &v, const std::vector<double> &expected) {
+          const auto                             rw = test::to_rw(v);
+          LinearAlgebra::ReadWriteVector<double> e(rw.get_stored_elements());
+          unsigned int                           k = 0;
+          for (const auto i : e.get_stored_elements())
+            e(i) = expected[k++];
+          return test::relative_difference(rw, e, comm);
+        };
+        prolongate_diff = std::max(prolongate_diff, compare(fine, expected_fine));
+        restrict_diff   = std::max(restrict_diff, compare(coarse, expected_coarse));
+      }
+    const double bound = 1e-12;
+    const auto   sci   = [](const double x) {
+      std::ostringstream out;
+      out << x;
+      return out.str();
+    };
+    checker.check(prolongate_diff <= bound && restrict_diff <= bound && n_levels > 1,
+                  std::to_string(dim) + "D " + name(mesh) + " " + name(element) + "(" + std::to_string(degree) + "), " +
+                    std::to_string(n_levels) + " levels: MGTransferMatrixFree vs deal.II's, prolongate " +
+                    sci(prolongate_diff) + ", restrict_and_add " + sci(restrict_diff) + " (<= " + sci(bound) + ")");
+  }
+
   /// Misuse gives an exception that names the problem: at reinit() and loop() on both
   /// backends, inside the functors (on the emulated threads) on the host backend.
   template <int dim>
@@ -320,6 +397,11 @@ main(int argc, char **argv)
     for (const unsigned int variant : {3u, 11u, 21u})
       for (const unsigned int level : {0u, 1u})
         check<3, 3, 4>(checker, backend, Mesh::rotated, Element::hermite, variant, level);
+    // the transfer between the levels of a discontinuous element
+    check_transfer<2, 1>(checker, backend, Mesh::cube, Element::dgq);
+    check_transfer<2, 3>(checker, backend, Mesh::shell, Element::hermite);
+    check_transfer<3, 2>(checker, backend, Mesh::cube, Element::legendre);
+    check_transfer<3, 3>(checker, backend, Mesh::rotated, Element::hermite);
     check_misuse<2>(checker, backend);
     check_misuse<3>(checker, backend);
     for (unsigned int variant = 0; variant < 24; ++variant)

@@ -197,9 +197,12 @@ namespace gpumf
       mutable CopyPairs with_edges;
     };
 
-    dealii::SmartPointer<const dealii::MGConstrainedDoFs>                   mg_constrained_dofs;
-    Backend                                                                 backend_  = Backend::host;
-    unsigned int                                                            fe_degree = 0, n_components = 1;
+    dealii::SmartPointer<const dealii::MGConstrainedDoFs> mg_constrained_dofs;
+    Backend                                               backend_  = Backend::host;
+    unsigned int                                          fe_degree = 0, n_components = 1;
+    /// a discontinuous element: each child has its own (p+1)^dim DoFs, 2p+2 patch points per direction
+    bool                                                                    discontinuous = false;
+    unsigned int                                                            patch_points  = 0;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner>              global_partitioner;
     std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> partitioners;
     std::vector<Level>                                                      levels;

@@ -5,7 +5,10 @@
 
 #include <deal.II/distributed/tria_base.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/fe/fe_dgq.h>
 #include <deal.II/fe/fe_q.h>
+#include <deal.II/lac/full_matrix.h>
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
@@ -23,6 +26,7 @@
 
 #include "core/executor.h"
 #include "linear_algebra/exchange_around.h"
+#include "faces/face_setup.h"
 #include "multigrid/mg_transfer_kernels.h"
 #include "linear_algebra/vector_kernels.h"
 
@@ -43,23 +47,27 @@ namespace gpumf
                (v.get_partitioner() != nullptr && v.get_partitioner()->is_compatible(*partitioner));
       }
 
-      /// The FE_Q of @p dof's element, after the checks of what is supported.
+      /// The FE_Q or discontinuous FE_DGQ (and relatives) of @p dof's element, after the checks of
+      /// what is supported.
       template <int dim>
-      const FE_Q<dim> &
+      const FE_Poly<dim> &
       supported_element(const DoFHandler<dim> &dof)
       {
         const FiniteElement<dim> &fe       = dof.get_fe();
         const bool                one_base = fe.n_base_elements() == 1;
-        const auto               *fe_q     = dynamic_cast<const FE_Q<dim> *>(one_base ? &fe.base_element(0) : &fe);
-        AssertThrow(one_base && fe_q != nullptr,
-                    ExcNotSupported(
-                      "gpumf::MGTransferMatrixFree supports FE_Q<dim> and FESystem<dim> of one FE_Q<dim>, "
-                      "got " +
-                      fe.get_name() + "."));
+        const FiniteElement<dim> *base     = one_base ? &fe.base_element(0) : &fe;
+        const FE_Poly<dim>       *fe_poly  = dynamic_cast<const FE_Q<dim> *>(base) != nullptr ?
+                                               static_cast<const FE_Poly<dim> *>(dynamic_cast<const FE_Q<dim> *>(base)) :
+                                               static_cast<const FE_Poly<dim> *>(dynamic_cast<const FE_DGQ<dim> *>(base));
+        AssertThrow(one_base && fe_poly != nullptr,
+                    ExcNotSupported("gpumf::MGTransferMatrixFree supports FE_Q<dim>, FE_DGQ<dim> and its relatives "
+                                    "(FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes), and an FESystem<dim> of "
+                                    "one of them; got " +
+                                    fe.get_name() + "."));
         AssertThrow(dof.has_level_dofs(),
                     ExcNotSupported("gpumf::MGTransferMatrixFree::build(): the DoFHandler has no level DoFs; call "
                                     "dof_handler.distribute_mg_dofs() first."));
-        return *fe_q;
+        return *fe_poly;
       }
 
       /// The element's support points along one direction (lexicographic), and the 1D FE_Q
@@ -109,6 +117,45 @@ namespace gpumf
               for (unsigned int i = 0; i < n; ++i)
                 embedding[(c * fe_degree + j) * n + i] = P(renumber[j], renumber[i]);
           }
+        return embedding;
+      }
+
+      /**
+       * The 1D embedding of a discontinuous element: the coefficients on each child of the coarse
+       * basis functions, [(c * n + j) * n + i] for child c, child function j, coarse function i
+       * (the element's own 1D polynomials, through their values at n Gauss points of the child:
+       * exact, the coarse polynomials being of the child's degree).
+       */
+      template <int dim, typename Number>
+      std::vector<Number>
+      embedding_1d_discontinuous(const FE_Poly<dim> &fe)
+      {
+        const unsigned int  n = fe.degree + 1;
+        const QGauss<1>     gauss(n);
+        std::vector<double> x(n), x_child(2 * n), values, derivatives, child_values, unused;
+        for (unsigned int q = 0; q < n; ++q)
+          {
+            x[q]           = gauss.point(q)[0];
+            x_child[q]     = 0.5 * x[q];
+            x_child[n + q] = 0.5 + 0.5 * x[q];
+          }
+        internal::basis_1d(fe, x, values, derivatives);        // [q * n + j]: phi_j(x_q)
+        internal::basis_1d(fe, x_child, child_values, unused); // [(c n + q) * n + i]: phi_i on child c
+        FullMatrix<double> v(n, n), v_inverse(n, n);
+        for (unsigned int q = 0; q < n; ++q)
+          for (unsigned int j = 0; j < n; ++j)
+            v(q, j) = values[q * n + j];
+        v_inverse.invert(v);
+        std::vector<Number> embedding(2 * n * n);
+        for (unsigned int c = 0; c < 2; ++c)
+          for (unsigned int j = 0; j < n; ++j)
+            for (unsigned int i = 0; i < n; ++i)
+              {
+                double sum = 0;
+                for (unsigned int q = 0; q < n; ++q)
+                  sum += v_inverse(j, q) * child_values[(c * n + q) * n + i];
+                embedding[(c * n + j) * n + i] = Number(sum);
+              }
         return embedding;
       }
 
@@ -164,12 +211,15 @@ namespace gpumf
       /// The parents and their patches, global indices, in threads.
       template <int dim>
       Patches<dim>
-      patches(const DoFHandler<dim> &dof, const FE_Q<dim> &fe_q, const MGConstrainedDoFs *mg_constrained_dofs)
+      patches(const DoFHandler<dim> &dof, const FE_Poly<dim> &fe_q, const MGConstrainedDoFs *mg_constrained_dofs)
       {
-        const FiniteElement<dim>        &fe           = dof.get_fe();
-        const unsigned int               fe_degree    = fe_q.degree;
-        const unsigned int               n_components = fe.n_components();
-        const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
+        // continuous: the children share the middle points, 2p+1 per direction; discontinuous: 2p+2
+        const bool                       discontinuous = dynamic_cast<const FE_DGQ<dim> *>(&fe_q) != nullptr;
+        const FiniteElement<dim>        &fe            = dof.get_fe();
+        const unsigned int               fe_degree     = fe_q.degree;
+        const unsigned int               n_components  = fe.n_components();
+        const unsigned int               n = fe_degree + 1, N = discontinuous ? 2 * n : 2 * fe_degree + 1;
+        const unsigned int               offset   = N - n; // where the second child starts
         const unsigned int               n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
         const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
         // cell DoF index of component k, lexicographic i
@@ -186,7 +236,7 @@ namespace gpumf
             {
               unsigned int position = 0;
               for (unsigned int d = 0; d < dim; ++d)
-                position += (((child >> d) & 1u) * fe_degree + internal::coordinate(i, n, d)) * Utilities::pow(N, d);
+                position += (((child >> d) & 1u) * offset + internal::coordinate(i, n, d)) * Utilities::pow(N, d);
               child_position[child * n_coarse + i] = position;
             }
         const Triangulation<dim> &tria        = dof.get_triangulation();
@@ -302,11 +352,12 @@ namespace gpumf
       level_patches(const Triangulation<dim>                                 &tria,
                     const Parents<dim>                                       &p,
                     const unsigned int                                        fe_degree,
+                    const unsigned int                                        N,
                     const unsigned int                                        n_components,
                     const std::shared_ptr<const Utilities::MPI::Partitioner> &coarse,
                     const std::shared_ptr<const Utilities::MPI::Partitioner> &fine)
       {
-        const unsigned int n = fe_degree + 1, N = 2 * fe_degree + 1;
+        const unsigned int n        = fe_degree + 1;
         const unsigned int n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
         const unsigned int coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
         const unsigned int n_parents = p.cells.size();
@@ -542,25 +593,33 @@ namespace gpumf
     clear();
     if (backend == Backend::cuda)
       AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
-    backend_              = backend;
-    const FE_Q<dim> &fe_q = internal::supported_element(dof);
-    fe_degree             = fe_q.degree;
-    n_components          = dof.get_fe().n_components();
+    backend_                 = backend;
+    const FE_Poly<dim> &fe_q = internal::supported_element(dof);
+    fe_degree                = fe_q.degree;
+    n_components             = dof.get_fe().n_components();
+    discontinuous            = dynamic_cast<const FE_DGQ<dim> *>(&fe_q) != nullptr;
+    patch_points             = discontinuous ? 2 * fe_degree + 2 : 2 * fe_degree + 1;
     if (backend_ == Backend::cuda)
       {
-        const unsigned int n = fe_degree + 1, N = 2 * fe_degree + 1;
+        const unsigned int n = fe_degree + 1, N = patch_points;
         const unsigned int n_fine     = Utilities::pow(N, dim);
         const std::size_t  max_shared = internal::max_shared_memory_per_block();
         const std::size_t  bytes      = (N * n + 2 * n_fine) * sizeof(Number);
         AssertThrow(bytes <= max_shared,
-                    ExcNotSupported("gpumf::MGTransferMatrixFree: FE_Q degree " + std::to_string(fe_degree) +
-                                    " needs " + std::to_string(bytes) +
+                    ExcNotSupported("gpumf::MGTransferMatrixFree: " + dof.get_fe().get_name() + " needs " +
+                                    std::to_string(bytes) +
                                     " bytes of shared memory per parent cell; "
                                     "the GPU offers " +
                                     std::to_string(max_shared) + "."));
       }
-    prolongation_matrix.reinit(backend_, internal::embedding_1d<dim, Number>(fe_q));
-    interpolation_matrix.reinit(backend_, internal::interpolation_1d<dim, Number>(fe_q));
+    if (discontinuous)
+      prolongation_matrix.reinit(backend_, internal::embedding_1d_discontinuous<dim, Number>(fe_q));
+    else
+      {
+        const auto &fe_continuous = static_cast<const FE_Q<dim> &>(fe_q);
+        prolongation_matrix.reinit(backend_, internal::embedding_1d<dim, Number>(fe_continuous));
+        interpolation_matrix.reinit(backend_, internal::interpolation_1d<dim, Number>(fe_continuous));
+      }
 
     const Triangulation<dim> &tria     = dof.get_triangulation();
     const MPI_Comm            comm     = tria.get_communicator();
@@ -578,7 +637,7 @@ namespace gpumf
     for (unsigned int l = 1; l < n_levels; ++l)
       {
         internal::LevelPatches<Number> level_patches = internal::level_patches<dim, Number>(
-          tria, patches.parents[l], fe_degree, n_components, partitioners[l - 1], partitioners[l]);
+          tria, patches.parents[l], fe_degree, patch_points, n_components, partitioners[l - 1], partitioners[l]);
         Level &level      = levels[l];
         level.color_start = std::move(level_patches.color_start);
         level.coarse_indices.reinit(backend_, level_patches.coarse_local);
@@ -711,6 +770,7 @@ namespace gpumf
                                                           level.weights.data(),
                                                           prolongation_matrix.data(),
                                                           fe_degree + 1,
+                                                          patch_points,
                                                           n_components,
                                                           level.color_start[c],
                                                           level.color_start[c + 1] - level.color_start[c]};
@@ -806,6 +866,10 @@ namespace gpumf
     AssertThrow(&dof == dof_handler,
                 ExcNotSupported(
                   "MGTransferMatrixFree::interpolate_to_mg(): the DoFHandler is not the one of build()."));
+    AssertThrow(!discontinuous,
+                ExcNotSupported("MGTransferMatrixFree::interpolate_to_mg() supports FE_Q: a discontinuous element's "
+                                "coarse functions are not interpolations of the fine ones (deal.II projects them); "
+                                "use restrict_and_add() and the inverse mass matrix instead."));
     if (!with_edges_built)
       {
         internal::SetupSection      section("MGTransferMatrixFree::interpolate_to_mg: copy indices with edges");
@@ -834,6 +898,7 @@ namespace gpumf
                                                                 level.weights.data(),
                                                                 interpolation_matrix.data(),
                                                                 fe_degree + 1,
+                                                                patch_points,
                                                                 n_components,
                                                                 level.color_start[c],
                                                                 level.color_start[c + 1] - level.color_start[c]};

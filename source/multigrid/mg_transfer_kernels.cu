@@ -53,7 +53,7 @@ namespace gpumf
         {
           extern __shared__ unsigned char shared_bytes[];
           Number                         *P = reinterpret_cast<Number *>(shared_bytes);
-          const unsigned int              n = level.n, N = 2 * n - 1;
+          const unsigned int              n = level.n, N = level.N;
           const unsigned int n_coarse = dim == 2 ? n * n : n * n * n, n_fine = dim == 2 ? N * N : N * N * N;
           Number            *a = P + N * n, *b = a + n_fine;
           for (unsigned int t = threadIdx.x; t < N * n; t += blockDim.x)
@@ -115,9 +115,8 @@ namespace gpumf
 
         template <typename Number>
         std::size_t
-        shared_bytes(const unsigned int n, const int dim)
+        shared_bytes(const unsigned int n, const unsigned int N, const int dim)
         {
-          const unsigned int N = 2 * n - 1;
           return (N * n + 2 * (dim == 2 ? N * N : N * N * N)) * sizeof(Number);
         }
 
@@ -162,7 +161,7 @@ namespace gpumf
                            Number                          *coarse,
                            const Number                    *fine)
         {
-          const unsigned int n = level.n, N = 2 * n - 1;
+          const unsigned int n = level.n, N = level.N;
           const unsigned int n_coarse = dim == 2 ? n * n : n * n * n, n_fine = dim == 2 ? N * N : N * N * N;
           const std::size_t  total = std::size_t(level.n_parents) * level.n_components * n_coarse;
           for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < total;
@@ -204,7 +203,7 @@ namespace gpumf
         {
           if (level.n_parents == 0)
             return;
-          const std::size_t bytes = shared_bytes<Number>(level.n, dim);
+          const std::size_t bytes = shared_bytes<Number>(level.n, level.N, dim);
           allow_shared(transfer_kernel<dim, Number, restriction>, bytes);
           transfer_kernel<dim, Number, restriction><<<level.n_parents, threads, bytes>>>(level, out, in);
           GPUMF_CHECK_CUDA(cudaGetLastError());

@@ -13,7 +13,7 @@ namespace gpumf
 {
   namespace internal
   {
-    /// The weight class of patch point coordinate @p q of N = 2p+1 in a direction: 0 first, 1 inside, 2 last.
+    /// The weight class of patch point coordinate @p q of N in a direction: 0 first, 1 inside, 2 last.
     __host__ __device__ inline unsigned int
     weight_class(const unsigned int q, const unsigned int N)
     {
@@ -35,8 +35,9 @@ namespace gpumf
       const unsigned int *coarse_indices;
       const unsigned int *fine_indices;
       const Number       *weights;
-      const Number       *prolongation; // [q * n + i], q < 2p+1, i < n = p+1
+      const Number       *prolongation; // [q * n + i], q < N, i < n = p+1
       unsigned int        n;            // p + 1
+      unsigned int        N;            // patch points per direction: 2p+1 (continuous), 2p+2 (discontinuous)
       unsigned int        n_components;
       unsigned int        first;
       unsigned int        n_parents;

@@ -20,7 +20,7 @@ namespace gpumf
       void
       prolongate_add(const TransferLevel<dim, Number> &level, Number *fine, const Number *coarse)
       {
-        const unsigned int n = level.n, N = 2 * n - 1, n_coarse = dealii::Utilities::pow(n, dim),
+        const unsigned int n = level.n, N = level.N, n_coarse = dealii::Utilities::pow(n, dim),
                            n_fine = dealii::Utilities::pow(N, dim);
         for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
           for (unsigned int k = 0; k < level.n_components; ++k)
@@ -55,7 +55,7 @@ namespace gpumf
                   Number                           *coarse,
                   const Number                     *fine)
       {
-        const unsigned int n = level.n, N = 2 * n - 1, n_coarse = dealii::Utilities::pow(n, dim),
+        const unsigned int n = level.n, N = level.N, n_coarse = dealii::Utilities::pow(n, dim),
                            n_fine = dealii::Utilities::pow(N, dim);
         for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
           for (unsigned int k = 0; k < level.n_components; ++k)
@@ -84,7 +84,7 @@ namespace gpumf
       void
       restrict_add(const TransferLevel<dim, Number> &level, Number *coarse, const Number *fine)
       {
-        const unsigned int n = level.n, N = 2 * n - 1, n_coarse = dealii::Utilities::pow(n, dim),
+        const unsigned int n = level.n, N = level.N, n_coarse = dealii::Utilities::pow(n, dim),
                            n_fine = dealii::Utilities::pow(N, dim);
         for (unsigned int parent = level.first; parent < level.first + level.n_parents; ++parent)
           for (unsigned int k = 0; k < level.n_components; ++k)

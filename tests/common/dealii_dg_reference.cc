@@ -8,6 +8,7 @@
 #include <deal.II/matrix_free/fe_evaluation.h>
 #include <deal.II/matrix_free/matrix_free.h>
 #include <deal.II/matrix_free/operators.h>
+#include <deal.II/multigrid/mg_transfer_matrix_free.h>
 #include <deal.II/lac/tensor_product_matrix.h>
 
 #include <cmath>
@@ -419,6 +420,40 @@ namespace test
     return result;
   }
 
+  template <int dim>
+  void
+  dealii_dg_transfer(const DoFHandler<dim>     &dof,
+                     const unsigned int         level,
+                     const std::vector<double> &coarse,
+                     const std::vector<double> &fine_in,
+                     std::vector<double>       &fine,
+                     std::vector<double>       &coarse_plus_restricted)
+  {
+    MGConstrainedDoFs mg_constrained_dofs;
+    mg_constrained_dofs.initialize(dof);
+    MGTransferMatrixFree<dim, double> transfer(mg_constrained_dofs);
+    transfer.build(dof);
+    const MPI_Comm                             comm = dof.get_triangulation().get_communicator();
+    LinearAlgebra::distributed::Vector<double> c(dof.locally_owned_mg_dofs(level - 1),
+                                                 DoFTools::extract_locally_relevant_level_dofs(dof, level - 1),
+                                                 comm),
+      f(dof.locally_owned_mg_dofs(level), DoFTools::extract_locally_relevant_level_dofs(dof, level), comm), f_in(f);
+    AssertThrow(c.locally_owned_size() == coarse.size() && f.locally_owned_size() == fine_in.size(),
+                ExcInternalError());
+    for (unsigned int i = 0; i < coarse.size(); ++i)
+      c.local_element(i) = coarse[i];
+    for (unsigned int i = 0; i < fine_in.size(); ++i)
+      f_in.local_element(i) = fine_in[i];
+    transfer.prolongate(level, f, c);
+    transfer.restrict_and_add(level, c, f_in);
+    fine.resize(fine_in.size());
+    coarse_plus_restricted.resize(coarse.size());
+    for (unsigned int i = 0; i < fine.size(); ++i)
+      fine[i] = f.local_element(i);
+    for (unsigned int i = 0; i < coarse.size(); ++i)
+      coarse_plus_restricted[i] = c.local_element(i);
+  }
+
   template class DealiiSIPG<2>;
   template class DealiiSIPG<3>;
   template std::vector<double>
@@ -445,6 +480,20 @@ namespace test
   dealii_tensor_product_inverse<2>(const DoFHandler<2> &, const std::vector<double> &);
   template std::vector<double>
   dealii_tensor_product_inverse<3>(const DoFHandler<3> &, const std::vector<double> &);
+  template void
+  dealii_dg_transfer<2>(const DoFHandler<2> &,
+                        unsigned int,
+                        const std::vector<double> &,
+                        const std::vector<double> &,
+                        std::vector<double> &,
+                        std::vector<double> &);
+  template void
+  dealii_dg_transfer<3>(const DoFHandler<3> &,
+                        unsigned int,
+                        const std::vector<double> &,
+                        const std::vector<double> &,
+                        std::vector<double> &,
+                        std::vector<double> &);
   template std::vector<double>
   dealii_project<2>(const Mapping<2> &, const DoFHandler<2> &);
   template std::vector<double>

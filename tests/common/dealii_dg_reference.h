@@ -150,6 +150,20 @@ namespace test
   std::vector<double>
   dealii_tensor_product_inverse(const dealii::DoFHandler<dim> &dof_handler, const std::vector<double> &src);
 
+  /**
+   * deal.II's MGTransferMatrixFree on a discontinuous element (no boundary constraints) between
+   * levels @p level - 1 and @p level: @p fine = P @p coarse and @p coarse_plus_restricted =
+   * @p coarse + P^T @p fine_in, all vectors the locally owned level DoFs in their global order.
+   */
+  template <int dim>
+  void
+  dealii_dg_transfer(const dealii::DoFHandler<dim> &dof_handler,
+                     unsigned int                   level,
+                     const std::vector<double>     &coarse,
+                     const std::vector<double>     &fine_in,
+                     std::vector<double>           &fine,
+                     std::vector<double>           &coarse_plus_restricted);
+
   /// The function dealii_project() projects: sin(x + 2 y) + z^2 - x y (component c adds c);
   /// also compiled for the GPU's functors (@p PointType: a deal.II Point of any number type).
   template <int dim, typename PointType>
