@@ -397,6 +397,13 @@ main(int argc, char **argv)
     for (const unsigned int variant : {3u, 11u, 21u})
       for (const unsigned int level : {0u, 1u})
         check<3, 3, 4>(checker, backend, Mesh::rotated, Element::hermite, variant, level);
+    // periodic faces (step-59's mesh), on the active cells and on levels
+    check<2, 2, 3>(checker, backend, Mesh::periodic, Element::hermite);
+    check<2, 3, 4>(checker, backend, Mesh::periodic, Element::dgq, 0, 2);
+    check<3, 2, 3>(checker, backend, Mesh::periodic, Element::hermite);
+    check<3, 3, 4>(checker, backend, Mesh::periodic, Element::hermite, 0, 1);
+    check<3, 2, 3>(checker, backend, Mesh::periodic, Element::dgq, 0, 0); // one cell, its own neighbour
+    check_transfer<3, 2>(checker, backend, Mesh::periodic, Element::hermite);
     // the transfer between the levels of a discontinuous element
     check_transfer<2, 1>(checker, backend, Mesh::cube, Element::dgq);
     check_transfer<2, 3>(checker, backend, Mesh::shell, Element::hermite);

@@ -174,7 +174,7 @@ namespace gpumf
        * each side and the point itself, whatever the flags ask). Needs a discontinuous element
        * (FE_DGQ, FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes, or FESystem of one),
        * active cells (hanging faces included) or the cells of a level (mg_level) that covers the
-       * domain, no periodic faces, and constraints without lines for the cells' DoFs (boundary
+       * domain, periodic faces between cells of one level, and constraints without lines for the cells' DoFs (boundary
        * conditions enter through the boundary faces).
        */
       dealii::UpdateFlags mapping_update_flags_inner_faces = dealii::update_default;

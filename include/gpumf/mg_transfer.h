@@ -29,7 +29,11 @@ namespace gpumf
    * Transfer between the levels of a mesh refined (globally or adaptively, serial or
    * parallel::distributed with construct_multigrid_hierarchy) for FE_Q of any degree, or an
    * FESystem of one FE_Q, on gpumf::Vector level vectors; for deal.II's Multigrid and
-   * PreconditionMG, as deal.II's MGTransferMatrixFree (same results to round-off):
+   * PreconditionMG, as deal.II's MGTransferMatrixFree (same results to round-off). Also for a
+   * discontinuous element (FE_DGQ, FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes):
+   * each child then has its own (p+1)^dim DoFs, the patch 2p+2 points per direction, the
+   * weights 1, and the 1D embedding the coarse polynomials' coefficients on each child;
+   * interpolate_to_mg() is FE_Q only. For FE_Q:
    *
    * - prolongation from level l-1 to l: per parent cell of level l-1 the (p+1)^dim coarse values
    *   (zero at the level's Dirichlet DoFs, MGConstrainedDoFs::get_boundary_indices()) are

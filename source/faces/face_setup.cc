@@ -152,6 +152,9 @@ namespace gpumf
         bool                                    has_exterior = false;
         /// the exterior cell is coarser: the face is one of its subfaces
         bool hanging = false;
+        /// a periodic face: the exterior's face is the interior's moved by @p offset
+        bool           periodic = false;
+        Tensor<1, dim> offset;
       };
 
       /// An entry of a cell's list of faces (FaceData::entry_*), and the face it belongs to.
@@ -250,9 +253,40 @@ namespace gpumf
               entry.first   = first;
               if (cell->has_periodic_neighbor(f))
                 {
-                  fail("gpumf::MatrixFree with faces: cell " + cell->id().to_string() +
-                       " has a periodic neighbor; periodic faces are not supported by the face loops yet.");
-                  break;
+                  // a face of the domain's periodic pair: as a face between cells of one level,
+                  // the neighbour's face moved by a translation
+                  const cell_iterator neighbor = cell->periodic_neighbor(f);
+                  if (neighbor->level() != cell->level() || (!on_level && neighbor->has_children()))
+                    {
+                      fail("gpumf::MatrixFree with faces: cell " + cell->id().to_string() +
+                           " and its periodic neighbour " + neighbor->id().to_string() +
+                           " are refined differently; periodic faces are supported between cells of one "
+                           "level (refine both sides of the periodic pair alike).");
+                      break;
+                    }
+                  entry.neighbor_first   = first_dof(neighbor);
+                  entry.neighbor_face_no = cell->periodic_neighbor_face_no(f);
+                  // (a mesh one cell wide across the period: the cell is its own neighbour, the
+                  // interior side its lower face)
+                  const bool interior = cell->id() < neighbor->id() || (neighbor == cell && f < entry.neighbor_face_no);
+                  const unsigned int p = position_of(neighbor);
+                  if (interior || p == numbers::invalid_unsigned_int)
+                    {
+                      Face<dim> face;
+                      face.has_exterior     = true;
+                      face.periodic         = true;
+                      face.interior         = interior ? cell : neighbor;
+                      face.exterior         = interior ? neighbor : cell;
+                      face.interior_face_no = interior ? f : entry.neighbor_face_no;
+                      face.exterior_face_no = interior ? entry.neighbor_face_no : f;
+                      face.offset           = face.exterior->face(face.exterior_face_no)->center() -
+                                    face.interior->face(face.interior_face_no)->center();
+                      entry.face = new_face(face, !interior);
+                    }
+                  else
+                    entry.pending_cell = p, entry.pending_face_no = entry.neighbor_face_no;
+                  entries[c].push_back(entry);
+                  continue;
                 }
               if (cell->at_boundary(f))
                 {
@@ -438,8 +472,19 @@ namespace gpumf
         for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
           for (unsigned int va = 0; va < 2; ++va)
             {
-              const unsigned int v     = corner(face.interior, face.interior_face_no, va, vb);
-              const auto         found = std::find(lattice.begin(), lattice.end(), v);
+              unsigned int v = corner(face.interior, face.interior_face_no, va, vb);
+              if (face.periodic)
+                {
+                  // the exterior's corner where the interior's lies once moved across the domain
+                  const auto      &vertices = face.interior->get_triangulation().get_vertices();
+                  const Point<dim> moved    = vertices[v] + face.offset;
+                  unsigned int     best     = lattice[0];
+                  for (const unsigned int w : lattice)
+                    if (moved.distance(vertices[w]) < moved.distance(vertices[best]))
+                      best = w;
+                  v = best;
+                }
+              const auto found = std::find(lattice.begin(), lattice.end(), v);
               AssertThrow(found != lattice.end(),
                           ExcNotSupported("gpumf::MatrixFree with faces: the faces of cells " +
                                           face.interior->id().to_string() + " and " + face.exterior->id().to_string() +
@@ -579,7 +624,8 @@ namespace gpumf
               };
               double best_cost = 0;
               for (unsigned int q = 0; q < n_face_points; ++q)
-                best_cost += in.quadrature_point(q).distance_square(best->quadrature_point(own_point(best_order, q)));
+                best_cost += (in.quadrature_point(q) + face.offset)
+                               .distance_square(best->quadrature_point(own_point(best_order, q)));
               for (unsigned int q = 0; q < n_face_points; ++q)
                 match[q] = own_point(best_order, q);
               if (std::sqrt(best_cost / n_face_points) > 0.25 * diameter)

@@ -8,6 +8,7 @@
 #include <deal.II/fe/fe_dgq.h>
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/grid_tools.h>
 #include <deal.II/grid/tria.h>
 
 #include <cmath>
@@ -25,17 +26,20 @@ namespace test
 
     enum class Mesh
     {
-      cube,          // Cartesian, boundary ids by face (colorize): 0 Dirichlet, others Neumann
-      distorted,     // interior vertices moved at random: non-affine cells
-      shell,         // curved, MappingQ(3); outer boundary Neumann
-      rotated,       // 3D: two cells, the second turned by rotation `variant` of the 24
-      adaptive,      // the cube with the cells near a corner refined once more (2D: twice): hanging faces
-      adaptive_shell // the shell with the cells of x > 0 (and, in 2D, then x, y > 0) refined: curved hanging faces
+      cube,           // Cartesian, boundary ids by face (colorize): 0 Dirichlet, others Neumann
+      distorted,      // interior vertices moved at random: non-affine cells
+      shell,          // curved, MappingQ(3); outer boundary Neumann
+      rotated,        // 3D: two cells, the second turned by rotation `variant` of the 24
+      adaptive,       // the cube with the cells near a corner refined once more (2D: twice): hanging faces
+      adaptive_shell, // the shell with the cells of x > 0 (and, in 2D, then x, y > 0) refined: curved hanging faces
+      periodic        // step-59's box [0, 2.5] x [0, 2.8]^(dim-1), periodic in x, id 0 at y = 0 (Dirichlet), 1 else
     };
 
     inline std::string
     name(const Mesh mesh)
     {
+      if (mesh == Mesh::periodic)
+        return "periodic";
       return mesh == Mesh::cube      ? "cube" :
              mesh == Mesh::distorted ? "distorted" :
              mesh == Mesh::shell     ? "shell" :
@@ -177,6 +181,24 @@ namespace test
                       cell->set_refine_flag();
                   result.tria->execute_coarsening_and_refinement();
                 }
+            }
+          else if (mesh == Mesh::periodic)
+            {
+              Point<dim> upper_right;
+              upper_right[0] = 2.5;
+              for (unsigned int d = 1; d < dim; ++d)
+                upper_right[d] = 2.8;
+              GridGenerator::hyper_rectangle(*result.tria, Point<dim>(), upper_right);
+              const auto cell = result.tria->begin_active();
+              cell->face(0)->set_boundary_id(10);
+              cell->face(1)->set_boundary_id(11);
+              cell->face(2)->set_boundary_id(0);
+              for (unsigned int f = 3; f < cell->n_faces(); ++f)
+                cell->face(f)->set_boundary_id(1);
+              std::vector<GridTools::PeriodicFacePair<typename Triangulation<dim>::cell_iterator>> pairs;
+              GridTools::collect_periodic_faces(*result.tria, 10, 11, 0, pairs);
+              result.tria->add_periodicity(pairs);
+              result.tria->refine_global(dim == 2 ? 3 : 2);
             }
           else if (mesh == Mesh::distorted)
             test::make_mesh(*result.tria, test::Domain::distorted_cube, 0);
