@@ -4,7 +4,8 @@
 // vectors. Meshes: Cartesian (boundary ids 0 Dirichlet, others Neumann), distorted (non-affine
 // cells), a shell with MappingQ(3) (curved), and in 3D two cells whose second is turned by each
 // of the 24 rotations of the cube (every face orientation deal.II knows). Elements FE_DGQ,
-// FE_DGQHermite, FE_DGQLegendre; degrees 1-5 (2D) and 1-4 (3D).
+// FE_DGQHermite, FE_DGQLegendre; degrees 1-6. Also on multigrid levels, on step-59's periodic
+// box, and MGTransferMatrixFree of the discontinuous element against deal.II's.
 //
 //   dg_test host   host backend vs deal.II: relative max difference <= 1e-11
 //   dg_test cuda   CUDA backend vs deal.II, the same bound; skipped without a GPU
@@ -386,6 +387,10 @@ main(int argc, char **argv)
     check_meshes<3, 1>(checker, backend);
     check_meshes<3, 2>(checker, backend);
     check_meshes<3, 4>(checker, backend);
+    // degree 6: the highest of the issue's range (2D all meshes; 3D the cube and the curved shell)
+    check_meshes<2, 6>(checker, backend);
+    check<3, 6, 7>(checker, backend, Mesh::cube, Element::hermite);
+    check<3, 6, 8>(checker, backend, Mesh::shell, Element::dgq);
     check<2, 2, 3, float>(checker, backend, Mesh::adaptive, Element::hermite);
     check<3, 3, 4, float>(checker, backend, Mesh::shell, Element::dgq);
     // faces on multigrid levels (global refinement): Cartesian, curved, and the rotated pairs

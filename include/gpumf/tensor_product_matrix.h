@@ -87,6 +87,10 @@ namespace gpumf
     void
     finalize();
 
+    /// Frees everything (an empty collection, as before reinit()).
+    void
+    clear();
+
     TensorProductMatrixSymmetricSumView<dim, Number>
     get_view() const;
 

@@ -124,6 +124,13 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
+  void
+  TensorProductMatrixSymmetricSumCollection<dim, Number>::clear()
+  {
+    *this = TensorProductMatrixSymmetricSumCollection();
+  }
+
+  template <int dim, typename Number>
   TensorProductMatrixSymmetricSumView<dim, Number>
   TensorProductMatrixSymmetricSumCollection<dim, Number>::get_view() const
   {
