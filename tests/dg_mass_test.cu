@@ -387,6 +387,9 @@ main(int argc, char **argv)
     check_diagonals<3, 2>(checker, backend, Mesh::adaptive, Element::hermite);
     check_diagonals<3, 2>(checker, backend, Mesh::shell, Element::dgq);
     check_diagonals<3, 2, float>(checker, backend, Mesh::distorted, Element::dgq);
+    // a cell that is its own neighbour across the period: both sides of its periodic faces hold the unit vector
+    check_diagonals<2, 3>(checker, backend, Mesh::periodic_cell, Element::hermite);
+    check_diagonals<3, 2>(checker, backend, Mesh::periodic_cell, Element::dgq);
     for (const unsigned int variant : {1u, 6u, 17u})
       check_diagonals<3, 3>(checker, backend, Mesh::rotated, Element::hermite, variant);
     check_tensor_product<2, 1>(checker, backend, Mesh::cube);

@@ -19,8 +19,8 @@ namespace gpumf
    * Applies the inverse of the cell mass matrix M_K = (phi_i, phi_j)_K to the DoF values of an
    * FEEvaluation, in place, by tensor products (deal.II's CellwiseInverseMassMatrix): with the
    * square 1D interpolation matrix S (n_q_points_1d = fe_degree + 1),
-   * M_K = S^T diag(JxW) S for each component, so M_K^-1 = S^-1 diag(1/JxW) S^-T, three passes
-   * per direction less than an evaluate() and integrate() pair. Exact for every element whose
+   * M_K = S^T diag(JxW) S for each component, so M_K^-1 = S^-1 diag(1/JxW) S^-T: two passes
+   * per direction (S^-T, then S^-1) and a division per point. Exact for every element whose
    * cell mass matrix the quadrature integrates as a tensor product (FE_DGQ and relatives on
    * Gauss points), curved cells included (JxW varies per point).
    *

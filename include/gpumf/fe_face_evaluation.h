@@ -138,6 +138,10 @@ namespace gpumf
         }
       writes   = own_side && shdata->writes;
       unit_dof = shdata->unit_dof;
+      // loop_diagonal(): a cell one wide across a period meets itself, and the other side is the
+      // running cell too (read in that loop only: the other loops' path is unchanged)
+      running_cell = own_side || (unit_dof != SharedData<dim, Number>::no_unit_dof &&
+                                  first == internal::read_only(faces.entry_first_dof + face));
       if (!is_interior_face)
         {
           permutation = faces.permutations + internal::read_only(faces.exterior_permutation + face_number) * nqf;
@@ -196,14 +200,15 @@ namespace gpumf
     }
 
     /// Reads the DoF values of this side's cell from @p src (ghost cells included). In
-    /// MatrixFree::loop_diagonal(): the unit vector of the loop's DoF on the running cell's side,
-    /// zeros on the other side.
+    /// MatrixFree::loop_diagonal(): the unit vector of the loop's DoF where this side is the
+    /// running cell (both sides of a periodic face of a cell that is its own neighbour), zeros
+    /// on the other side.
     __host__ __device__ void
     read_dof_values(const Number *src)
     {
       if (unit_dof != SharedData<dim, Number>::no_unit_dof)
         {
-          const unsigned int i = own_side ? unit_dof : SharedData<dim, Number>::no_unit_dof;
+          const unsigned int i = running_cell ? unit_dof : SharedData<dim, Number>::no_unit_dof;
           for_each_thread_item(nc * ndc, [&](const unsigned int l) { dofs()[l] = l == i ? Number(1) : Number(0); });
           return;
         }
@@ -417,6 +422,9 @@ namespace gpumf
     bool         own_side = false, writes = false;
     /// MatrixFree::loop_diagonal()'s DoF (SharedData::unit_dof)
     unsigned int unit_dof = SharedData<dim, Number>::no_unit_dof;
+    /// this side's cell is the one the loop runs (own_side, or the other side of a face of a
+    /// cell with itself)
+    bool running_cell = false;
 
     // scratch: [DoFs nc*nd^dim | values nc*nqf | gradients dim * nc*nqf | A0 A1 B0 B1, nc*nqf each]
     __host__ __device__ Number *

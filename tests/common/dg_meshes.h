@@ -32,7 +32,8 @@ namespace test
       rotated,        // 3D: two cells, the second turned by rotation `variant` of the 24
       adaptive,       // the cube with the cells near a corner refined once more (2D: twice): hanging faces
       adaptive_shell, // the shell with the cells of x > 0 (and, in 2D, then x, y > 0) refined: curved hanging faces
-      periodic        // step-59's box [0, 2.5] x [0, 2.8]^(dim-1), periodic in x, id 0 at y = 0 (Dirichlet), 1 else
+      periodic,       // step-59's box [0, 2.5] x [0, 2.8]^(dim-1), periodic in x, id 0 at y = 0 (Dirichlet), 1 else
+      periodic_cell   // the same box as one cell: its own neighbour across the period
     };
 
     inline std::string
@@ -40,6 +41,8 @@ namespace test
     {
       if (mesh == Mesh::periodic)
         return "periodic";
+      if (mesh == Mesh::periodic_cell)
+        return "periodic cell";
       return mesh == Mesh::cube      ? "cube" :
              mesh == Mesh::distorted ? "distorted" :
              mesh == Mesh::shell     ? "shell" :
@@ -182,7 +185,7 @@ namespace test
                   result.tria->execute_coarsening_and_refinement();
                 }
             }
-          else if (mesh == Mesh::periodic)
+          else if (mesh == Mesh::periodic || mesh == Mesh::periodic_cell)
             {
               Point<dim> upper_right;
               upper_right[0] = 2.5;
@@ -198,7 +201,8 @@ namespace test
               std::vector<GridTools::PeriodicFacePair<typename Triangulation<dim>::cell_iterator>> pairs;
               GridTools::collect_periodic_faces(*result.tria, 10, 11, 0, pairs);
               result.tria->add_periodicity(pairs);
-              result.tria->refine_global(dim == 2 ? 3 : 2);
+              if (mesh == Mesh::periodic)
+                result.tria->refine_global(dim == 2 ? 3 : 2);
             }
           else if (mesh == Mesh::distorted)
             test::make_mesh(*result.tria, test::Domain::distorted_cube, 0);
