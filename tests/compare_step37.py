@@ -10,8 +10,16 @@ import re
 import sys
 
 
-def parse(path):
-    """One dict per cycle: dofs, iterations, setup and solve (wall) times, norm."""
+# step-37's lines: set-up and solve wall times, and the quantity compared (its solution norm)
+STEP37 = {
+    "setup": r"Total setup time\s+\(wall\) (\S+)s",
+    "solve": r"Time solve \(\d+ iterations\)\s*\(CPU/wall\) \S+s/(\S+)s",
+    "value": r"Solution norm: (\S+)",
+}
+
+
+def parse(path, patterns):
+    """One dict per cycle: dofs, iterations, setup and solve (wall) times, the compared value."""
     with open(path) as f:
         text = f.read()
     cycles = []
@@ -22,16 +30,19 @@ def parse(path):
         cycles.append({
             "dofs": find(r"Number of degrees of freedom: (\d+)", int),
             "iterations": find(r"Time solve \((\d+) iterations\)", int),
-            "setup": find(r"Total setup time\s+\(wall\) (\S+)s", float),
-            "solve": find(r"Time solve \(\d+ iterations\)\s*\(CPU/wall\) \S+s/(\S+)s", float),
-            "norm": find(r"Solution norm: (\S+)", float),
+            "setup": find(patterns["setup"], float),
+            "solve": find(patterns["solve"], float),
+            "value": find(patterns["value"], float),
         })
     return cycles
 
 
-def main():
-    reference, result, rtol = parse(sys.argv[1]), parse(sys.argv[2]), float(sys.argv[3])
-    label = sys.argv[4] if len(sys.argv) > 4 else "gpumf"
+def compare(argv, patterns, value_name):
+    """The checks and the table for the outputs argv[1] (deal.II) and argv[2] (the port), the
+    relative tolerance argv[3] on the value patterns["value"] (printed as value_name) and the
+    label argv[4] of the port's run; the exit code. Also used by compare_step59.py."""
+    reference, result, rtol = parse(argv[1], patterns), parse(argv[2], patterns), float(argv[3])
+    label = argv[4] if len(argv) > 4 else "gpumf"
     passed = failed = 0
 
     def check(ok, what):
@@ -43,15 +54,16 @@ def main():
           f"{len(result)} cycles, deal.II {len(reference)}")
     for cycle, (a, b) in enumerate(zip(reference, result)):
         complete = all(v is not None for v in list(a.values()) + list(b.values()))
-        check(complete, f"cycle {cycle}: DoFs, iterations, times and norm printed by both")
+        check(complete, f"cycle {cycle}: DoFs, iterations, times and {value_name} printed by both")
         if not complete:
             continue
         check(a["dofs"] == b["dofs"], f"cycle {cycle}: {b['dofs']} DoFs, deal.II {a['dofs']}")
         check(abs(a["iterations"] - b["iterations"]) <= 1,
               f"cycle {cycle}: {b['iterations']} CG iterations, deal.II {a['iterations']} (+-1)")
-        rel = abs(a["norm"] - b["norm"]) / abs(a["norm"])
+        rel = abs(a["value"] - b["value"]) / abs(a["value"])
         check(rel <= rtol,
-              f"cycle {cycle}: norm {b['norm']!r}, deal.II {a['norm']!r}, relative difference {rel:.2e} <= {rtol}")
+              f"cycle {cycle}: {value_name} {b['value']!r}, deal.II {a['value']!r}, relative difference {rel:.2e} "
+              f"<= {rtol}")
 
     # the times side by side (wall seconds; deal.II's CPU program and the port on its backend)
     w = max(11, len(label))
@@ -73,4 +85,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(compare(sys.argv, STEP37, "norm"))

@@ -123,39 +123,6 @@ namespace
     return mf;
   }
 
-  /// max |v - expected| / max |expected| over the owned entries of all ranks.
-  template <typename Number>
-  double
-  difference(const gpumf::Vector<Number> &v, const std::vector<double> &expected, const MPI_Comm comm)
-  {
-    const auto                             rw = test::to_rw(v);
-    LinearAlgebra::ReadWriteVector<Number> expected_rw(rw.get_stored_elements());
-    AssertThrow(expected.size() == rw.get_stored_elements().n_elements(), ExcInternalError());
-    unsigned int k = 0;
-    for (const auto i : expected_rw.get_stored_elements())
-      expected_rw(i) = expected[k++];
-    return test::relative_difference(rw, expected_rw, comm);
-  }
-
-  template <typename Number>
-  std::vector<double>
-  owned_values(const gpumf::Vector<Number> &v)
-  {
-    const auto          rw = test::to_rw(v);
-    std::vector<double> result;
-    for (const auto i : rw.get_stored_elements())
-      result.push_back(rw(i));
-    return result;
-  }
-
-  std::string
-  sci(const double x)
-  {
-    std::ostringstream s;
-    s << x;
-    return s.str();
-  }
-
   template <typename Number>
   double
   bound()
@@ -196,35 +163,39 @@ namespace
     test::fill_random(src);
     test::fill_random(dst, 2); // overwritten
     inverse.vmult(dst, src);
-    const std::vector<double> owned = owned_values(src);
+    const std::vector<double> owned = test::owned_values(src);
     // deal.II 9.4's CellwiseInverseMassMatrix crashes for FE_DGQLegendre (no inverse shape
     // tables): there M^-1 M x = x with the mass matrix compared to deal.II's checks the inverse
     const bool   with_dealii_inverse = element != Element::legendre;
     const double d_inverse =
       with_dealii_inverse ?
-        difference(dst,
-                   test::dealii_apply(test::DealiiOperator::inverse_mass, *made.mapping, dof, degree + 1, owned),
-                   comm) :
+        test::relative_difference(
+          dst, test::dealii_apply(test::DealiiOperator::inverse_mass, *made.mapping, dof, degree + 1, owned), comm) :
         0.;
     mass.vmult(dst, src);
     const double d_mass =
-      difference(dst, test::dealii_apply(test::DealiiOperator::mass, *made.mapping, dof, degree + 1, owned), comm);
+      test::relative_difference(dst,
+                                test::dealii_apply(test::DealiiOperator::mass, *made.mapping, dof, degree + 1, owned),
+                                comm);
     inverse.vmult(back, dst);
-    const double d_back = difference(back, owned, comm);
+    const double d_back = test::relative_difference(back, owned, comm);
 
     dst = Number(0);
     mf->cell_loop(Projection<dim, degree, n_components, Number>(), src, dst);
-    const double d_project = with_dealii_inverse ? difference(dst, test::dealii_project(*made.mapping, dof), comm) : 0.;
+    const double d_project =
+      with_dealii_inverse ? test::relative_difference(dst, test::dealii_project(*made.mapping, dof), comm) : 0.;
 
     const double b = bound<Number>();
-    checker.check(
-      d_inverse <= b && d_mass <= b && d_back <= 10 * b && d_project <= b,
-      std::to_string(dim) + "D " + name(mesh) + " " + name(element) + "(" + std::to_string(degree) + ")" +
-        (n_components > 1 ? "^" + std::to_string(n_components) : "") + (std::is_same_v<Number, float> ? " float" : "") +
-        ", " + std::to_string(made.tria->n_global_active_cells()) + " cells: " +
-        (with_dealii_inverse ? "inverse mass vs deal.II " + sci(d_inverse) + ", projection " + sci(d_project) + ", " :
-                               "(deal.II's inverse crashes for this element) ") +
-        "mass " + sci(d_mass) + " (<= " + sci(b) + "); M^-1 M x - x " + sci(d_back) + " (<= " + sci(10 * b) + ")");
+    checker.check(d_inverse <= b && d_mass <= b && d_back <= 10 * b && d_project <= b,
+                  std::to_string(dim) + "D " + name(mesh) + " " + name(element) + "(" + std::to_string(degree) + ")" +
+                    (n_components > 1 ? "^" + std::to_string(n_components) : "") +
+                    (std::is_same_v<Number, float> ? " float" : "") + ", " +
+                    std::to_string(made.tria->n_global_active_cells()) + " cells: " +
+                    (with_dealii_inverse ? "inverse mass vs deal.II " + test::sci(d_inverse) + ", projection " +
+                                             test::sci(d_project) + ", " :
+                                           "(deal.II's inverse crashes for this element) ") +
+                    "mass " + test::sci(d_mass) + " (<= " + test::sci(b) + "); M^-1 M x - x " + test::sci(d_back) +
+                    " (<= " + test::sci(10 * b) + ")");
   }
 
   /// The diagonals of SIPG (cells and faces), of the inverse mass and of the mass against
@@ -247,23 +218,25 @@ namespace
     gpumf::SIPGLaplaceOperator<dim, degree, degree + 1, Number> sipg;
     sipg.initialize(mf, {0});
     sipg.compute_diagonal();
-    const double                                       d_sipg = difference(sipg.get_matrix_diagonal()->get_vector(),
-                                     test::dealii_diagonal(test::DealiiOperator::sipg, *made.mapping, dof, degree + 1),
-                                     comm);
+    const double d_sipg =
+      test::relative_difference(sipg.get_matrix_diagonal()->get_vector(),
+                                test::dealii_diagonal(test::DealiiOperator::sipg, *made.mapping, dof, degree + 1),
+                                comm);
     gpumf::InverseMassOperator<dim, degree, 1, Number> inverse;
     inverse.initialize(mf);
     inverse.compute_diagonal();
     AssertThrow(element != Element::legendre, ExcNotImplemented()); // deal.II's inverse crashes for it
-    const double d_inverse =
-      difference(inverse.get_matrix_diagonal()->get_vector(),
-                 test::dealii_diagonal(test::DealiiOperator::inverse_mass, *made.mapping, dof, degree + 1),
-                 comm);
+    const double d_inverse = test::relative_difference(
+      inverse.get_matrix_diagonal()->get_vector(),
+      test::dealii_diagonal(test::DealiiOperator::inverse_mass, *made.mapping, dof, degree + 1),
+      comm);
     gpumf::MassOperator<dim, degree, degree + 1, 1, Number> mass;
     mass.initialize(mf);
     mass.compute_diagonal();
-    const double d_mass = difference(mass.get_matrix_diagonal()->get_vector(),
-                                     test::dealii_diagonal(test::DealiiOperator::mass, *made.mapping, dof, degree + 1),
-                                     comm);
+    const double d_mass =
+      test::relative_difference(mass.get_matrix_diagonal()->get_vector(),
+                                test::dealii_diagonal(test::DealiiOperator::mass, *made.mapping, dof, degree + 1),
+                                comm);
     // the inverse of the SIPG diagonal, for Jacobi smoothers
     const auto inv_rw  = test::to_rw(sipg.get_matrix_diagonal_inverse()->get_vector());
     const auto diag_rw = test::to_rw(sipg.get_matrix_diagonal()->get_vector());
@@ -277,9 +250,9 @@ namespace
                   std::to_string(dim) + "D " + name(mesh) +
                     (mesh == Mesh::rotated ? " " + std::to_string(variant) : "") + " " + name(element) + "(" +
                     std::to_string(degree) + ")" + (std::is_same_v<Number, float> ? " float" : "") + ", " +
-                    std::to_string(dof.n_dofs()) + " DoFs: diagonals vs deal.II's columns: SIPG " + sci(d_sipg) +
-                    ", inverse mass " + sci(d_inverse) + ", mass " + sci(d_mass) + " (<= " + sci(b) +
-                    "); |D^-1 D - 1| " + sci(product));
+                    std::to_string(dof.n_dofs()) + " DoFs: diagonals vs deal.II's columns: SIPG " + test::sci(d_sipg) +
+                    ", inverse mass " + test::sci(d_inverse) + ", mass " + test::sci(d_mass) + " (<= " + test::sci(b) +
+                    "); |D^-1 D - 1| " + test::sci(product));
   }
 
   /// TensorProductMatrixSymmetricSumCollection (fast diagonalization, one matrix per cell, a
@@ -318,7 +291,8 @@ namespace
     mf->initialize_dof_vector(dst);
     test::fill_random(src);
     mf->cell_loop(op, src, dst, true);
-    const double d = difference(dst, test::dealii_tensor_product_inverse(dof, owned_values(src)), comm);
+    const double d =
+      test::relative_difference(dst, test::dealii_tensor_product_inverse(dof, test::owned_values(src)), comm);
     // fast diagonalization loses a factor of the 1D eigenproblems' condition
     const double b = 10 * bound<Number>();
     checker.check(d <= b,
@@ -326,7 +300,7 @@ namespace
                     (std::is_same_v<Number, float> ? " float" : "") + ", " + std::to_string(mf->n_cells()) +
                     " cells on rank 0, " + std::to_string(collection.n_pairs()) +
                     " distinct 1D pairs: tensor-product inverse vs deal.II's TensorProductMatrixSymmetricSum " +
-                    sci(d) + " (<= " + sci(b) + ")");
+                    test::sci(d) + " (<= " + test::sci(b) + ")");
   }
 
   /// Misuse: the inverse mass matrix needs degree + 1 points and a discontinuous element.

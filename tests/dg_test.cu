@@ -127,34 +127,13 @@ namespace
     gpumf::Vector<Number> again;
     op.initialize_dof_vector(again);
     op.vmult(again, src);
-    const auto dst_rw = test::to_rw(dst), again_rw = test::to_rw(again);
-    bool       same = true;
-    for (const auto i : dst_rw.get_stored_elements())
-      {
-        const Number a = dst_rw(i), b = again_rw(i);
-        same = same && std::memcmp(&a, &b, sizeof(Number)) == 0;
-      }
+    const bool twice = test::bitwise_equal(test::to_rw(dst), test::to_rw(again), comm);
 
-    const auto          src_rw = test::to_rw(src);
-    std::vector<double> owned;
-    for (const auto i : src_rw.get_stored_elements())
-      owned.push_back(src_rw(i));
-    const std::vector<double>              expected = test::dealii_sipg(*mapping, dof, n_q_1d, owned, level);
-    LinearAlgebra::ReadWriteVector<Number> expected_rw(src_rw.get_stored_elements());
-    {
-      unsigned int k = 0;
-      for (const auto i : expected_rw.get_stored_elements())
-        expected_rw(i) = expected[k++];
-    }
-    const double      difference   = test::relative_difference(test::to_rw(dst), expected_rw, comm);
+    const double difference =
+      test::relative_difference(dst, test::dealii_sipg(*mapping, dof, n_q_1d, test::owned_values(src), level), comm);
     const std::string element_name = name(element);
     const double      bound        = std::is_same_v<Number, double> ? 1e-11 : 1e-5;
-    const bool        twice        = Utilities::MPI::min(int(same), comm) == 1;
-    const auto        sci          = [](const double x) {
-      std::ostringstream s;
-      s << x;
-      return s.str();
-    };
+    using test::sci;
     checker.check(difference <= bound && twice,
                   std::to_string(dim) + "D " + name(mesh) +
                     (mesh == Mesh::rotated ? " " + std::to_string(variant) : "") +
@@ -221,33 +200,15 @@ namespace
         test::fill_random(fine_in, 7 + l);
         test::fill_random(fine, 11); // overwritten
         std::vector<double> expected_fine, expected_coarse;
-        const auto          owned = [](const gpumf::Vector<double> &v) {
-          const auto          rw = test::to_rw(v);
-          std::vector<double> result;
-          for (const auto i : rw.get_stored_elements())
-            result.push_back(rw(i));
-          return result;
-        };
-        test::dealii_dg_transfer(dof, l, owned(coarse), owned(fine_in), expected_fine, expected_coarse);
+        test::dealii_dg_transfer(
+          dof, l, test::owned_values(coarse), test::owned_values(fine_in), expected_fine, expected_coarse);
         transfer.prolongate(l, fine, coarse);
         transfer.restrict_and_add(l, coarse, fine_in);
-        const auto compare = [&](const gpumf::Vector<double> &v, const std::vector<double> &expected) {
-          const auto                             rw = test::to_rw(v);
-          LinearAlgebra::ReadWriteVector<double> e(rw.get_stored_elements());
-          unsigned int                           k = 0;
-          for (const auto i : e.get_stored_elements())
-            e(i) = expected[k++];
-          return test::relative_difference(rw, e, comm);
-        };
-        prolongate_diff = std::max(prolongate_diff, compare(fine, expected_fine));
-        restrict_diff   = std::max(restrict_diff, compare(coarse, expected_coarse));
+        prolongate_diff = std::max(prolongate_diff, test::relative_difference(fine, expected_fine, comm));
+        restrict_diff   = std::max(restrict_diff, test::relative_difference(coarse, expected_coarse, comm));
       }
     const double bound = 1e-12;
-    const auto   sci   = [](const double x) {
-      std::ostringstream out;
-      out << x;
-      return out.str();
-    };
+    using test::sci;
     checker.check(prolongate_diff <= bound && restrict_diff <= bound && n_levels > 1,
                   std::to_string(dim) + "D " + name(mesh) + " " + name(element) + "(" + std::to_string(degree) + "), " +
                     std::to_string(n_levels) + " levels: MGTransferMatrixFree vs deal.II's, prolongate " +

@@ -312,6 +312,42 @@ namespace test
     return Utilities::MPI::sum(differ, comm) == 0;
   }
 
+  /// The owned entries of a gpumf vector in their global order (what the deal.II references
+  /// of tests/common take and return).
+  template <typename Number>
+  std::vector<double>
+  owned_values(const gpumf::Vector<Number> &v)
+  {
+    const auto          rw = to_rw(v);
+    std::vector<double> result;
+    for (const auto i : rw.get_stored_elements())
+      result.push_back(rw(i));
+    return result;
+  }
+
+  /// relative_difference() of @p v and @p expected, the owned entries in their global order.
+  template <typename Number>
+  double
+  relative_difference(const gpumf::Vector<Number> &v, const std::vector<double> &expected, const MPI_Comm comm)
+  {
+    const auto                             rw = to_rw(v);
+    LinearAlgebra::ReadWriteVector<Number> expected_rw(rw.get_stored_elements());
+    AssertThrow(expected.size() == rw.get_stored_elements().n_elements(), ExcInternalError());
+    unsigned int k = 0;
+    for (const auto i : expected_rw.get_stored_elements())
+      expected_rw(i) = expected[k++];
+    return relative_difference(rw, expected_rw, comm);
+  }
+
+  /// @p x as the checks print numbers (the stream's default format).
+  inline std::string
+  sci(const double x)
+  {
+    std::ostringstream s;
+    s << x;
+    return s.str();
+  }
+
   /// Counts checks; prints a line per check on rank 0 and the closing tally.
   class Checker
   {
