@@ -1,9 +1,10 @@
-// gpumf_dg: the interior-penalty Laplacian of deal.II's step-59 (gpumf::SIPGLaplaceOperator on
-// MatrixFree::loop) against gpumf's continuous Laplacian at the same degree (BP5: FE_Q, Gauss-
-// Lobatto collocation, the ready register-tiled operator) on the same mesh, the DG operator's
-// cell term alone, the inverse mass matrix (InverseMassOperator), the copy roofline of the
-// vectors, and deal.II's CPU MatrixFree::loop with the same operator on this run's MPI ranks
-// (--dealii). Set-up times (MatrixFree::reinit with faces, the SIPG diagonal) once each. 3D, double.
+// gpumf_dg: the interior-penalty Laplacian of deal.II's step-59 (gpumf::SIPGLaplaceOperator: its
+// fused GPU kernel, and MatrixFree::loop with its functors) against gpumf's continuous Laplacian at the same degree
+// (BP5: FE_Q, Gauss- Lobatto collocation, the ready register-tiled operator) on the same mesh, the DG operator's cell
+// term alone, the inverse mass matrix (InverseMassOperator), the copy roofline of the vectors, and deal.II's CPU
+// MatrixFree::loop with the same operator on this run's MPI ranks
+// (--dealii). Set-up times (MatrixFree::reinit with faces, the SIPG diagonal up to degree 5) once
+// each. 3D, double, degrees 2 to 8.
 //
 //   gpumf_dg --degree p [--repetitions k] [--refinements r] [--mesh cube|curved] [--repeat n]
 //   mpirun -np 16 gpumf_dg --degree p ... --dealii
@@ -163,8 +164,16 @@ namespace
     if (Utilities::MPI::this_mpi_process(comm) == 0)
       std::cout << "copy roofline on " << gpumf::device_name() << ": " << std::fixed << std::setprecision(1)
                 << bench::copy_bandwidth(backend, bytes_dg, a.repeat) * 1e-9 << " GB/s" << std::endl;
+    const bool   fused  = sipg.uses_fused_kernel();
     const double t_sipg = bench::median_seconds(backend, a.repeat, [&] { sipg.vmult(dst, src); });
-    report("gpumf SIPG (loop, faces)", t_sipg, n_dofs, bytes_dg);
+    report(fused ? "gpumf SIPG (fused kernel)" : "gpumf SIPG (loop, faces)", t_sipg, n_dofs, bytes_dg);
+    if (fused)
+      {
+        sipg.use_fused_kernel(false);
+        const double t_loop = bench::median_seconds(backend, a.repeat, [&] { sipg.vmult(dst, src); });
+        sipg.use_fused_kernel(true);
+        report("gpumf SIPG (loop, faces)", t_loop, n_dofs, bytes_dg);
+      }
     const double t_cell = bench::median_seconds(backend, a.repeat, [&] {
       mf->loop(sipg.cell_operation(), nullptr, nullptr, dst, src, true);
     });
@@ -175,8 +184,12 @@ namespace
       inverse.initialize(mf);
       const double t_inverse = bench::median_seconds(backend, a.repeat, [&] { inverse.vmult(dst, src); });
       report("gpumf inverse mass (cellwise)", t_inverse, n_dofs, bytes_dg);
-      const double t_diagonal = wall_seconds(comm, [&] { sipg.compute_diagonal(); });
-      report_setup("gpumf SIPG compute_diagonal()", t_diagonal);
+      // (dofs_per_cell loops: minutes at high degrees on large meshes)
+      if (degree <= 5)
+        {
+          const double t_diagonal = wall_seconds(comm, [&] { sipg.compute_diagonal(); });
+          report_setup("gpumf SIPG compute_diagonal()", t_diagonal);
+        }
     }
     {
       // BP5: the continuous Laplacian, FE_Q(p), Gauss-Lobatto collocation, on the same mesh
@@ -222,7 +235,7 @@ main(int argc, char **argv)
                   << (a.curved ? "curved (MappingQCache(3))" : "affine (MappingQ1)") << ", double, "
                   << Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) << " MPI ranks"
                   << (a.dealii ? " (deal.II 9.4 CPU, no SIMD)" : "") << std::endl;
-      bench::dispatch_degree<5, 2>(a.degree, "gpumf_dg", [&](auto p) {
+      bench::dispatch_degree<8, 2>(a.degree, "gpumf_dg", [&](auto p) {
         run<decltype(p)::value>(a, tria, *mapping);
         return 0;
       });

@@ -16,6 +16,7 @@
 #    and MGTransferMatrixFree.
 
 /^#include <deal.II\/matrix_free\/matrix_free.h>$/c\
+#include <gpumf/dg_operators.h>\
 #include <gpumf/fe_evaluation.h>\
 #include <gpumf/fe_face_evaluation.h>\
 #include <gpumf/matrix_free.h>\
@@ -176,7 +177,8 @@
 
 # 6. LaplaceOperator: the member functions apply_cell(), apply_face() and apply_boundary()
 #    (deal.II's loop over ranges of cell and face batches) go; the same work moves into device
-#    functors (the structs of 8), which vmult() hands to gpumf::MatrixFree::loop() (7).
+#    functors (the structs of 8), which vmult() hands to gpumf::MatrixFree::loop() (7). In
+#    their place a member: gpumf's ready operator of the same terms (7).
 
 0,/^  private:$/{
 /^  private:$/{
@@ -184,7 +186,9 @@ N
 s/\n    void$//
 }
 }
-/^    apply_cell(const MatrixFree<dim, number> &                   data,$/,/^      const std::pair<unsigned int, unsigned int> &     face_range) const;$/d
+/^    apply_cell(const MatrixFree<dim, number> &                   data,$/,/^      const std::pair<unsigned int, unsigned int> &     face_range) const;$/c\
+    // gpumf: step-59's operator, its cell and face terms fused into one GPU kernel (7)\
+    gpumf::SIPGLaplaceOperator<dim, fe_degree, fe_degree + 1, number> sipg;
 
 # 9. adjust_ghost_range_if_necessary(): gpumf's vectors from the transfer and the smoothers
 #    already have the layout of the level's MatrixFree object (12); a vector of another layout
@@ -203,10 +207,20 @@ s/\n    void$//
     const_cast<gpumf::Vector<number> &>(vec).import(owned, VectorOperation::insert);\
   }
 
-# 7. LaplaceOperator::vmult(): gpumf's loop() with the three functors (the penalty factor
-#    passed to the face functors) instead of the member-function pointers and `this`.
+# 7. LaplaceOperator::vmult(): gpumf's SIPGLaplaceOperator, the same terms (step-59's penalty
+#    factor, Dirichlet on boundary id 0) in one fused GPU kernel, where it runs (3D, the GPU
+#    backend); else gpumf's loop() with the three functors (the penalty factor passed to the
+#    face functors) instead of the member-function pointers and `this`. initialize() sets it up.
+
+/^    this->data = data;$/a\
+    sipg.initialize(data, {0}, get_penalty_factor());
 
 /^    data->loop(&LaplaceOperator::apply_cell,$/,/^               MatrixFree<dim, number>::DataAccessOnFaces::gradients);$/c\
+    if (sipg.uses_fused_kernel())\
+      {\
+        sipg.vmult(dst, src);\
+        return;\
+      }\
     data->loop(LaplaceCellTerm<dim, fe_degree, number>(),\
                LaplaceFaceTerm<dim, fe_degree, number>{get_penalty_factor()},\
                LaplaceBoundaryTerm<dim, fe_degree, number>{get_penalty_factor()},\

@@ -10,6 +10,7 @@
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/fe_face_evaluation.h>
 #include <gpumf/internal/diagonal.h>
+#include <gpumf/internal/sipg_kernel.cuh>
 #include <gpumf/matrix_free.h>
 
 #include <deal.II/base/types.h>
@@ -37,6 +38,12 @@ namespace gpumf
    * The MatrixFree object needs faces (AdditionalData::mapping_update_flags_inner_faces and
    * _boundary_faces). The functors are public: a program that adds terms writes its own
    * functors with these as the starting point.
+   *
+   * On the GPU, vmult() runs a fused kernel (internal/sipg_kernel.cuh) in 3D with
+   * n_q_points_1d = fe_degree + 1 and fe_degree 1 to 8 on meshes without hanging faces: the
+   * same operator as MatrixFree::loop() with these functors, which runs otherwise (and on the
+   * host backend, and for compute_diagonal()). uses_fused_kernel() tells which;
+   * use_fused_kernel(false) turns it off.
    */
   template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, typename Number = double>
   class SIPGLaplaceOperator
@@ -167,7 +174,43 @@ namespace gpumf
     vmult(VectorType &dst, const VectorType &src) const
     {
       using Access = typename MatrixFree<dim, Number>::DataAccessOnFaces;
+      if constexpr (fused_degree)
+        if (uses_fused_kernel())
+          {
+            AssertThrow(&dst != &src,
+                        ExcNotSupported("gpumf::SIPGLaplaceOperator::vmult: dst and src are the same vector."));
+            mf->check_vector(src);
+            mf->check_vector(dst);
+            internal::with_face_ghosts(src, Access::gradients, [&](const bool ghosts_valid) {
+              AssertThrow(ghosts_valid, dealii::ExcInternalError());
+              internal::sipg_fused_apply<fe_degree + 1, Number>(
+                *mf, src.get_values(), dst.get_values(), face_op.penalty_factor, boundary_op.dirichlet_mask);
+            });
+            return;
+          }
       mf->loop(cell_op, face_op, boundary_op, dst, src, true, Access::gradients, Access::gradients);
+    }
+
+    /**
+     * True if vmult() runs the fused GPU kernel: the GPU backend, 3D, n_q_points_1d =
+     * fe_degree + 1, fe_degree 1 to 8, no hanging faces (else MatrixFree::loop() with the
+     * functors).
+     */
+    bool
+    uses_fused_kernel() const
+    {
+      if (!fused_degree || !fused_enabled || mf == nullptr || mf->backend() != Backend::cuda)
+        return false;
+      const Data data = mf->get_data(0);
+      return data.faces.entry_metric != nullptr && data.faces.lexicographic_dofs &&
+             data.inverse_shape_values != nullptr;
+    }
+
+    /// Turns the fused GPU kernel of vmult() on (the default, where it applies) or off.
+    void
+    use_fused_kernel(const bool enable)
+    {
+      fused_enabled = enable;
     }
 
     void
@@ -249,6 +292,8 @@ namespace gpumf
     }
 
   private:
+    static constexpr bool fused_degree = dim == 3 && n_q_points_1d == fe_degree + 1 && fe_degree >= 1 && fe_degree <= 8;
+
     __host__ __device__ static Number
     absolute(const Number x)
     {
@@ -260,6 +305,7 @@ namespace gpumf
     InnerFaceOperation                                  face_op{};
     BoundaryFaceOperation                               boundary_op{};
     std::shared_ptr<dealii::DiagonalMatrix<VectorType>> diagonal_entries, inverse_diagonal_entries;
+    bool                                                fused_enabled = true;
   };
 
   /**

@@ -74,6 +74,13 @@ namespace gpumf
       d.subface_values           = subface_values.data();
       d.subface_gradients        = subface_gradients.data();
       d.dof_numbering            = dof_numbering.data();
+      d.entry_metric             = entry_metric.data();
+      d.entry_permutation        = entry_permutation.data();
+      d.entry_other_point        = entry_other_point.data();
+      d.entry_metric_affine      = entry_metric_affine;
+      d.face_weights             = face_weights.data();
+      d.n_entries                = entry_face.size();
+      d.lexicographic_dofs       = lexicographic_dofs;
       d.n_faces                  = n_faces;
       d.n_face_points            = n_face_points;
       d.locally_owned_size       = locally_owned_size;
@@ -93,7 +100,9 @@ namespace gpumf
              permutations.memory_consumption() + JxW.memory_consumption() + normal.memory_consumption() +
              inv_jacobian.memory_consumption() + shape_on_face.memory_consumption() +
              subface_values.memory_consumption() + subface_gradients.memory_consumption() +
-             q_points.memory_consumption();
+             q_points.memory_consumption() + entry_metric.memory_consumption() +
+             entry_permutation.memory_consumption() + entry_other_point.memory_consumption() +
+             face_weights.memory_consumption();
     }
 
     namespace
@@ -693,6 +702,102 @@ namespace gpumf
           cell_face_start.push_back(entry_face.size());
         }
 
+      // The geometry per entry, as its cell sees the face (FaceData::entry_metric): where no face
+      // hangs, the normal derivative's metric J^-1 n of both sides at each point in the running
+      // cell's face axes, and the other side's point of each point.
+      std::vector<Number>         entry_metric;
+      std::vector<unsigned char>  entry_permutation;
+      std::vector<unsigned short> entry_other_point;
+      bool                        entry_metric_affine = false;
+      if (n_hanging == 0)
+        {
+          const std::size_t n_entries = entry_face.size();
+          const std::size_t M         = n_entries * n_face_points;
+          entry_metric.resize((2 * dim + 1) * M);
+          entry_permutation.resize(n_entries);
+          std::map<std::vector<unsigned short>, unsigned char> distinct_other;
+          std::vector<unsigned short>                          other(n_face_points), face_point(n_face_points);
+          std::vector<double> area(n_face_points), local((2 * dim + 1) * n_face_points);
+          bool                affine = true;
+          for (std::size_t k = 0; k < n_entries; ++k)
+            {
+              const unsigned int F        = entry_face[k] & ~exterior_bit;
+              const bool         exterior = (entry_face[k] & exterior_bit) != 0;
+              const bool         boundary = entry_neighbor_first[k] == FaceData<dim, Number>::no_neighbor;
+              // face_point[q]: the face's (interior side's) point at the running cell's point q;
+              // other[q]: the other side's own point there
+              for (unsigned int q = 0; q < n_face_points; ++q)
+                face_point[q] = other[q] = q;
+              if (!boundary)
+                for (unsigned int q = 0; q < n_face_points; ++q)
+                  {
+                    const unsigned short p = face_permutation[std::size_t(F) * n_face_points + q];
+                    if (exterior)
+                      face_point[p] = q, other[p] = q;
+                    else
+                      other[q] = p;
+                  }
+              const auto [it, is_new] = distinct_other.emplace(other, distinct_other.size());
+              AssertThrow(distinct_other.size() <= 255, ExcInternalError());
+              if (is_new)
+                entry_other_point.insert(entry_other_point.end(), other.begin(), other.end());
+              entry_permutation[k]        = it->second;
+              const unsigned int own_side = exterior ? 1 : 0;
+              const auto         own_axes = face_axes<dim>(entry_face_no[k]);
+              const auto         nb_axes  = face_axes<dim>(entry_neighbor_face_no[k]);
+              // local[j * n_face_points + q] in double: the affine test sees the numbers as computed
+              for (unsigned int q = 0; q < n_face_points; ++q)
+                {
+                  const std::size_t i = std::size_t(F) * n_face_points + face_point[q];
+                  Tensor<1, dim>    n;
+                  for (unsigned int d = 0; d < dim; ++d)
+                    n[d] = (exterior ? -1. : 1.) * normal[d * N + i];
+                  const auto metric = [&](const unsigned int side, const unsigned int axis) {
+                    double c = 0;
+                    for (unsigned int d = 0; d < dim; ++d)
+                      c += inv_jacobian[((side * dim + axis) * dim + d) * N + i] * n[d];
+                    return c;
+                  };
+                  for (unsigned int e = 0; e < dim; ++e)
+                    {
+                      const unsigned int axis      = e + 1 < dim ? own_axes[e] : entry_face_no[k] / 2;
+                      local[e * n_face_points + q] = metric(own_side, axis);
+                      const unsigned int nb_axis   = e + 1 < dim ? nb_axes[e] : entry_neighbor_face_no[k] / 2;
+                      local[(dim + e) * n_face_points + other[q]] = boundary ? 0. : metric(1 - own_side, nb_axis);
+                    }
+                  double weight = 1;
+                  for (unsigned int a = 0, r = q; a + 1 < dim; ++a, r /= n_q)
+                    weight *= quad.weight(r % n_q);
+                  local[2 * dim * n_face_points + q] = JxW[i];
+                  area[q]                            = JxW[i] / weight;
+                }
+              // affine where every number is the same at every point (JxW up to the weights)
+              for (unsigned int j = 0; j <= 2 * dim && affine; ++j)
+                {
+                  const double *values = j < 2 * dim ? &local[j * n_face_points] : area.data();
+                  double        scale  = 0;
+                  for (unsigned int q = 0; q < n_face_points; ++q)
+                    scale = std::max(scale, std::abs(values[q]));
+                  for (unsigned int q = 0; q < n_face_points; ++q)
+                    affine = affine && std::abs(values[q] - values[0]) <= 1e-11 * scale;
+                }
+              for (unsigned int j = 0; j <= 2 * dim; ++j)
+                for (unsigned int q = 0; q < n_face_points; ++q)
+                  entry_metric[j * M + k * n_face_points + q] = local[j * n_face_points + q];
+            }
+          if (affine)
+            {
+              std::vector<Number> compact((2 * dim + 1) * n_entries);
+              for (unsigned int j = 0; j <= 2 * dim; ++j)
+                for (std::size_t k = 0; k < n_entries; ++k)
+                  compact[j * n_entries + k] =
+                    j < 2 * dim ? entry_metric[j * M + k * n_face_points] :
+                                  entry_metric[j * M + k * n_face_points] / Number(std::pow(quad.weight(0), dim - 1));
+              entry_metric.swap(compact);
+            }
+          entry_metric_affine = affine;
+        }
+
       // the 1D basis and its derivative at 0 and 1, and on the two halves of the interval
       const unsigned int  n = fe_1d.degree + 1;
       std::vector<double> values, derivatives;
@@ -728,6 +833,20 @@ namespace gpumf
       arrays.subface_values.reinit(backend, std::vector<Number>(values.begin(), values.end()));
       arrays.subface_gradients.reinit(backend, std::vector<Number>(derivatives.begin(), derivatives.end()));
       arrays.dof_numbering.reinit(backend, dof_numbering);
+      arrays.entry_metric.reinit(backend, entry_metric);
+      arrays.entry_permutation.reinit(backend, entry_permutation);
+      arrays.entry_other_point.reinit(backend, entry_other_point);
+      arrays.entry_metric_affine = entry_metric_affine;
+      {
+        std::vector<Number> weights(n_face_points, Number(1));
+        for (unsigned int q = 0; q < n_face_points; ++q)
+          for (unsigned int a = 0, r = q; a + 1 < dim; ++a, r /= n_q)
+            weights[q] *= quad.weight(r % n_q);
+        arrays.face_weights.reinit(backend, weights);
+      }
+      arrays.lexicographic_dofs = true;
+      for (unsigned int i = 0; i < dof_numbering.size(); ++i)
+        arrays.lexicographic_dofs = arrays.lexicographic_dofs && dof_numbering[i] == i;
       arrays.n_faces            = n_faces;
       arrays.n_face_points      = n_face_points;
       arrays.n_hanging_faces    = n_hanging;

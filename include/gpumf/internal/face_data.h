@@ -56,6 +56,21 @@ namespace gpumf
      *   subface_values       [(s * n_q + q) * n_dofs_1d + i]            phi_i((x_q + s) / 2), s = 0, 1
      *   subface_gradients    [(s * n_q + q) * n_dofs_1d + i]            phi_i'((x_q + s) / 2)
      * @endverbatim
+     * The same geometry per entry k, as the running cell sees its face (fused face kernels,
+     * which evaluate normal derivatives only; set up where no face is hanging, else nullptr):
+     * points q in the running cell's own face axes, its outward normal n, and M = number of
+     * entries times n_face_points (per point), or number of entries (entry_metric_affine):
+     * @verbatim
+     *   entry_metric [j * M + k * nqf + q]   j < dim:        (J^-1 n)_e of the running cell, e its face axes
+     *                                                          then its normal axis
+     *                                        dim <= j < 2dim: the same for the other side, at the
+     *                                                          other side's own point p (below), in its axes
+     *                                        j = 2 dim:      JxW (affine: JxW / (w_a w_b), the weights
+     *                                                          of the point's face coordinates)
+     *   entry_metric [j * M + k]             (entry_metric_affine: the same, constant over the face)
+     *   entry_other_point [entry_permutation[k] * nqf + q]   the other side's own point p of point q
+     *   face_weights [q]                      the product of the 1D weights of point q's face coordinates
+     * @endverbatim
      */
     template <int dim, typename Number>
     struct FaceData
@@ -87,7 +102,18 @@ namespace gpumf
       const Number                     *subface_values           = nullptr;
       const Number                     *subface_gradients        = nullptr;
       /// [l]: position of local DoF l (component-major, lexicographic) among the cell's DoFs.
-      const unsigned int *dof_numbering = nullptr;
+      const unsigned int   *dof_numbering     = nullptr;
+      const Number         *entry_metric      = nullptr;
+      const unsigned char  *entry_permutation = nullptr;
+      const unsigned short *entry_other_point = nullptr;
+      /// [q]: the weight of face point q (the product of the 1D weights of its face coordinates).
+      const Number *face_weights = nullptr;
+      /// Entries of all cells (cell_face_start of the last cell's end).
+      unsigned int n_entries = 0;
+      /// entry_metric is constant over each face (every face of the object is affine).
+      bool entry_metric_affine = false;
+      /// dof_numbering is the identity (a cell's DoF l is first + l).
+      bool lexicographic_dofs = false;
       /// Faces stored on this rank.
       unsigned int n_faces = 0;
       /// Points per face, n_q_points_1d^(dim-1).
@@ -108,7 +134,11 @@ namespace gpumf
       Array<unsigned int> cell_face_start, entry_face, entry_first_dof, entry_neighbor_first_dof, boundary_id,
         dof_numbering;
       Array<unsigned char>              entry_face_no, entry_neighbor_face_no, exterior_permutation, exterior_subface;
-      Array<unsigned short>             permutations;
+      Array<unsigned short>             permutations, entry_other_point;
+      Array<unsigned char>              entry_permutation;
+      Array<Number>                     entry_metric, face_weights;
+      bool                              entry_metric_affine = false;
+      bool                              lexicographic_dofs  = false;
       Array<Number>                     JxW, normal, inv_jacobian, shape_on_face, subface_values, subface_gradients;
       Array<dealii::Point<dim, Number>> q_points;
       unsigned int                      n_faces            = 0;

@@ -262,6 +262,34 @@ namespace gpumf
         }
     }
 
+    /**
+     * Runs @p run(ghosts_valid) with @p src's ghost values exchanged where the loop reads them
+     * (@p src_access not none, several ranks, the ghosts not yet valid) and zeroed again after,
+     * also when @p run throws: the ghost exchange of loop() and of the fused face kernels.
+     */
+    template <typename Number, typename Access, typename Run>
+    void
+    with_face_ghosts(const Vector<Number> &src, const Access src_access, const Run &run)
+    {
+      const bool exchange =
+        src_access != Access::none && !src.has_ghost_elements() && src.get_partitioner()->n_mpi_processes() > 1;
+      if (exchange)
+        src.update_ghost_values();
+      const bool ghosts_valid = src.has_ghost_elements() || src.get_partitioner()->n_ghost_indices() == 0;
+      try
+        {
+          run(ghosts_valid);
+        }
+      catch (...)
+        {
+          if (exchange)
+            src.zero_out_ghost_values();
+          throw;
+        }
+      if (exchange)
+        src.zero_out_ghost_values();
+    }
+
     /// Throws unless the given functors agree on the thread layout.
     template <typename Main, typename F>
     constexpr bool
@@ -354,28 +382,14 @@ namespace gpumf
     check_vector(dst);
     if (zero_dst)
       dst = Number(0);
-    const bool exchange = src_access != DataAccessOnFaces::none && !src.has_ghost_elements() &&
-                          src.get_partitioner()->n_mpi_processes() > 1;
-    if (exchange)
-      src.update_ghost_values();
-    const bool ghosts_valid = src.has_ghost_elements() || src.get_partitioner()->n_ghost_indices() == 0;
-    try
-      {
-        if (backend_ == Backend::host)
-          internal::host_face_loop(
-            *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid, 0);
-        else
-          internal::cuda_face_loop(
-            *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid, 0);
-      }
-    catch (...)
-      {
-        if (exchange)
-          src.zero_out_ghost_values();
-        throw;
-      }
-    if (exchange)
-      src.zero_out_ghost_values();
+    internal::with_face_ghosts(src, src_access, [&](const bool ghosts_valid) {
+      if (backend_ == Backend::host)
+        internal::host_face_loop(
+          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid, 0);
+      else
+        internal::cuda_face_loop(
+          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid, 0);
+    });
   }
 } // namespace gpumf
 
