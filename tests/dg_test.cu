@@ -317,6 +317,29 @@ namespace
     });
     MF mf;
     mf.reinit(mapping, dof, empty, QGauss<1>(n_q), with_faces);
+    {
+      // the ready operator on an object of another degree or of two components (its fused GPU
+      // kernel and the loop both refuse)
+      auto other_degree = std::make_shared<MF>();
+      other_degree->reinit(mapping, dof, empty, QGauss<1>(n_q + 1), with_faces);
+      SIPG<dim, degree + 1, n_q + 1> wrong_degree;
+      wrong_degree.initialize(other_degree);
+      expect("SIPGLaplaceOperator of another degree", "but this MatrixFree object has", [&] {
+        wrong_degree.vmult(dst, src);
+      });
+      DoFHandler<dim> dof_system(tria);
+      dof_system.distribute_dofs(FESystem<dim>(FE_DGQ<dim>(degree), 2));
+      auto system = std::make_shared<MF>();
+      system->reinit(mapping, dof_system, empty, QGauss<1>(n_q), with_faces);
+      SIPG<dim, degree, n_q> scalar;
+      scalar.initialize(system);
+      gpumf::Vector<double> u, v;
+      system->initialize_dof_vector(u);
+      system->initialize_dof_vector(v);
+      expect("scalar SIPGLaplaceOperator on two components", "but this MatrixFree object has", [&] {
+        scalar.vmult(v, u);
+      });
+    }
     if (backend == gpumf::Backend::host)
       {
         // inside the functors: only the host backend reports these without losing the GPU context

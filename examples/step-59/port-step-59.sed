@@ -210,10 +210,14 @@ s/\n    void$//
 # 7. LaplaceOperator::vmult(): gpumf's SIPGLaplaceOperator, the same terms (step-59's penalty
 #    factor, Dirichlet on boundary id 0) in one fused GPU kernel, where it runs (3D, the GPU
 #    backend); else gpumf's loop() with the three functors (the penalty factor passed to the
-#    face functors) instead of the member-function pointers and `this`. initialize() sets it up.
+#    face functors) instead of the member-function pointers and `this`. initialize() sets it up,
+#    clear() releases it.
 
 /^    this->data = data;$/a\
     sipg.initialize(data, {0}, get_penalty_factor());
+
+/^    data.reset();$/a\
+    sipg.clear();
 
 /^    data->loop(&LaplaceOperator::apply_cell,$/,/^               MatrixFree<dim, number>::DataAccessOnFaces::gradients);$/c\
     if (sipg.uses_fused_kernel())\

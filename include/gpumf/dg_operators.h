@@ -42,8 +42,8 @@ namespace gpumf
    * On the GPU, vmult() runs a fused kernel (internal/sipg_kernel.cuh) in 3D with
    * n_q_points_1d = fe_degree + 1 and fe_degree 1 to 8 on meshes without hanging faces: the
    * same operator as MatrixFree::loop() with these functors, which runs otherwise (and on the
-   * host backend, and for compute_diagonal()). uses_fused_kernel() tells which;
-   * use_fused_kernel(false) turns it off.
+   * host backend, and for compute_diagonal()). uses_fused_kernel() tells which (and lists the
+   * conditions); use_fused_kernel(false) turns it off.
    */
   template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, typename Number = double>
   class SIPGLaplaceOperator
@@ -169,6 +169,15 @@ namespace gpumf
       boundary_op.dirichlet_mask = mask;
     }
 
+    /// Releases the MatrixFree object and the diagonals (deal.II's operators' clear()).
+    void
+    clear()
+    {
+      mf.reset();
+      diagonal_entries.reset();
+      inverse_diagonal_entries.reset();
+    }
+
     /// dst = A src.
     void
     vmult(VectorType &dst, const VectorType &src) const
@@ -181,6 +190,10 @@ namespace gpumf
                         ExcNotSupported("gpumf::SIPGLaplaceOperator::vmult: dst and src are the same vector."));
             mf->check_vector(src);
             mf->check_vector(dst);
+            // the kernel writes the DoFs of the object's cells: the others (cells an iterator
+            // filter left out) are zero, as after loop()
+            if (std::size_t(mf->n_cells()) * Sizes::n_local_dofs != mf->get_vector_partitioner()->locally_owned_size())
+              dst = Number(0);
             internal::with_face_ghosts(src, Access::gradients, [&](const bool ghosts_valid) {
               AssertThrow(ghosts_valid, dealii::ExcInternalError());
               internal::sipg_fused_apply<fe_degree + 1, Number>(
@@ -193,8 +206,9 @@ namespace gpumf
 
     /**
      * True if vmult() runs the fused GPU kernel: the GPU backend, 3D, n_q_points_1d =
-     * fe_degree + 1, fe_degree 1 to 8, no hanging faces (else MatrixFree::loop() with the
-     * functors).
+     * fe_degree + 1, fe_degree 1 to 8, a MatrixFree object of this degree, quadrature and one
+     * component with each cell's DoFs in lexicographic order (FE_DGQ and its relatives), no
+     * hanging faces (else MatrixFree::loop() with the functors, which also checks the object).
      */
     bool
     uses_fused_kernel() const
@@ -202,7 +216,8 @@ namespace gpumf
       if (!fused_degree || !fused_enabled || mf == nullptr || mf->backend() != Backend::cuda)
         return false;
       const Data data = mf->get_data(0);
-      return data.faces.entry_metric != nullptr && data.faces.lexicographic_dofs &&
+      return data.n_dofs_1d == fe_degree + 1 && data.n_q_points_1d == n_q_points_1d && data.n_components == 1 &&
+             data.faces.entry_metric != nullptr && data.faces.lexicographic_dofs &&
              data.inverse_shape_values != nullptr;
     }
 

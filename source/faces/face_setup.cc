@@ -9,7 +9,9 @@
 #include <deal.II/fe/fe_values.h>
 
 #include <algorithm>
+#include <atomic>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -702,97 +704,120 @@ namespace gpumf
           cell_face_start.push_back(entry_face.size());
         }
 
-      // The geometry per entry, as its cell sees the face (FaceData::entry_metric): where no face
-      // hangs, the normal derivative's metric J^-1 n of both sides at each point in the running
-      // cell's face axes, and the other side's point of each point.
+      // The geometry per entry, as its cell sees the face (FaceData::entry_metric): the normal
+      // derivative's metric J^-1 n of both sides at each point in the running cell's face axes,
+      // and the other side's point of each point. What the fused face kernels read (3D, n_q =
+      // p + 1, one component, on the GPU, no hanging face); not set up elsewhere.
       std::vector<Number>         entry_metric;
       std::vector<unsigned char>  entry_permutation;
       std::vector<unsigned short> entry_other_point;
       bool                        entry_metric_affine = false;
-      if (n_hanging == 0)
+      const unsigned int          n_1d                = fe_1d.degree + 1;
+      if (dim == 3 && n_q == n_1d && dof_numbering.size() == Utilities::pow(n_1d, dim) && backend == Backend::cuda &&
+          n_hanging == 0)
         {
           const std::size_t n_entries = entry_face.size();
           const std::size_t M         = n_entries * n_face_points;
+          // the other side's points: the faces' permutations (2 i), their inverses (2 i + 1)
+          // and the identity (last, boundary faces)
+          const unsigned int n_distinct = permutations.size() / n_face_points;
+          AssertThrow(2 * n_distinct + 1 <= 255, ExcInternalError());
+          entry_other_point.resize((2 * n_distinct + 1) * n_face_points);
+          for (unsigned int i = 0; i < n_distinct; ++i)
+            for (unsigned int q = 0; q < n_face_points; ++q)
+              {
+                const unsigned short p                             = permutations[i * n_face_points + q];
+                entry_other_point[(2 * i) * n_face_points + q]     = p;
+                entry_other_point[(2 * i + 1) * n_face_points + p] = q;
+              }
+          for (unsigned int q = 0; q < n_face_points; ++q)
+            entry_other_point[2 * n_distinct * n_face_points + q] = q;
           entry_metric.resize((2 * dim + 1) * M);
           entry_permutation.resize(n_entries);
-          std::map<std::vector<unsigned short>, unsigned char> distinct_other;
-          std::vector<unsigned short>                          other(n_face_points), face_point(n_face_points);
-          std::vector<double> area(n_face_points), local((2 * dim + 1) * n_face_points);
-          bool                affine = true;
-          for (std::size_t k = 0; k < n_entries; ++k)
-            {
-              const unsigned int F        = entry_face[k] & ~exterior_bit;
-              const bool         exterior = (entry_face[k] & exterior_bit) != 0;
-              const bool         boundary = entry_neighbor_first[k] == FaceData<dim, Number>::no_neighbor;
-              // face_point[q]: the face's (interior side's) point at the running cell's point q;
-              // other[q]: the other side's own point there
-              for (unsigned int q = 0; q < n_face_points; ++q)
-                face_point[q] = other[q] = q;
-              if (!boundary)
-                for (unsigned int q = 0; q < n_face_points; ++q)
-                  {
-                    const unsigned short p = face_permutation[std::size_t(F) * n_face_points + q];
-                    if (exterior)
-                      face_point[p] = q, other[p] = q;
-                    else
-                      other[q] = p;
-                  }
-              const auto [it, is_new] = distinct_other.emplace(other, distinct_other.size());
-              AssertThrow(distinct_other.size() <= 255, ExcInternalError());
-              if (is_new)
-                entry_other_point.insert(entry_other_point.end(), other.begin(), other.end());
-              entry_permutation[k]        = it->second;
-              const unsigned int own_side = exterior ? 1 : 0;
-              const auto         own_axes = face_axes<dim>(entry_face_no[k]);
-              const auto         nb_axes  = face_axes<dim>(entry_neighbor_face_no[k]);
-              // local[j * n_face_points + q] in double: the affine test sees the numbers as computed
-              for (unsigned int q = 0; q < n_face_points; ++q)
+          // a face is affine where each number is the same at every point (JxW up to the
+          // weights), to the accuracy of the stored geometry
+          const double      tolerance = 100. * std::numeric_limits<Number>::epsilon();
+          std::atomic<bool> affine(true);
+          internal::parallel_for(
+            static_cast<unsigned int>(n_entries), [&](const unsigned int begin, const unsigned int end) {
+              std::vector<unsigned short> face_point(n_face_points);
+              std::vector<double>         area(n_face_points), local((2 * dim + 1) * n_face_points);
+              bool                        chunk_affine = true;
+              for (std::size_t k = begin; k < end; ++k)
                 {
-                  const std::size_t i = std::size_t(F) * n_face_points + face_point[q];
-                  Tensor<1, dim>    n;
-                  for (unsigned int d = 0; d < dim; ++d)
-                    n[d] = (exterior ? -1. : 1.) * normal[d * N + i];
-                  const auto metric = [&](const unsigned int side, const unsigned int axis) {
-                    double c = 0;
-                    for (unsigned int d = 0; d < dim; ++d)
-                      c += inv_jacobian[((side * dim + axis) * dim + d) * N + i] * n[d];
-                    return c;
-                  };
-                  for (unsigned int e = 0; e < dim; ++e)
+                  const unsigned int F        = entry_face[k] & ~exterior_bit;
+                  const bool         exterior = (entry_face[k] & exterior_bit) != 0;
+                  const bool         boundary = entry_neighbor_first[k] == FaceData<dim, Number>::no_neighbor;
+                  const unsigned int table =
+                    boundary ? 2 * n_distinct : 2 * exterior_permutation[F] + (exterior ? 1 : 0);
+                  entry_permutation[k]        = table;
+                  const unsigned short *other = &entry_other_point[table * n_face_points];
+                  // face_point[q]: the face's (interior side's) point at the running cell's point q
+                  for (unsigned int q = 0; q < n_face_points; ++q)
+                    face_point[q] = exterior ? other[q] : q;
+                  const unsigned int own_side = exterior ? 1 : 0;
+                  const auto         own_axes = face_axes<dim>(entry_face_no[k]);
+                  const auto         nb_axes  = face_axes<dim>(entry_neighbor_face_no[k]);
+                  for (unsigned int q = 0; q < n_face_points; ++q)
                     {
-                      const unsigned int axis      = e + 1 < dim ? own_axes[e] : entry_face_no[k] / 2;
-                      local[e * n_face_points + q] = metric(own_side, axis);
-                      const unsigned int nb_axis   = e + 1 < dim ? nb_axes[e] : entry_neighbor_face_no[k] / 2;
-                      local[(dim + e) * n_face_points + other[q]] = boundary ? 0. : metric(1 - own_side, nb_axis);
+                      const std::size_t i = std::size_t(F) * n_face_points + face_point[q];
+                      Tensor<1, dim>    n;
+                      for (unsigned int d = 0; d < dim; ++d)
+                        n[d] = (exterior ? -1. : 1.) * normal[d * N + i];
+                      const auto metric = [&](const unsigned int side, const unsigned int axis) {
+                        double c = 0;
+                        for (unsigned int d = 0; d < dim; ++d)
+                          c += inv_jacobian[((side * dim + axis) * dim + d) * N + i] * n[d];
+                        return c;
+                      };
+                      for (unsigned int e = 0; e < dim; ++e)
+                        {
+                          const unsigned int axis      = e + 1 < dim ? own_axes[e] : entry_face_no[k] / 2;
+                          const unsigned int nb_axis   = e + 1 < dim ? nb_axes[e] : entry_neighbor_face_no[k] / 2;
+                          local[e * n_face_points + q] = metric(own_side, axis);
+                          local[(dim + e) * n_face_points + other[q]] = boundary ? 0. : metric(1 - own_side, nb_axis);
+                        }
+                      double weight = 1;
+                      for (unsigned int a = 0, r = q; a + 1 < dim; ++a, r /= n_q)
+                        weight *= quad.weight(r % n_q);
+                      local[2 * dim * n_face_points + q] = JxW[i];
+                      area[q]                            = JxW[i] / weight;
                     }
-                  double weight = 1;
-                  for (unsigned int a = 0, r = q; a + 1 < dim; ++a, r /= n_q)
-                    weight *= quad.weight(r % n_q);
-                  local[2 * dim * n_face_points + q] = JxW[i];
-                  area[q]                            = JxW[i] / weight;
-                }
-              // affine where every number is the same at every point (JxW up to the weights)
-              for (unsigned int j = 0; j <= 2 * dim && affine; ++j)
-                {
-                  const double *values = j < 2 * dim ? &local[j * n_face_points] : area.data();
-                  double        scale  = 0;
+                  for (unsigned int side = 0; side < 2 && chunk_affine; ++side)
+                    {
+                      // each side's vector J^-1 n against its largest length on the face
+                      double scale = 0;
+                      for (unsigned int q = 0; q < n_face_points; ++q)
+                        {
+                          double length = 0;
+                          for (unsigned int e = 0; e < dim; ++e)
+                            length +=
+                              local[(side * dim + e) * n_face_points + q] * local[(side * dim + e) * n_face_points + q];
+                          scale = std::max(scale, std::sqrt(length));
+                        }
+                      for (unsigned int e = 0; e < dim; ++e)
+                        for (unsigned int q = 0; q < n_face_points; ++q)
+                          chunk_affine =
+                            chunk_affine && std::abs(local[(side * dim + e) * n_face_points + q] -
+                                                     local[(side * dim + e) * n_face_points]) <= tolerance * scale;
+                    }
                   for (unsigned int q = 0; q < n_face_points; ++q)
-                    scale = std::max(scale, std::abs(values[q]));
-                  for (unsigned int q = 0; q < n_face_points; ++q)
-                    affine = affine && std::abs(values[q] - values[0]) <= 1e-11 * scale;
+                    chunk_affine = chunk_affine && std::abs(area[q] - area[0]) <= tolerance * std::abs(area[0]);
+                  for (unsigned int j = 0; j <= 2 * dim; ++j)
+                    for (unsigned int q = 0; q < n_face_points; ++q)
+                      entry_metric[j * M + k * n_face_points + q] = local[j * n_face_points + q];
                 }
-              for (unsigned int j = 0; j <= 2 * dim; ++j)
-                for (unsigned int q = 0; q < n_face_points; ++q)
-                  entry_metric[j * M + k * n_face_points + q] = local[j * n_face_points + q];
-            }
+              if (!chunk_affine)
+                affine = false;
+            });
           if (affine)
             {
               std::vector<Number> compact((2 * dim + 1) * n_entries);
+              const double        weight = std::pow(quad.weight(0), dim - 1);
               for (unsigned int j = 0; j <= 2 * dim; ++j)
                 for (std::size_t k = 0; k < n_entries; ++k)
-                  compact[j * n_entries + k] =
-                    j < 2 * dim ? entry_metric[j * M + k * n_face_points] :
-                                  entry_metric[j * M + k * n_face_points] / Number(std::pow(quad.weight(0), dim - 1));
+                  compact[j * n_entries + k] = j < 2 * dim ? entry_metric[j * M + k * n_face_points] :
+                                                             entry_metric[j * M + k * n_face_points] / weight;
               entry_metric.swap(compact);
             }
           entry_metric_affine = affine;

@@ -834,12 +834,12 @@ namespace gpumf
     AssertThrow(n_dofs_1d == fe_degree + 1 && n_q_points == this->n_q_points() &&
                   (n_local_dofs == n_tensor_dofs || n_local_dofs == n_components * n_tensor_dofs) &&
                   n_components == n_components_,
-                ExcNotSupported(
-                  "The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) +
-                  ", n_local_dofs = " + std::to_string(n_local_dofs) + ", n_q_points = " + std::to_string(n_q_points) +
-                  ", n_components = " + std::to_string(n_components) + ", but this MatrixFree object has FE_Q degree " +
-                  std::to_string(fe_degree) + ", " + std::to_string(n_q_points_1d) +
-                  " quadrature points per direction and " + std::to_string(n_components_) + " components."));
+                ExcNotSupported("The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) + ", n_local_dofs = " +
+                                std::to_string(n_local_dofs) + ", n_q_points = " + std::to_string(n_q_points) +
+                                ", n_components = " + std::to_string(n_components) +
+                                ", but this MatrixFree object has element degree " + std::to_string(fe_degree) + ", " +
+                                std::to_string(n_q_points_1d) + " quadrature points per direction and " +
+                                std::to_string(n_components_) + " components."));
   }
 
   template <int dim, typename Number>
