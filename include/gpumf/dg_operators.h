@@ -186,10 +186,7 @@ namespace gpumf
       if constexpr (fused_degree)
         if (uses_fused_kernel())
           {
-            AssertThrow(&dst != &src,
-                        ExcNotSupported("gpumf::SIPGLaplaceOperator::vmult: dst and src are the same vector."));
-            mf->check_vector(src);
-            mf->check_vector(dst);
+            internal::check_face_loop_vectors(*mf, dst, src);
             // the kernel writes the DoFs of the object's cells: the others (cells an iterator
             // filter left out) are zero, as after loop()
             if (std::size_t(mf->n_cells()) * Sizes::n_local_dofs != mf->get_vector_partitioner()->locally_owned_size())

@@ -713,6 +713,9 @@ namespace gpumf
       std::vector<unsigned short> entry_other_point;
       bool                        entry_metric_affine = false;
       const unsigned int          n_1d                = fe_1d.degree + 1;
+      // the weight of each face point (the product of the 1D weights of its face coordinates),
+      // the same on every face of the reference cell
+      const Quadrature<dim> &face_quadrature = quadratures[quadrature_index(0, no_subface)];
       if (dim == 3 && n_q == n_1d && dof_numbering.size() == Utilities::pow(n_1d, dim) && backend == Backend::cuda &&
           n_hanging == 0)
         {
@@ -777,11 +780,8 @@ namespace gpumf
                           local[e * n_face_points + q] = metric(own_side, axis);
                           local[(dim + e) * n_face_points + other[q]] = boundary ? 0. : metric(1 - own_side, nb_axis);
                         }
-                      double weight = 1;
-                      for (unsigned int a = 0, r = q; a + 1 < dim; ++a, r /= n_q)
-                        weight *= quad.weight(r % n_q);
                       local[2 * dim * n_face_points + q] = JxW[i];
-                      area[q]                            = JxW[i] / weight;
+                      area[q]                            = JxW[i] / face_quadrature.weight(q);
                     }
                   for (unsigned int side = 0; side < 2 && chunk_affine; ++side)
                     {
@@ -813,7 +813,7 @@ namespace gpumf
           if (affine)
             {
               std::vector<Number> compact((2 * dim + 1) * n_entries);
-              const double        weight = std::pow(quad.weight(0), dim - 1);
+              const double        weight = face_quadrature.weight(0);
               for (unsigned int j = 0; j <= 2 * dim; ++j)
                 for (std::size_t k = 0; k < n_entries; ++k)
                   compact[j * n_entries + k] = j < 2 * dim ? entry_metric[j * M + k * n_face_points] :
@@ -862,13 +862,9 @@ namespace gpumf
       arrays.entry_permutation.reinit(backend, entry_permutation);
       arrays.entry_other_point.reinit(backend, entry_other_point);
       arrays.entry_metric_affine = entry_metric_affine;
-      {
-        std::vector<Number> weights(n_face_points, Number(1));
-        for (unsigned int q = 0; q < n_face_points; ++q)
-          for (unsigned int a = 0, r = q; a + 1 < dim; ++a, r /= n_q)
-            weights[q] *= quad.weight(r % n_q);
-        arrays.face_weights.reinit(backend, weights);
-      }
+      arrays.face_weights.reinit(backend,
+                                 std::vector<Number>(face_quadrature.get_weights().begin(),
+                                                     face_quadrature.get_weights().end()));
       arrays.lexicographic_dofs = true;
       for (unsigned int i = 0; i < dof_numbering.size(); ++i)
         arrays.lexicographic_dofs = arrays.lexicographic_dofs && dof_numbering[i] == i;

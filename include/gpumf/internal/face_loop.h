@@ -290,6 +290,19 @@ namespace gpumf
         src.zero_out_ghost_values();
     }
 
+    /// Throws unless @p dst and @p src are two vectors of @p mf's layout (the face loops read
+    /// neighbours' entries of src while writing dst): loop() and the fused face kernels.
+    template <int dim, typename Number>
+    void
+    check_face_loop_vectors(const MatrixFree<dim, Number> &mf, const Vector<Number> &dst, const Vector<Number> &src)
+    {
+      AssertThrow(&dst != &src,
+                  ExcNotSupported("gpumf::MatrixFree::loop: dst and src are the same vector; cells would read entries "
+                                  "their neighbors have already written."));
+      mf.check_vector(src);
+      mf.check_vector(dst);
+    }
+
     /// Throws unless the given functors agree on the thread layout.
     template <typename Main, typename F>
     constexpr bool
@@ -375,11 +388,7 @@ namespace gpumf
   {
     (void)dst_access;
     check_face_loop<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>();
-    AssertThrow(&dst != &src,
-                ExcNotSupported("gpumf::MatrixFree::loop: dst and src are the same vector; cells would read entries "
-                                "their neighbors have already written."));
-    check_vector(src);
-    check_vector(dst);
+    internal::check_face_loop_vectors(*this, dst, src);
     if (zero_dst)
       dst = Number(0);
     internal::with_face_ghosts(src, src_access, [&](const bool ghosts_valid) {
