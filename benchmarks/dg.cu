@@ -33,6 +33,7 @@
 #include "benchmark.h"
 #include "common/dealii_dg_reference.h"
 #include "deformed_mapping.h"
+#include "linear_algebra/ghost_subset.h"
 
 using namespace dealii;
 
@@ -173,6 +174,41 @@ namespace
         const double t_loop = bench::median_seconds(backend, a.repeat, [&] { sipg.vmult(dst, src); });
         sipg.use_fused_kernel(true);
         report("gpumf SIPG (loop, faces)", t_loop, n_dofs, bytes_dg);
+      }
+    if (Utilities::MPI::n_mpi_processes(comm) > 1)
+      {
+        // the ghost exchange of vmult(): only the DoFs the faces read travel (FE_DGQHermite:
+        // two layers of each ghost cell for gradients), against all ghost entries of the layout
+        using Access = typename MF::DataAccessOnFaces;
+        const unsigned long long
+          narrow = Utilities::MPI::sum<unsigned long long>(mf->n_exchanged_ghost_entries(Access::gradients), comm),
+          all    = Utilities::MPI::sum<unsigned long long>(mf->n_exchanged_ghost_entries(Access::unspecified), comm);
+        if (Utilities::MPI::this_mpi_process(comm) == 0)
+          std::cout << "ghost entries per vmult, all ranks: " << narrow << " (DataAccessOnFaces::gradients) of " << all
+                    << " (" << std::setprecision(1) << 100. * narrow / std::max(all, 1ull) << " %)" << std::endl;
+        const gpumf::internal::GhostSubset *subset     = mf->face_ghost_subset(Access::gradients);
+        const double                        t_narrow   = bench::median_seconds(backend, a.repeat, [&] {
+          if (subset != nullptr)
+            src.update_ghost_values(*subset);
+          else
+            src.update_ghost_values();
+          src.zero_out_ghost_values();
+        });
+        const double                        t_all      = bench::median_seconds(backend, a.repeat, [&] {
+          src.update_ghost_values();
+          src.zero_out_ghost_values();
+        });
+        const double                        t_sipg_all = bench::median_seconds(backend, a.repeat, [&] {
+          src.update_ghost_values();
+          sipg.vmult(dst, src);
+          src.zero_out_ghost_values();
+        });
+        report("ghost exchange (gradients only)", t_narrow, n_dofs);
+        report("ghost exchange (all ghost entries)", t_all, n_dofs);
+        report(std::string("gpumf SIPG ") + (fused ? "(fused kernel)" : "(loop, faces)") + ", all ghosts sent",
+               t_sipg_all,
+               n_dofs,
+               bytes_dg);
       }
     const double t_cell = bench::median_seconds(backend, a.repeat, [&] {
       mf->loop(sipg.cell_operation(), nullptr, nullptr, dst, src, true);

@@ -25,6 +25,7 @@
 #include "common/dealii_dg_reference.h"
 #include "common/dg_meshes.h"
 #include "common/test_utils.h"
+#include "linear_algebra/ghost_subset.h"
 
 using namespace dealii;
 
@@ -82,6 +83,171 @@ namespace
   };
 
 
+
+  /// A face term of values only, the penalty of the jumps (u- - u+, v- - v+): a functor that
+  /// DataAccessOnFaces::values serves.
+  template <int dim, int degree, int n_q_1d>
+  struct JumpPenalty : Sizes<dim, degree, n_q_1d, double>
+  {
+    using S                                        = Sizes<dim, degree, n_q_1d, double>;
+    static constexpr unsigned int n_fe_evaluations = 2;
+    __host__ __device__ void
+    operator()(const unsigned int      face,
+               const typename S::Data *data,
+               typename S::Shared     *shared,
+               const double           *src,
+               double                 *dst) const
+    {
+      using Eval = gpumf::FEFaceEvaluation<dim, degree, n_q_1d, 1, double>;
+      Eval phi_m(face, data, shared, true), phi_p(face, data, shared, false);
+      phi_m.read_dof_values(src);
+      phi_m.evaluate(gpumf::EvaluationFlags::values);
+      phi_p.read_dof_values(src);
+      phi_p.evaluate(gpumf::EvaluationFlags::values);
+      phi_m.apply_for_each_quad_point([&](Eval *, const unsigned int q) {
+        const double jump = phi_m.get_value(q) - phi_p.get_value(q);
+        phi_m.submit_value(jump, q);
+        phi_p.submit_value(-jump, q);
+      });
+      phi_m.integrate(gpumf::EvaluationFlags::values);
+      phi_m.distribute_local_to_global(dst);
+      phi_p.integrate(gpumf::EvaluationFlags::values);
+      phi_p.distribute_local_to_global(dst);
+    }
+  };
+
+  /**
+   * DataAccessOnFaces: the ghost entries loop() exchanges for values and gradients are those
+   * deal.II's CPU MatrixFree exchanges for its cell-centric loops (tight partitioners), fewer
+   * than all where the element allows (FE_DGQ: values; FE_DGQHermite: values and gradients);
+   * the loops give the results of the full exchange; Vector::update_ghost_values() of a subset
+   * brings each entry of the subset from its owner and leaves the others zero, by every
+   * exchange method. Several ranks only.
+   */
+  template <int dim, int degree>
+  void
+  check_ghost_exchange(test::Checker &checker, const gpumf::Backend backend, const Mesh mesh, const Element element)
+  {
+    constexpr int  n_q  = degree + 1;
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    if (Utilities::MPI::n_mpi_processes(comm) == 1)
+      return;
+    const test::dg::DGMesh<dim>               made = test::dg::make_mesh<dim>(mesh, 0, comm, false);
+    const std::unique_ptr<FiniteElement<dim>> fe   = test::dg::make_element<dim>(element, degree);
+    DoFHandler<dim>                           dof(*made.tria);
+    dof.distribute_dofs(*fe);
+    using MF     = gpumf::MatrixFree<dim, double>;
+    using Access = typename MF::DataAccessOnFaces;
+    typename MF::AdditionalData additional_data;
+    additional_data.backend                             = backend;
+    additional_data.mapping_update_flags                = update_gradients | update_JxW_values;
+    additional_data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
+    additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+    AffineConstraints<double> constraints;
+    constraints.close();
+    auto mf = std::make_shared<MF>();
+    mf->reinit(*made.mapping, dof, constraints, QGauss<1>(n_q), additional_data);
+    const std::string what = std::to_string(dim) + "D " + name(mesh) + " " + name(element) + "(" +
+                             std::to_string(degree) + "), DataAccessOnFaces";
+
+    // how many entries travel, against deal.II's cell-centric tight partitioners
+    const unsigned int values                       = mf->n_exchanged_ghost_entries(Access::values),
+                       gradients                    = mf->n_exchanged_ghost_entries(Access::gradients),
+                       all                          = mf->n_exchanged_ghost_entries(Access::unspecified);
+    const std::array<unsigned int, 3> dealii_counts = test::dealii_face_ghost_counts(*made.mapping, dof, n_q);
+    // deal.II 9.4's tight partitioners are no reference at hanging faces (on one rank of the 3D
+    // adaptive mesh they hold no entry for values and all for gradients): there the loops'
+    // results below show that what travels suffices
+    const bool hanging      = mesh == Mesh::adaptive || mesh == Mesh::adaptive_shell;
+    const bool counts_match = (hanging || (values == dealii_counts[0] && gradients == dealii_counts[1])) &&
+                              mf->n_exchanged_ghost_entries(Access::values_all_faces) == values &&
+                              mf->n_exchanged_ghost_entries(Access::gradients_all_faces) == gradients &&
+                              mf->n_exchanged_ghost_entries(Access::none) == 0;
+    // where the element lets fewer travel, fewer do (on a rank with ghost cells)
+    const bool  narrower = all == 0 || (element == Element::legendre ? values == gradients && gradients <= all :
+                                        element == Element::dgq      ? values < gradients && gradients <= all :
+                                                                       values < gradients && gradients < all);
+    std::string per_rank;
+    for (const std::string &rank :
+         Utilities::MPI::all_gather(comm,
+                                    std::to_string(values) + ", " + std::to_string(gradients) + " of " +
+                                      std::to_string(all) +
+                                      " (deal.II's cell-centric loop: " + std::to_string(dealii_counts[0]) + ", " +
+                                      std::to_string(dealii_counts[1]) + " of " + std::to_string(dealii_counts[2]) +
+                                      ")" + (counts_match && narrower ? "" : " WRONG")))
+      per_rank += (per_rank.empty() ? "" : "; ") + rank;
+    checker.check(Utilities::MPI::min(int(counts_match && narrower), comm) == 1,
+                  what + " ghost entries values, gradients by rank: " + per_rank +
+                    (hanging ? " (hanging faces: deal.II's counts not compared)" : ""));
+
+    // the loops with the narrowed exchange against the full one
+    gpumf::Vector<double> src, narrow, full;
+    mf->initialize_dof_vector(src);
+    mf->initialize_dof_vector(narrow);
+    mf->initialize_dof_vector(full);
+    test::fill_random(src);
+    const JumpPenalty<dim, degree, n_q> jumps;
+    mf->loop(nullptr, jumps, nullptr, narrow, src, true, Access::values, Access::values);
+    mf->loop(nullptr, jumps, nullptr, full, src, true, Access::unspecified, Access::unspecified);
+    const double values_difference = test::relative_difference(narrow, test::owned_values(full), comm);
+    const typename SIPG<dim, degree, n_q>::InnerFaceOperation sipg_faces{{}, 2.};
+    mf->loop(nullptr, sipg_faces, nullptr, narrow, src, true, Access::gradients, Access::gradients);
+    mf->loop(nullptr, sipg_faces, nullptr, full, src, true, Access::unspecified, Access::unspecified);
+    const double gradients_difference = test::relative_difference(narrow, test::owned_values(full), comm);
+    checker.check(values_difference <= 1e-14 && gradients_difference <= 1e-14 && !src.has_ghost_elements(),
+                  what + " values (jump penalty) " + test::sci(values_difference) + " and gradients (SIPG faces) " +
+                    test::sci(gradients_difference) +
+                    " from the full exchange's results (<= 1e-14), no ghost values left behind");
+
+    // the exchange of a subset itself, by each method
+    const unsigned int     n_owned = src.locally_owned_size(), n_ghosts = src.get_partitioner()->n_ghost_indices();
+    std::vector<double>    expected(n_ghosts);
+    gpumf::Vector<double> &copy = full;
+    copy                        = src;
+    copy.update_ghost_values();
+    gpumf::internal::copy(
+      gpumf::Backend::host, expected.data(), backend, copy.get_values() + n_owned, n_ghosts * sizeof(double));
+    for (const Access access : {Access::values, Access::gradients})
+      for (const gpumf::ExchangeMethod method : test::exchange_methods(backend, comm))
+        {
+          const gpumf::internal::GhostSubset *subset = mf->face_ghost_subset(access);
+          if (Utilities::MPI::max(int(subset == nullptr), comm) == 1)
+            continue; // the element leaves nothing out (checked above)
+          test::with_exchange(gpumf::to_string(method), [&] {
+            src.update_ghost_values(*subset);
+            return 0;
+          });
+          std::vector<double> ghosts(n_ghosts);
+          gpumf::internal::copy(
+            gpumf::Backend::host, ghosts.data(), backend, src.get_values() + n_owned, n_ghosts * sizeof(double));
+          std::vector<bool> in_subset(n_ghosts, false);
+          for (const unsigned int p : subset->host_positions)
+            in_subset[p] = true;
+          unsigned int wrong = 0;
+          for (unsigned int i = 0; i < n_ghosts; ++i)
+            wrong += ghosts[i] != (in_subset[i] ? expected[i] : 0.);
+          const bool state = !src.has_ghost_elements();
+          src.zero_out_ghost_values();
+          checker.check(Utilities::MPI::sum(wrong, comm) == 0 && state,
+                        what + (access == Access::values ? " values" : " gradients") +
+                          ", Vector::update_ghost_values(subset) with GPUMF_EXCHANGE=" + gpumf::to_string(method) +
+                          ": " + std::to_string(subset->n_ghost_indices()) + " of " + std::to_string(n_ghosts) +
+                          " ghost entries from their owners, the others zero (" +
+                          std::to_string(Utilities::MPI::sum(wrong, comm)) + " wrong on all ranks)");
+        }
+
+    // a face functor reading gradients of a ghost cell where only values travelled
+    if (backend == gpumf::Backend::host && element == Element::hermite)
+      {
+        const std::string message = test::exception_of(
+          [&] { mf->loop(nullptr, sipg_faces, nullptr, narrow, src, true, Access::values, Access::values); });
+        const std::size_t info  = message.find("Additional information: ");
+        const bool        found = message.find("exchanged only what values on the faces read") != std::string::npos;
+        checker.check(Utilities::MPI::min(int(found && !src.has_ghost_elements()), comm) == 1,
+                      what + " values, misuse: gradients of a ghost cell: \"" +
+                        message.substr(info == std::string::npos ? 0 : info + 24, 150) + "...\"");
+      }
+  }
 
   template <int dim, int degree, int n_q_1d, typename Number = double>
   void
@@ -421,6 +587,14 @@ main(int argc, char **argv)
     check_transfer<3, 3>(checker, backend, Mesh::rotated, Element::hermite);
     check_misuse<2>(checker, backend);
     check_misuse<3>(checker, backend);
+    // the ghost exchange narrowed to what the face functors read (several ranks)
+    for (const Element element : {Element::dgq, Element::hermite, Element::legendre})
+      check_ghost_exchange<2, 3>(checker, backend, Mesh::cube, element);
+    check_ghost_exchange<2, 2>(checker, backend, Mesh::adaptive, Element::hermite);
+    check_ghost_exchange<2, 2>(checker, backend, Mesh::periodic, Element::dgq);
+    check_ghost_exchange<3, 2>(checker, backend, Mesh::shell, Element::hermite);
+    check_ghost_exchange<3, 3>(checker, backend, Mesh::adaptive, Element::dgq);
+    check_ghost_exchange<3, 4>(checker, backend, Mesh::periodic, Element::hermite);
     for (unsigned int variant = 0; variant < 24; ++variant)
       check<3, 3, 4>(checker, backend, Mesh::rotated, variant % 3 == 0 ? Element::dgq : Element::hermite, variant);
   });

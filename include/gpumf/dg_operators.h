@@ -191,8 +191,9 @@ namespace gpumf
             // filter left out) are zero, as after loop()
             if (std::size_t(mf->n_cells()) * Sizes::n_local_dofs != mf->get_vector_partitioner()->locally_owned_size())
               dst = Number(0);
-            internal::with_face_ghosts(src, Access::gradients, [&](const bool ghosts_valid) {
-              AssertThrow(ghosts_valid, dealii::ExcInternalError());
+            internal::with_face_ghosts(*mf, src, Access::gradients, [&](const unsigned char ghost_access) {
+              AssertThrow((ghost_access == internal::FaceData<dim, Number>::ghosts_gradients),
+                          dealii::ExcInternalError());
               internal::sipg_fused_apply<fe_degree + 1, Number>(
                 *mf, src.get_values(), dst.get_values(), face_op.penalty_factor, boundary_op.dirichlet_mask);
             });

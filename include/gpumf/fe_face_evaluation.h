@@ -212,7 +212,8 @@ namespace gpumf
           for_each_thread_item(nc * ndc, [&](const unsigned int l) { dofs()[l] = l == i ? Number(1) : Number(0); });
           return;
         }
-      internal::require(data.faces.ghosts_valid || first < data.faces.locally_owned_size,
+      internal::require(data.faces.ghost_access != internal::FaceData<dim, Number>::ghosts_none ||
+                          first < data.faces.locally_owned_size,
                         "gpumf::FEFaceEvaluation::read_dof_values: the other side of this face is a ghost cell, "
                         "but the loop did not exchange the source's ghost values (DataAccessOnFaces::none): pass "
                         "values, gradients or unspecified as src_access, or update_ghost_values() first.");
@@ -225,6 +226,11 @@ namespace gpumf
     {
       check_flags(flags);
       const bool gradients = (flags & EvaluationFlags::gradients) != 0;
+      internal::require(!gradients || data.faces.ghost_access == internal::FaceData<dim, Number>::ghosts_gradients ||
+                          first < data.faces.locally_owned_size || unit_dof != SharedData<dim, Number>::no_unit_dof,
+                        "gpumf::FEFaceEvaluation::evaluate: gradients of a ghost cell (the other side of a face at "
+                        "the rank's border), but the loop exchanged only what values on the faces read "
+                        "(DataAccessOnFaces::values): pass gradients or unspecified as src_access.");
 #ifdef __CUDA_ARCH__
       device_evaluate(gradients);
 #else

@@ -33,6 +33,7 @@
 #include <deal.II/lac/affine_constraints.h>
 
 #include <functional>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -446,8 +447,14 @@ namespace gpumf
 
     /**
      * Which entries of the ghost cells a face functor reads (deal.II's
-     * MatrixFree::DataAccessOnFaces, the same names). loop() exchanges the source's ghost
-     * values unless the access is `none`; every other value exchanges all of them.
+     * MatrixFree::DataAccessOnFaces, the same names), and so which of the source's ghost
+     * entries loop() exchanges: `none` nothing; `values` the DoFs whose basis functions have
+     * a value on a face the ghost cell shares with one of this object's cells; `gradients` a
+     * value or a derivative there; `unspecified` all ghost entries. The loop is cell-centric
+     * (every cell reads across all its faces), so `values_all_faces` and
+     * `gradients_all_faces` are `values` and `gradients`. n_exchanged_ghost_entries() says
+     * how many entries each brings. A face functor that evaluates gradients of a ghost cell
+     * under `values` stops with a message, as one that reads a ghost cell under `none`.
      */
     enum class DataAccessOnFaces
     {
@@ -479,10 +486,11 @@ namespace gpumf
      * the same for any launch configuration and number of ranks sharing the cells.
      *
      * Needs faces (AdditionalData::mapping_update_flags_inner_faces or _boundary_faces) and a
-     * discontinuous element. The ghost values of @p src are exchanged first (unless it has
-     * them, or @p src_access is none) and zeroed afterwards. @p dst_access is accepted for
-     * deal.II's interface: nothing travels for @p dst. With @p zero_dst the destination is set
-     * to zero first, else the loop adds into it.
+     * discontinuous element. The ghost values of @p src that @p src_access names are
+     * exchanged first (only those travel; nothing where @p src has its ghost values already)
+     * and zeroed afterwards. @p dst_access is accepted for deal.II's interface: nothing travels
+     * for @p dst. With @p zero_dst the destination is set to zero first, else the loop adds
+     * into it.
      */
     template <typename CellFunctor,
               typename InnerFaceFunctor,
@@ -526,6 +534,23 @@ namespace gpumf
     /// The faces stored on this rank (each inner face between two of its cells once).
     unsigned int
     n_faces() const;
+
+    /**
+     * How many ghost entries loop() brings to this rank for @p access (DataAccessOnFaces): the
+     * DoFs of the ghost cells next to this object's cells whose basis functions have a value
+     * (values, values_all_faces) or a value or a derivative (gradients, gradients_all_faces) on
+     * the shared faces, all ghost entries of the layout for unspecified (or where no rank's
+     * subset would be smaller), none for none. FE_DGQ's nodes on the cell's surface: one layer
+     * of DoFs for values, all for gradients; FE_DGQHermite: one and two layers;
+     * FE_DGQLegendre: all. Collective at its first call for each access (and so is loop()).
+     */
+    unsigned int
+    n_exchanged_ghost_entries(const DataAccessOnFaces access) const;
+
+    /// The part of the ghost entries that loop() exchanges for @p access (nullptr: all of them);
+    /// made at the first call for each access (collective). For the library's face loops.
+    const internal::GhostSubset *
+    face_ghost_subset(const DataAccessOnFaces access) const;
 
     /**
      * Fills per-point coefficients: runs `func(cell, &data)` on one thread per quadrature point
@@ -726,6 +751,9 @@ namespace gpumf
     /// The faces (AdditionalData::mapping_update_flags_inner_faces, _boundary_faces).
     internal::FaceArrays<dim, Number> face_arrays;
     bool                              discontinuous = false;
+    /// face_ghost_subset() of values and of gradients, once made
+    mutable std::shared_ptr<const internal::GhostSubset> ghost_subsets[2];
+    mutable bool                                         ghost_subsets_made[2] = {false, false};
   };
 
   /**

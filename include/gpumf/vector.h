@@ -33,7 +33,8 @@ namespace gpumf
   {
     template <typename Number>
     struct GhostExchange;
-  }
+    struct GhostSubset;
+  } // namespace internal
 
   /**
    * A vector distributed over MPI ranks by a deal.II Utilities::MPI::Partitioner, with
@@ -215,6 +216,16 @@ namespace gpumf
      */
     void
     update_ghost_values_finish() const;
+    /**
+     * Copies the owners' values into some of the ghost entries only, those of @p subset, and
+     * sets the others to zero: what MatrixFree::loop() does for DataAccessOnFaces values and
+     * gradients, whose subsets hold the DoFs of the ghost cells that the face functors read.
+     * The messages carry those entries alone, by the method of update_ghost_values().
+     * has_ghost_elements() stays false (not every ghost entry is current); end it with
+     * zero_out_ghost_values(). Collective; @p subset must be made for this vector's layout.
+     */
+    void
+    update_ghost_values(const internal::GhostSubset &subset) const;
     /// Sends ghost entries to their owners (added for VectorOperation::add, dropped
     /// otherwise) and zeroes the ghost entries: compress_start() followed by
     /// compress_finish().

@@ -104,7 +104,7 @@ namespace gpumf
              subface_values.memory_consumption() + subface_gradients.memory_consumption() +
              q_points.memory_consumption() + entry_metric.memory_consumption() +
              entry_permutation.memory_consumption() + entry_other_point.memory_consumption() +
-             face_weights.memory_consumption();
+             face_weights.memory_consumption() + ghost_reads.size();
     }
 
     namespace
@@ -834,6 +834,56 @@ namespace gpumf
             shape_on_face[(side * 2 + 0) * n + i] = values[side * n + i];
             shape_on_face[(side * 2 + 1) * n + i] = derivatives[side * n + i];
           }
+      // What the face functors can read of each ghost entry (FaceArrays::ghost_reads): the DoFs
+      // of a ghost cell whose basis function has a value (or a derivative) on a face it shares
+      // with a cell of the object. In 1D, function i at end `side` of the interval; a DoF's
+      // function on face f (axis f / 2, end f % 2) has a value there if its 1D factor along
+      // the axis has one, and a gradient if that factor has a value or a derivative (the
+      // factors along the face are nonzero somewhere on it). What is not below the tolerance
+      // counts: exchanging a DoF too many is harmless, one too few a wrong result.
+      {
+        std::array<std::vector<bool>, 2> has_value, has_gradient;
+        for (unsigned int side = 0; side < 2; ++side)
+          {
+            double max_value = 0, max_derivative = 0;
+            for (unsigned int i = 0; i < n; ++i)
+              {
+                max_value      = std::max(max_value, std::abs(values[side * n + i]));
+                max_derivative = std::max(max_derivative, std::abs(derivatives[side * n + i]));
+              }
+            for (unsigned int i = 0; i < n; ++i)
+              {
+                has_value[side].push_back(std::abs(values[side * n + i]) > 1e-12 * max_value);
+                has_gradient[side].push_back(has_value[side][i] ||
+                                             std::abs(derivatives[side * n + i]) > 1e-12 * max_derivative);
+              }
+          }
+        const unsigned int         n_owned       = partitioner.locally_owned_size();
+        const unsigned int         dofs_per_comp = Utilities::pow(n, dim);
+        const unsigned int         n_components  = dof_numbering.size() / dofs_per_comp;
+        std::vector<unsigned char> ghost_reads(partitioner.n_ghost_indices(), 0);
+        for (std::size_t k = 0; k < entry_neighbor_first.size(); ++k)
+          {
+            const unsigned int neighbor = entry_neighbor_first[k];
+            if (neighbor == FaceData<dim, Number>::no_neighbor || neighbor < n_owned)
+              continue;
+            const unsigned int axis = entry_neighbor_face_no[k] / 2, side = entry_neighbor_face_no[k] % 2;
+            const unsigned int stride = Utilities::pow(n, axis);
+            for (unsigned int c = 0; c < n_components; ++c)
+              for (unsigned int l = 0; l < dofs_per_comp; ++l)
+                {
+                  const unsigned int i = (l / stride) % n;
+                  const unsigned int position =
+                    neighbor + dof_numbering[c * dofs_per_comp + l] - n_owned; // in the ghost range
+                  AssertIndexRange(position, ghost_reads.size());
+                  if (has_value[side][i])
+                    ghost_reads[position] |= FaceArrays<dim, Number>::ghost_read_by_values;
+                  if (has_gradient[side][i])
+                    ghost_reads[position] |= FaceArrays<dim, Number>::ghost_read_by_gradients;
+                }
+          }
+        arrays.ghost_reads.swap(ghost_reads);
+      }
       std::vector<double> halves;
       for (unsigned int s = 0; s < 2; ++s)
         for (unsigned int q = 0; q < n_q; ++q)

@@ -20,6 +20,7 @@
 #endif
 
 #include "linear_algebra/exchange.h"
+#include "linear_algebra/ghost_subset.h"
 #include "core/run_profile.h"
 #include "linear_algebra/vector_kernels.h"
 
@@ -418,6 +419,9 @@ namespace gpumf
       bool                ipc_one_kernel = false;
       PeerEntries<Number> ipc_ghost_sources, ipc_import_sources;
       Array<unsigned int> ipc_rows, ipc_row_starts, ipc_positions;
+      /// The entries of a ghost subset as received (update_ghost_values(subset)), before they
+      /// move to their positions in the ghost range.
+      Array<Number> subset_receive;
 
       GhostExchange()                      = default;
       GhostExchange(const GhostExchange &) = delete;
@@ -652,7 +656,8 @@ namespace gpumf
       memory_consumption() const
       {
         return sizeof(*this) + import_values.memory_consumption() + host_import.memory_consumption() +
-               host_ghosts.memory_consumption() + ipc_ghost_indices.memory_consumption();
+               host_ghosts.memory_consumption() + ipc_ghost_indices.memory_consumption() +
+               subset_receive.memory_consumption();
       }
     };
   } // namespace internal
@@ -750,6 +755,83 @@ namespace gpumf
                      ex.host_ghosts.data(),
                      partitioner->n_ghost_indices() * sizeof(Number));
     ghosts_valid = true;
+  }
+
+  // A ghost subset travels as the full exchange does, with the subset's partitioner (its
+  // import list and targets): packed, sent by NCCL or MPI (staged or not) into a buffer of the
+  // subset's size, then moved to the entries' positions in the ghost range; or, by the ipc
+  // method, read from the neighbours' memory at the subset's positions only, with the full
+  // exchange's ordering (every neighbour takes part, as its counters expect).
+  template <typename Number>
+  void
+  Vector<Number>::update_ghost_values(const internal::GhostSubset &subset) const
+  {
+    internal::RunTimer                 timer(internal::RunPart::exchange_host);
+    const Utilities::MPI::Partitioner &p = *partitioner;
+    AssertThrow(subset.larger && subset.partitioner &&
+                  (subset.larger.get() == partitioner.get() || subset.larger->is_compatible(p)),
+                ExcMessage("gpumf::Vector::update_ghost_values(subset): the ghost subset was made for another "
+                           "layout than this vector's (owned and ghost entries must match)."));
+    AssertThrow(subset.backend == backend(),
+                ExcMessage("gpumf::Vector::update_ghost_values(subset): the ghost subset lives on the " +
+                           to_string(subset.backend) + " backend, this vector on the " + to_string(backend()) +
+                           " backend."));
+    internal::GhostExchange<Number> &ex = *exchange;
+    ex.begin(internal::Phase::ghost_update, "update_ghost_values(subset)");
+    Number *ghosts = get_values() + locally_owned_size();
+    internal::zero(backend(), ghosts, p.n_ghost_indices() * sizeof(Number));
+    ghosts_valid                         = false;
+    const Utilities::MPI::Partitioner &s = *subset.partitioner;
+    if (p.n_mpi_processes() > 1)
+      {
+        ex.prepare(backend(), p, values.data());
+        if (ex.method == ExchangeMethod::ipc)
+          {
+            ex.ipc.start(backend(), p.import_targets(), p.ghost_targets());
+            ex.ipc.wait_sources();
+            std::size_t offset = 0;
+            for (const auto &[rank, count] : s.ghost_targets())
+              {
+                GPUMF_DISPATCH(backend(),
+                               copy_to_positions(ghosts,
+                                                 subset.positions.data() + offset,
+                                                 static_cast<const Number *>(ex.ipc.peer(rank).values),
+                                                 ex.ipc_ghost_indices.data(),
+                                                 count));
+                offset += count;
+              }
+            ex.ipc.finish(backend());
+          }
+        else
+          {
+            GPUMF_DISPATCH(
+              backend(),
+              gather(ex.import_values.data(), get_values(), subset.import_indices.data(), s.n_import_indices()));
+            const Number *send = ex.outgoing(backend(), ex.import_values.data(), ex.host_import, s.n_import_indices());
+            if (ex.subset_receive.size() < s.n_ghost_indices())
+              ex.subset_receive.reinit(backend(), s.n_ghost_indices());
+            Number *receive = ex.staged() ? ex.host_ghosts.data() : ex.subset_receive.data();
+            ex.post(s.import_targets(),
+                    send,
+                    s.ghost_targets(),
+                    receive,
+                    internal::ghost_update_tag,
+                    s.get_mpi_communicator());
+          }
+      }
+    ex.wait();
+    if (p.n_mpi_processes() > 1 && ex.method != ExchangeMethod::ipc)
+      {
+        if (ex.staged())
+          internal::copy(backend(),
+                         ex.subset_receive.data(),
+                         Backend::host,
+                         ex.host_ghosts.data(),
+                         s.n_ghost_indices() * sizeof(Number));
+        GPUMF_DISPATCH(
+          backend(),
+          copy_to_positions(ghosts, subset.positions.data(), ex.subset_receive.data(), nullptr, s.n_ghost_indices()));
+      }
   }
 
   template <typename Number>

@@ -201,6 +201,18 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
+        copy_to_positions_kernel(Number             *x,
+                                 const unsigned int *positions,
+                                 const Number       *src,
+                                 const unsigned int *indices,
+                                 std::size_t         n)
+        {
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            x[positions[i]] = src[indices == nullptr ? i : indices[positions[i]]];
+        }
+
+        template <typename Number>
+        __global__ void
         scatter_add_kernel(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n)
         {
           for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
@@ -379,6 +391,20 @@ namespace gpumf
         if (n == 0)
           return;
         gather_kernel<<<n_blocks(n), block_size>>>(buffer, x, indices, n);
+        check_launch();
+      }
+
+      template <typename Number>
+      void
+      copy_to_positions(Number             *x,
+                        const unsigned int *positions,
+                        const Number       *src,
+                        const unsigned int *indices,
+                        std::size_t         n)
+      {
+        if (n == 0)
+          return;
+        copy_to_positions_kernel<<<n_blocks(n), block_size>>>(x, positions, src, indices, n);
         check_launch();
       }
 

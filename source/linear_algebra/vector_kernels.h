@@ -61,6 +61,9 @@ namespace gpumf
   TEMPLATE void cg_direction(Number *p, const Number *r, const Number *D, Number beta, bool read_p, std::size_t n);   \
   /* buffer[i] = x[indices[i]] */                                                                                     \
   TEMPLATE void gather(Number *buffer, const Number *x, const unsigned int *indices, std::size_t n);                  \
+  /* x[positions[i]] = src[indices == null ? i : indices[positions[i]]] (a ghost subset's received entries) */        \
+  TEMPLATE void copy_to_positions(                                                                                    \
+    Number *x, const unsigned int *positions, const Number *src, const unsigned int *indices, std::size_t n);         \
   /* x[indices[i]] += buffer[i]; indices unique */                                                                    \
   TEMPLATE void scatter_add(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n);             \
   /* buffer[i] = peers.values[s][indices[i]] for the i of neighbour s (ghost update of the ipc method) */             \

@@ -132,6 +132,18 @@ namespace gpumf
 
       template <typename Number>
       void
+      copy_to_positions(Number             *x,
+                        const unsigned int *positions,
+                        const Number       *src,
+                        const unsigned int *indices,
+                        std::size_t         n)
+      {
+        for (std::size_t i = 0; i < n; ++i)
+          x[positions[i]] = src[indices == nullptr ? i : indices[positions[i]]];
+      }
+
+      template <typename Number>
+      void
       scatter_add(Number *x, const unsigned int *indices, const Number *buffer, std::size_t n)
       {
         for (std::size_t i = 0; i < n; ++i)

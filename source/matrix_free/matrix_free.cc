@@ -30,6 +30,7 @@
 
 #include "linear_algebra/vector_kernels.h"
 #include "faces/face_setup.h"
+#include "linear_algebra/ghost_subset.h"
 #include "matrix_free/geometry.h"
 
 namespace gpumf
@@ -961,6 +962,11 @@ namespace gpumf
     requested_cells_per_block = 0;
     face_arrays               = internal::FaceArrays<dim, Number>();
     discontinuous             = false;
+    for (unsigned int i = 0; i < 2; ++i)
+      {
+        ghost_subsets[i].reset();
+        ghost_subsets_made[i] = false;
+      }
   }
 
   template <int dim, typename Number>
@@ -1002,6 +1008,43 @@ namespace gpumf
   MatrixFree<dim, Number>::n_faces() const
   {
     return face_arrays.n_faces;
+  }
+
+  template <int dim, typename Number>
+  const internal::GhostSubset *
+  MatrixFree<dim, Number>::face_ghost_subset(const DataAccessOnFaces access) const
+  {
+    AssertThrow(face_arrays.available,
+                ExcNotSupported("gpumf::MatrixFree: the ghost entries that face functors read are known where "
+                                "reinit() set up faces only."));
+    if (access == DataAccessOnFaces::none || access == DataAccessOnFaces::unspecified)
+      return nullptr;
+    // a cell-centric loop reads across every face of its cells: the _all_faces variants are
+    // what it needs for either access
+    const unsigned int k = access == DataAccessOnFaces::values || access == DataAccessOnFaces::values_all_faces ? 0 : 1;
+    if (!ghost_subsets_made[k])
+      {
+        const unsigned char       bit = k == 0 ? internal::FaceArrays<dim, Number>::ghost_read_by_values :
+                                                 internal::FaceArrays<dim, Number>::ghost_read_by_gradients;
+        std::vector<unsigned int> positions;
+        for (unsigned int i = 0; i < face_arrays.ghost_reads.size(); ++i)
+          if (face_arrays.ghost_reads[i] & bit)
+            positions.push_back(i);
+        ghost_subsets[k]      = internal::make_ghost_subset(partitioner, positions, backend_);
+        ghost_subsets_made[k] = true;
+      }
+    return ghost_subsets[k].get();
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_exchanged_ghost_entries(const DataAccessOnFaces access) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    if (access == DataAccessOnFaces::none)
+      return 0;
+    const internal::GhostSubset *subset = face_ghost_subset(access);
+    return subset != nullptr ? subset->n_ghost_indices() : partitioner->n_ghost_indices();
   }
 
   template <int dim, typename Number>

@@ -454,6 +454,35 @@ namespace test
       coarse_plus_restricted[i] = c.local_element(i);
   }
 
+  template <int dim>
+  std::array<unsigned int, 3>
+  dealii_face_ghost_counts(const Mapping<dim>    &mapping,
+                           const DoFHandler<dim> &dof,
+                           const unsigned int     n_q_points_1d,
+                           const unsigned int     mg_level)
+  {
+    typename MatrixFree<dim, double>::AdditionalData additional_data;
+    additional_data.tasks_parallel_scheme               = MatrixFree<dim, double>::AdditionalData::none;
+    additional_data.mapping_update_flags                = update_gradients | update_JxW_values;
+    additional_data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
+    additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+    additional_data.hold_all_faces_to_owned_cells       = true;
+    additional_data.mg_level                            = mg_level;
+    AffineConstraints<double> constraints;
+    constraints.close();
+    MatrixFree<dim, double> data;
+    data.reinit(mapping, dof, constraints, QGauss<1>(n_q_points_1d), additional_data);
+    const auto &info = data.get_dof_info(0);
+    return {info.vector_exchanger_face_variants[3]->n_ghost_indices(),
+            info.vector_exchanger_face_variants[4]->n_ghost_indices(),
+            info.vector_exchanger->n_ghost_indices()};
+  }
+
+  template std::array<unsigned int, 3>
+  dealii_face_ghost_counts<2>(const Mapping<2> &, const DoFHandler<2> &, const unsigned int, const unsigned int);
+  template std::array<unsigned int, 3>
+  dealii_face_ghost_counts<3>(const Mapping<3> &, const DoFHandler<3> &, const unsigned int, const unsigned int);
+
   template class DealiiSIPG<2>;
   template class DealiiSIPG<3>;
   template std::vector<double>

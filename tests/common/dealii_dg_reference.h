@@ -11,6 +11,7 @@
 
 #include <deal.II/lac/full_matrix.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -74,6 +75,18 @@ namespace test
               const unsigned int             n_q_points_1d,
               const std::vector<double>     &src,
               unsigned int                   mg_level = dealii::numbers::invalid_unsigned_int);
+
+  /**
+   * The ghost entries deal.II's CPU MatrixFree exchanges for a cell-centric loop (its tight
+   * partitioners, AdditionalData::hold_all_faces_to_owned_cells) on this rank:
+   * {DataAccessOnFaces::values_all_faces, gradients_all_faces, unspecified}.
+   */
+  template <int dim>
+  std::array<unsigned int, 3>
+  dealii_face_ghost_counts(const dealii::Mapping<dim>    &mapping,
+                           const dealii::DoFHandler<dim> &dof_handler,
+                           unsigned int                   n_q_points_1d,
+                           unsigned int                   mg_level = dealii::numbers::invalid_unsigned_int);
 
   /// Cell operators of deal.II's CPU MatrixFree on discontinuous elements (scalar or an
   /// FESystem of 2 equal components), for dealii_apply() and dealii_diagonal().

@@ -12,6 +12,8 @@
 
 #include <deal.II/base/point.h>
 
+#include <vector>
+
 namespace gpumf
 {
   namespace internal
@@ -83,6 +85,8 @@ namespace gpumf
       static constexpr unsigned int no_neighbor = 0xffffffffu;
       /// exterior_subface of a face between cells of one level.
       static constexpr unsigned char no_subface = 0xff;
+      /// ghost_access levels (DataAccessOnFaces: none; values; gradients, unspecified).
+      static constexpr unsigned char ghosts_none = 0, ghosts_values = 1, ghosts_gradients = 2;
 
       const unsigned int               *cell_face_start          = nullptr;
       const unsigned int               *entry_face               = nullptr;
@@ -120,9 +124,11 @@ namespace gpumf
       unsigned int n_face_points = 0;
       /// The locally owned entries of the vectors: DoFs from there on are ghosts.
       unsigned int locally_owned_size = 0;
-      /// Set by loop(): the source's ghost values were exchanged (else reading a ghost cell's
-      /// DoFs stops the loop with a message).
-      bool ghosts_valid = true;
+      /// What loop() exchanged of the source's ghost cells (ghosts_none, ghosts_values: what the
+      /// values on the faces read, ghosts_gradients: what values and gradients read, or more).
+      /// Reading a ghost cell's DoFs with ghosts_none, or evaluating its gradients with
+      /// ghosts_values, stops the loop with a message.
+      unsigned char ghost_access = ghosts_gradients;
       /// The faces were set up (AdditionalData::mapping_update_flags_inner_faces or _boundary_faces).
       bool available = false;
     };
@@ -146,7 +152,16 @@ namespace gpumf
       unsigned int                      locally_owned_size = 0;
       /// Faces between cells of different refinement levels on this rank.
       unsigned int n_hanging_faces = 0;
-      bool         available       = false;
+      /**
+       * Per ghost entry of the vectors (position in the ghost range), what the face functors of
+       * the rank's cells can read of it (host memory): bit 0 (ghost_read_by_values) when a
+       * basis function of its DoF has a value on a face the ghost cell shares with a cell of
+       * the object, bit 1 (ghost_read_by_gradients) when it has a value or a derivative there.
+       * What loop() exchanges for DataAccessOnFaces values and gradients.
+       */
+      std::vector<unsigned char>     ghost_reads;
+      static constexpr unsigned char ghost_read_by_values = 1, ghost_read_by_gradients = 2;
+      bool                           available = false;
 
       /// The pointers a face functor reads.
       FaceData<dim, Number>

@@ -179,7 +179,7 @@ namespace gpumf
                      const B                       &boundary_op,
                      const Number                  *src,
                      Number                        *dst,
-                     const bool                     ghosts_valid,
+                     const unsigned char            ghost_access,
                      const unsigned int             n_unit_dofs)
       {
         using S                      = LoopScratch<dim, Number, C, I, B>;
@@ -198,7 +198,7 @@ namespace gpumf
             if (data.n_cells == 0)
               continue;
             data.cells_per_block    = 1;
-            data.faces.ghosts_valid = ghosts_valid;
+            data.faces.ghost_access = ghost_access;
             kernel<<<data.n_cells, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, layout.block_z()), shared_bytes>>>(
               cell_op, inner_op, boundary_op, src, dst, stride, n_unit_dofs, data);
             GPUMF_CHECK_CUDA(cudaGetLastError());
@@ -234,14 +234,14 @@ namespace gpumf
                    const B                       &boundary_op,
                    const Number                  *src,
                    Number                        *dst,
-                   const bool                     ghosts_valid,
+                   const unsigned char            ghost_access,
                    const unsigned int             n_unit_dofs)
     {
       using S = LoopScratch<dim, Number, C, I, B>;
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
           typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
-          data.faces.ghosts_valid                     = ghosts_valid;
+          data.faces.ghost_access                     = ghost_access;
           const unsigned int       stride             = S::host_stride(data.n_dofs_1d);
           std::vector<Number>      buffer(S::n_slots * stride);
           std::vector<PointAccess> access(S::n_slots * 2 * S::Cell::size);
@@ -263,22 +263,39 @@ namespace gpumf
     }
 
     /**
-     * Runs @p run(ghosts_valid) with @p src's ghost values exchanged where the loop reads them
-     * (@p src_access not none, several ranks, the ghosts not yet valid) and zeroed again after,
-     * also when @p run throws: the ghost exchange of loop() and of the fused face kernels.
+     * Runs @p run(ghost_access) with the ghost entries of @p src that @p mf's face functors read
+     * for @p src_access exchanged (MatrixFree::face_ghost_subset(): only those travel; all for
+     * unspecified) and zeroed again after, also when @p run throws; nothing is exchanged for
+     * none, on one rank, or where @p src has its ghost values already. @p ghost_access
+     * (FaceData::ghost_access) says what the functors may read of the ghost cells: the ghost
+     * exchange of loop() and of the fused face kernels.
      */
-    template <typename Number, typename Access, typename Run>
+    template <int dim, typename Number, typename Access, typename Run>
     void
-    with_face_ghosts(const Vector<Number> &src, const Access src_access, const Run &run)
+    with_face_ghosts(const MatrixFree<dim, Number> &mf,
+                     const Vector<Number>          &src,
+                     const Access                   src_access,
+                     const Run                     &run)
     {
+      using F = FaceData<dim, Number>;
       const bool exchange =
         src_access != Access::none && !src.has_ghost_elements() && src.get_partitioner()->n_mpi_processes() > 1;
+      unsigned char ghost_access = F::ghosts_gradients;
+      if (src.get_partitioner()->n_ghost_indices() > 0 && !src.has_ghost_elements())
+        ghost_access = src_access == Access::none                                             ? F::ghosts_none :
+                       src_access == Access::values || src_access == Access::values_all_faces ? F::ghosts_values :
+                                                                                                F::ghosts_gradients;
       if (exchange)
-        src.update_ghost_values();
-      const bool ghosts_valid = src.has_ghost_elements() || src.get_partitioner()->n_ghost_indices() == 0;
+        {
+          const GhostSubset *subset = mf.face_ghost_subset(src_access);
+          if (subset != nullptr)
+            src.update_ghost_values(*subset);
+          else
+            src.update_ghost_values();
+        }
       try
         {
-          run(ghosts_valid);
+          run(ghost_access);
         }
       catch (...)
         {
@@ -367,11 +384,23 @@ namespace gpumf
     // the unit vectors are read in place of a source: no ghost values are needed
     const Number *no_source = nullptr;
     if (backend_ == Backend::host)
-      internal::host_face_loop(
-        *this, cell_op, inner_face_op, boundary_face_op, no_source, diagonal.get_values(), true, dofs_per_cell);
+      internal::host_face_loop(*this,
+                               cell_op,
+                               inner_face_op,
+                               boundary_face_op,
+                               no_source,
+                               diagonal.get_values(),
+                               internal::FaceData<dim, Number>::ghosts_gradients,
+                               dofs_per_cell);
     else
-      internal::cuda_face_loop(
-        *this, cell_op, inner_face_op, boundary_face_op, no_source, diagonal.get_values(), true, dofs_per_cell);
+      internal::cuda_face_loop(*this,
+                               cell_op,
+                               inner_face_op,
+                               boundary_face_op,
+                               no_source,
+                               diagonal.get_values(),
+                               internal::FaceData<dim, Number>::ghosts_gradients,
+                               dofs_per_cell);
   }
 
   template <int dim, typename Number>
@@ -391,13 +420,13 @@ namespace gpumf
     internal::check_face_loop_vectors(*this, dst, src);
     if (zero_dst)
       dst = Number(0);
-    internal::with_face_ghosts(src, src_access, [&](const bool ghosts_valid) {
+    internal::with_face_ghosts(*this, src, src_access, [&](const unsigned char ghost_access) {
       if (backend_ == Backend::host)
         internal::host_face_loop(
-          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid, 0);
+          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghost_access, 0);
       else
         internal::cuda_face_loop(
-          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghosts_valid, 0);
+          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghost_access, 0);
     });
   }
 } // namespace gpumf
