@@ -25,6 +25,7 @@
 #include <deal.II/grid/grid_generator.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -186,25 +187,35 @@ namespace
         if (Utilities::MPI::this_mpi_process(comm) == 0)
           std::cout << "ghost entries per vmult, all ranks: " << narrow << " (DataAccessOnFaces::gradients) of " << all
                     << " (" << std::setprecision(1) << 100. * narrow / std::max(all, 1ull) << " %)" << std::endl;
-        const gpumf::internal::GhostSubset *subset     = mf->face_ghost_subset(Access::gradients);
-        const double                        t_narrow   = bench::median_seconds(backend, a.repeat, [&] {
-          if (subset != nullptr)
-            src.update_ghost_values(*subset);
-          else
-            src.update_ghost_values();
-          src.zero_out_ghost_values();
-        });
-        const double                        t_all      = bench::median_seconds(backend, a.repeat, [&] {
-          src.update_ghost_values();
-          src.zero_out_ghost_values();
-        });
-        const double                        t_sipg_all = bench::median_seconds(backend, a.repeat, [&] {
+        const gpumf::internal::GhostSubset *subset = mf->face_ghost_subset(Access::gradients);
+        // the exchange alone, by each method that can serve (GPUMF_EXCHANGE), and the automatic one
+        for (const std::string method : {"staged_mpi", "ipc", "nccl", ""})
+          {
+            setenv("GPUMF_EXCHANGE", method.c_str(), 1);
+            const std::string name = gpumf::to_string(gpumf::exchange_method(comm, backend));
+            if (!method.empty() && name != method)
+              continue; // not available here (exchange_method() said which instead)
+            const double      t_narrow = bench::median_seconds(backend, a.repeat, [&] {
+              if (subset != nullptr)
+                src.update_ghost_values(*subset);
+              else
+                src.update_ghost_values();
+              src.zero_out_ghost_values();
+            });
+            const double      t_all    = bench::median_seconds(backend, a.repeat, [&] {
+              src.update_ghost_values();
+              src.zero_out_ghost_values();
+            });
+            const std::string label    = method.empty() ? "automatic: " + name : name;
+            report("ghost exchange, gradients only (" + label + ")", t_narrow, n_dofs);
+            report("ghost exchange, all ghosts (" + label + ")", t_all, n_dofs);
+          }
+        unsetenv("GPUMF_EXCHANGE");
+        const double t_sipg_all = bench::median_seconds(backend, a.repeat, [&] {
           src.update_ghost_values();
           sipg.vmult(dst, src);
           src.zero_out_ghost_values();
         });
-        report("ghost exchange (gradients only)", t_narrow, n_dofs);
-        report("ghost exchange (all ghost entries)", t_all, n_dofs);
         report(std::string("gpumf SIPG ") + (fused ? "(fused kernel)" : "(loop, faces)") + ", all ghosts sent",
                t_sipg_all,
                n_dofs,
@@ -257,7 +268,9 @@ main(int argc, char **argv)
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
   try
     {
-      const Arguments                           a = parse(argc, argv);
+      const Arguments a = parse(argc, argv);
+      if (!a.dealii)
+        gpumf::select_device(MPI_COMM_WORLD); // a GPU per rank where there are several
       parallel::distributed::Triangulation<dim> tria(MPI_COMM_WORLD);
       GridGenerator::subdivided_hyper_cube(tria, a.repetitions, 0., 1.);
       tria.refine_global(a.refinements);

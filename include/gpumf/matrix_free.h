@@ -540,9 +540,9 @@ namespace gpumf
      * DoFs of the ghost cells next to this object's cells whose basis functions have a value
      * (values, values_all_faces) or a value or a derivative (gradients, gradients_all_faces) on
      * the shared faces, all ghost entries of the layout for unspecified (or where no rank's
-     * subset would be smaller), none for none. FE_DGQ's nodes on the cell's surface: one layer
-     * of DoFs for values, all for gradients; FE_DGQHermite: one and two layers;
-     * FE_DGQLegendre: all. Collective at its first call for each access (and so is loop()).
+     * subset would be smaller, or reinit() set up no faces), none for none. FE_DGQ's nodes on the cell's surface: one
+     * layer of DoFs for values, all for gradients; FE_DGQHermite: one and two layers; FE_DGQLegendre: all. Collective
+     * at its first call for each access (and so is loop()).
      */
     unsigned int
     n_exchanged_ghost_entries(const DataAccessOnFaces access) const;

@@ -1014,10 +1014,8 @@ namespace gpumf
   const internal::GhostSubset *
   MatrixFree<dim, Number>::face_ghost_subset(const DataAccessOnFaces access) const
   {
-    AssertThrow(face_arrays.available,
-                ExcNotSupported("gpumf::MatrixFree: the ghost entries that face functors read are known where "
-                                "reinit() set up faces only."));
-    if (access == DataAccessOnFaces::none || access == DataAccessOnFaces::unspecified)
+    // without faces (a loop() of cell functors alone) every ghost entry travels
+    if (access == DataAccessOnFaces::none || access == DataAccessOnFaces::unspecified || !face_arrays.available)
       return nullptr;
     // a cell-centric loop reads across every face of its cells: the _all_faces variants are
     // what it needs for either access

@@ -216,7 +216,7 @@ namespace gpumf
                      const B &,
                      const Number *,
                      Number *,
-                     const bool,
+                     const unsigned char,
                      const unsigned int)
       {
         throw_not_compiled_by_nvcc();
