@@ -8,6 +8,7 @@
 //
 //   gpumf_dg --degree p [--repetitions k] [--refinements r] [--mesh cube|curved] [--repeat n]
 //   mpirun -np 16 gpumf_dg --degree p ... --dealii
+//   gpumf_dg --copy-roofline n        only the copy roofline of two vectors of n doubles
 //
 // The mesh: k^3 cells of [0,1]^3 refined r times (curved: under bench::deformed_mapping).
 // Figures: median seconds of n applications after a warm-up, and DoFs per second (DG DoFs for
@@ -46,6 +47,8 @@ namespace
   {
     unsigned int degree = 4, repetitions = 3, refinements = 3, repeat = 20;
     bool         curved = false, dealii = false;
+    /// --copy-roofline n: only the copy roofline of vectors of n doubles (for benchmarks/step59.sh)
+    unsigned long long roofline_dofs = 0;
   };
 
   Arguments
@@ -77,6 +80,8 @@ namespace
           }
         else if (arg == "--dealii")
           a.dealii = true;
+        else if (arg == "--copy-roofline")
+          a.roofline_dofs = std::stoull(next());
         else
           throw std::invalid_argument("unknown argument " + arg +
                                       " (--degree p --repetitions k --refinements r --mesh cube|curved --repeat n "
@@ -271,6 +276,13 @@ main(int argc, char **argv)
       const Arguments a = parse(argc, argv);
       if (!a.dealii)
         gpumf::select_device(MPI_COMM_WORLD); // a GPU per rank where there are several
+      if (a.roofline_dofs > 0)
+        {
+          std::cout << "copy roofline on " << gpumf::device_name() << ": " << std::fixed << std::setprecision(1)
+                    << bench::copy_bandwidth(gpumf::default_backend(), 2. * 8 * a.roofline_dofs, a.repeat) * 1e-9
+                    << " GB/s (vectors of " << a.roofline_dofs << " doubles)" << std::endl;
+          return 0;
+        }
       parallel::distributed::Triangulation<dim> tria(MPI_COMM_WORLD);
       GridGenerator::subdivided_hyper_cube(tria, a.repetitions, 0., 1.);
       tria.refine_global(a.refinements);

@@ -10,14 +10,15 @@
 # deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
 # the port with one rank (the GPU). Prints the programs' outputs (per cycle: DoFs, set-up time
 # as step-59 counts it, solve time and CG iterations, the L2 error) and a table of the last
-# cycle and the whole programs' wall times (start to end, every cycle). The programs come from
+# cycle and the whole programs' wall times (start to end, every cycle), and the GPU's copy
+# roofline (gpumf_dg --copy-roofline) for vectors of the last cycle's size. The programs come from
 # $GPUMF_BIN (default: build/benchmarks, built there when missing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cycles=${1:-5}
 bin=${GPUMF_BIN:-$here/../build/benchmarks}
-if [ ! -x "$bin/gpumf_step59" ] || [ ! -x "$bin/dealii_step59" ]; then
-  cmake --build "$here/../build" --target gpumf_step59 dealii_step59
+if [ ! -x "$bin/gpumf_step59" ] || [ ! -x "$bin/dealii_step59" ] || [ ! -x "$bin/gpumf_dg" ]; then
+  cmake --build "$here/../build" --target gpumf_step59 dealii_step59 gpumf_dg
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export GPUMF_STEP59_CYCLES=$cycles
@@ -64,3 +65,6 @@ printf "%-34s %11s %10s %10s %5s %12s %9s\n" "program (last cycle)" DoFs "setup 
        "L2 error" "wall [s]"
 summary "deal.II CPU MatrixFree, $cores ranks" dealii.log
 summary "gpumf port, 1 rank" gpumf.log
+# the copy roofline of this machine, for vectors of the last cycle's size
+dofs=$(grep -o "Number of degrees of freedom: [0-9]*" gpumf.log | tail -1 | grep -o "[0-9]*$")
+"$bin/gpumf_dg" --copy-roofline "$dofs"
