@@ -47,7 +47,6 @@ namespace gpumf
         for (unsigned int i = range.first; i < range.second; ++i)
           import.push_back(i);
       subset->import_indices.reinit(backend, import);
-      subset->host_positions = positions;
       subset->positions.reinit(backend, positions);
       return subset;
     }

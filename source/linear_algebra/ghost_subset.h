@@ -32,15 +32,14 @@ namespace gpumf
       Backend                                                    backend = Backend::host;
       /// the owned entries other ranks import, as local indices in partitioner's import order
       Array<unsigned int> import_indices;
-      /// [i]: position in the larger ghost range of the subset's i-th ghost entry
+      /// [i]: position in the larger ghost range of the subset's i-th ghost entry (on the host:
+      /// partitioner->ghost_indices_within_larger_ghost_set())
       Array<unsigned int> positions;
-      /// the same on the host, for the ipc method's reads by neighbour
-      std::vector<unsigned int> host_positions;
 
       unsigned int
       n_ghost_indices() const
       {
-        return host_positions.size();
+        return partitioner->n_ghost_indices();
       }
     };
 

@@ -19,6 +19,22 @@ namespace test
 
   namespace
   {
+    /// deal.II's MatrixFree set-up for step-59's operator: gradients on cells and faces, on
+    /// level @p mg_level if it is valid.
+    template <int dim>
+    typename MatrixFree<dim, double>::AdditionalData
+    face_loop_data(const unsigned int mg_level)
+    {
+      typename MatrixFree<dim, double>::AdditionalData additional_data;
+      additional_data.tasks_parallel_scheme            = MatrixFree<dim, double>::AdditionalData::none;
+      additional_data.mapping_update_flags             = update_gradients | update_JxW_values;
+      additional_data.mapping_update_flags_inner_faces = update_gradients | update_JxW_values | update_normal_vectors;
+      additional_data.mapping_update_flags_boundary_faces =
+        update_gradients | update_JxW_values | update_normal_vectors;
+      additional_data.mg_level = mg_level;
+      return additional_data;
+    }
+
     template <int dim>
     class SIPG
     {
@@ -146,12 +162,7 @@ namespace test
                           const unsigned int     n_q_points_1d,
                           const unsigned int     mg_level)
   {
-    typename MatrixFree<dim, double>::AdditionalData additional_data;
-    additional_data.tasks_parallel_scheme               = MatrixFree<dim, double>::AdditionalData::none;
-    additional_data.mapping_update_flags                = update_gradients | update_JxW_values;
-    additional_data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
-    additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
-    additional_data.mg_level                            = mg_level;
+    const auto                additional_data = face_loop_data<dim>(mg_level);
     AffineConstraints<double> constraints;
     constraints.close();
     implementation->data.reinit(mapping, dof, constraints, QGauss<1>(n_q_points_1d), additional_data);
@@ -461,13 +472,8 @@ namespace test
                            const unsigned int     n_q_points_1d,
                            const unsigned int     mg_level)
   {
-    typename MatrixFree<dim, double>::AdditionalData additional_data;
-    additional_data.tasks_parallel_scheme               = MatrixFree<dim, double>::AdditionalData::none;
-    additional_data.mapping_update_flags                = update_gradients | update_JxW_values;
-    additional_data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
-    additional_data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
-    additional_data.hold_all_faces_to_owned_cells       = true;
-    additional_data.mg_level                            = mg_level;
+    auto additional_data                          = face_loop_data<dim>(mg_level);
+    additional_data.hold_all_faces_to_owned_cells = true;
     AffineConstraints<double> constraints;
     constraints.close();
     MatrixFree<dim, double> data;
