@@ -4,11 +4,14 @@
 # mmdebstrap at the first call (about 3 minutes) and kept for later calls in $GPUMF_DEBIAN13_ROOT
 # (default /var/lib/gpumf/debian13); a call installs what the package list below adds since.
 # The checkout, CUDA (/usr/local/cuda-13.0, where installed), ccache's folder, /proc, /sys and /dev are
-# bind-mounted into the root for the command and unmounted after it. Needs root (or sudo).
+# bind-mounted into the root for the command. mmdebstrap and the command run in a mount namespace of
+# their own (unshare -m), so their mounts end with them, also when a run is killed; runs on one machine
+# take turns on the root (flock). Needs root (or sudo).
 #
 #   scripts/debian13.sh bash -c 'cmake -S . -B build-debian13 -G Ninja && cmake --build build-debian13'
 set -euo pipefail
-cd "$(dirname "$0")/.."
+self=$(readlink -f "$0")
+cd "$(dirname "$self")/.."
 root=${GPUMF_DEBIAN13_ROOT:-/var/lib/gpumf/debian13}
 packages=(libdeal.ii-dev libdeal.ii-doc libboost-context-dev cmake ninja-build g++ binutils-gold python3
           openmpi-bin ccache)
@@ -16,39 +19,59 @@ mirror=${GPUMF_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
+# The rest runs in a private mount namespace: every mount below ends with this script, however it ends.
+if [ -z "${GPUMF_DEBIAN13_NAMESPACE:-}" ]; then
+  exec $sudo env GPUMF_DEBIAN13_NAMESPACE=1 GPUMF_DEBIAN13_ROOT="$root" GPUMF_DEBIAN_MIRROR="$mirror" \
+    CCACHE_DIR="${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}" ${CI:+CI=$CI} ${CCACHE_DISABLE:+CCACHE_DISABLE=$CCACHE_DISABLE} \
+    unshare --mount --propagation private bash "$self" "$@"
+fi
+
+# One run at a time on the root (a second run on the same machine waits).
+mkdir -p "$(dirname "$root")"
+exec 9>"$root.lock"
+flock 9
+
+# Mounts that a run killed before this script kept its mounts private may have left under a
+# half-made root: undo them before removing it (rm alone would descend into /sys and /proc).
+remove_half_made_root() {
+  local target
+  awk -v r="$1" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts | sort -r |
+    while read -r target; do umount -l "$target"; done
+  rm -rf --one-file-system "$1"
+}
+
 if [ ! -x "$root/usr/bin/apt-get" ]; then
   if ! command -v mmdebstrap >/dev/null; then
-    $sudo apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends mmdebstrap
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mmdebstrap
   fi
   echo "gpumf: making a Debian 13 root with deal.II 9.6 in $root (mmdebstrap; kept for later runs)"
-  $sudo mkdir -p "$(dirname "$root")"
-  $sudo rm -rf "$root.new"
-  $sudo mmdebstrap --variant=apt --include="$(IFS=,; echo "${packages[*]}")" trixie "$root.new" "$mirror"
-  $sudo mv "$root.new" "$root"
+  made=false
+  for attempt in 1 2; do # a second try where the registry failed the first
+    remove_half_made_root "$root.new"
+    if mmdebstrap --variant=apt --include="$(IFS=,; echo "${packages[*]}")" trixie "$root.new" "$mirror"; then
+      made=true
+      break
+    fi
+    echo "gpumf: mmdebstrap failed (attempt $attempt of 2)"
+  done
+  $made || { echo "gpumf: could not make the Debian 13 root in $root.new (see mmdebstrap's messages above)"; exit 1; }
+  mv "$root.new" "$root"
 fi
 missing=()
 for p in "${packages[@]}"; do
-  $sudo chroot "$root" dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  chroot "$root" dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "gpumf: installing ${missing[*]} in the Debian 13 root"
-  $sudo chroot "$root" apt-get update -q
-  $sudo chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  chroot "$root" apt-get update -q
+  chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# Bind mounts for the command, undone on exit (also on failure).
-mounted=()
-unmount_all() {
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    $sudo umount -R -l "${mounted[$i]}" 2>/dev/null || true
-  done
-}
-trap unmount_all EXIT
+# Bind mounts for the command: private to this namespace, gone with it.
 bind() { # bind <host path> <path in the root> [--rbind: with the mounts below it]
-  $sudo mkdir -p "$root$2"
-  $sudo mount "${3:---bind}" "$1" "$root$2"
-  mounted+=("$root$2")
+  mkdir -p "$root$2"
+  mount "${3:---bind}" "$1" "$root$2"
 }
 here=$(pwd -P)
 bind "$here" "$here"
@@ -57,12 +80,12 @@ bind /sys /sys
 bind /dev /dev --rbind # /dev/shm for MPI's shared memory
 if [ -d /usr/local/cuda-13.0 ]; then
   bind /usr/local/cuda-13.0 /usr/local/cuda-13.0
-  [ -e "$root/usr/local/cuda" ] || $sudo ln -s cuda-13.0 "$root/usr/local/cuda"
+  [ -e "$root/usr/local/cuda" ] || ln -s cuda-13.0 "$root/usr/local/cuda"
 fi
 ccache_dir=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
 mkdir -p "$ccache_dir"
 bind "$ccache_dir" /root/.cache/ccache
 
-$sudo chroot "$root" env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin CCACHE_DIR=/root/.cache/ccache \
+chroot "$root" env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin CCACHE_DIR=/root/.cache/ccache \
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${CI:+CI=$CI} ${CCACHE_DISABLE:+CCACHE_DISABLE=$CCACHE_DISABLE} \
   bash -c 'cd "$1" && shift && exec "$@"' bash "$here" "$@"
