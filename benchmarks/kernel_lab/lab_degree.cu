@@ -136,11 +136,12 @@ namespace lab
           launch;
       };
 
-      template <bool compressed, bool rows = false>
+      template <bool compressed, bool rows = false, bool lines = false, int min_blocks = 0, bool even_odd = false>
       static Design
       tiled(const std::string &name)
       {
-        auto kernel = tiled_kernel<nd, nq, Number, with_values, with_gradients, compressed, rows>;
+        auto kernel =
+          tiled_kernel<nd, nq, Number, with_values, with_gradients, compressed, rows, lines, min_blocks, even_odd>;
         return Design{name,
                       Variant{compressed, false},
                       reinterpret_cast<const void *>(kernel),
@@ -148,7 +149,11 @@ namespace lab
                         return plan(
                           kernel,
                           nq * nq,
-                          [=](unsigned int g) { return L::fixed(g, L::cell_stride(o.scratch_pad)); },
+                          [=](unsigned int g) {
+                            return L::fixed(g,
+                                            lines ? Lines<nd, nq, Number, with_values, with_gradients>::cell_stride :
+                                                    L::cell_stride(o.scratch_pad));
+                          },
                           o.cells_per_block);
                       },
                       [=](const Plan                   &pl,
@@ -198,6 +203,21 @@ namespace lab
         return {tiled<false>("tiled"),
                 tiled<true>("tiled-compressed"),
                 tiled<false, true>("tiled-rows"),
+                // registers capped at 128 (two blocks of 256 threads an SM) where the compiler
+                // takes more: double with gradients from n_q = 8 (lines-b0 and lines-b2 in the lab)
+                tiled < false,
+                false,
+                true,
+                with_gradients && nq >= 8 && sizeof(Number) == 8 ? 2 : 0 > ("lines"),
+                tiled < false,
+                false,
+                true,
+                with_gradients && nq >= 8 && sizeof(Number) == 8 ? 2 : 0,
+                true > ("lines-eo"),
+                tiled<false, false, true>("lines-b0"),
+                tiled<false, false, true, 2>("lines-b2"),
+                tiled<false, false, true, 3>("lines-b3"),
+                tiled<true, false, true>("lines-compressed"),
                 async<false, false>("async"),
                 async<true, false>("async-compressed"),
                 async<false, true>("async-metric"),
@@ -286,6 +306,22 @@ namespace lab
           tables.table[nq * nd + i] = Number(m.collocation_derivative[i]);
         for (unsigned int i = 0; i < nq; ++i)
           tables.weights[i] = Number(m.weights[i]);
+        {
+          // the even-odd forms (design lines-eo): the points and nodes are symmetric about the
+          // cell's centre
+          const auto S = [&](unsigned int q, unsigned int i) { return m.shape[q * nd + i]; };
+          const auto D = [&](unsigned int q, unsigned int l) { return m.collocation_derivative[q * nq + l]; };
+          constexpr unsigned int F = folded_size(nq);
+          double                 v = fold_matrix(S, nq, nd, 1, tables.folded);
+          v                        = std::max(
+            v, fold_matrix([&](unsigned int i, unsigned int q) { return S(q, i); }, nd, nq, 1, tables.folded + F));
+          v = std::max(v, fold_matrix(D, nq, nq, -1, tables.folded + 2 * F));
+          v = std::max(
+            v, fold_matrix([&](unsigned int l, unsigned int q) { return D(q, l); }, nq, nq, -1, tables.folded + 3 * F));
+          if (v > 1e-10)
+            throw std::runtime_error("kernel lab: the 1D matrices are not symmetric about the cell's centre (" +
+                                     std::to_string(v) + "): no even-odd form");
+        }
         int device = 0, sms = 0, max_threads = 0;
         check(cudaGetDevice(&device), "cudaGetDevice");
         check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "attribute");
@@ -304,9 +340,10 @@ namespace lab
               {
                 auto it = std::find_if(all.begin(), all.end(), [&](const Design &d) { return d.name == name; });
                 if (it == all.end())
-                  throw std::runtime_error("kernel lab: unknown design '" + name +
-                                           "' (tiled, tiled-compressed, tiled-rows, async, async-compressed, "
-                                           "async-metric, async-compressed-metric)");
+                  throw std::runtime_error(
+                    "kernel lab: unknown design '" + name +
+                    "' (tiled, tiled-compressed, tiled-rows, lines, lines-eo, lines-b0, lines-b2, lines-b3, lines-compressed, "
+                    "async, async-compressed, async-metric, async-compressed-metric)");
                 chosen.push_back(&*it);
               }
             if (o.check)
@@ -358,7 +395,9 @@ namespace lab
                 row.n_q             = nq;
                 row.cells_per_block = pl.cells;
                 row.shared_bytes    = pl.shared;
-                row.cell_stride     = L::cell_stride(o.scratch_pad);
+                row.cell_stride     = d->name.rfind("lines", 0) == 0 ?
+                                        Lines<nd, nq, Number, with_values, with_gradients>::cell_stride :
+                                        L::cell_stride(o.scratch_pad);
                 cudaFuncAttributes attributes;
                 check(cudaFuncGetAttributes(&attributes, d->kernel), "cudaFuncGetAttributes");
                 row.registers   = attributes.numRegs;

@@ -9,12 +9,17 @@
 //                memory with asynchronous copies (cp.async); optionally the per-point geometry too
 //   *compressed  the codes from 27 entity bases a cell and a table of offsets
 //                (internal/dof_compression.h) instead of (p+1)^3 codes
+//   lines        the tiled kernel's gather and scatter around another cell operation: every 1D
+//                contraction in registers, a thread owning one line at a time (lab_lines.cuh);
+//                lines-eo: the same with the even-odd forms of the 1D matrices
 #ifndef gpumf_kernel_lab_designs_cuh
 #define gpumf_kernel_lab_designs_cuh
 
 #include <gpumf/internal/dof_compression.h>
 #include <gpumf/internal/dof_access.h>
 #include <gpumf/internal/register_tiled.cuh>
+
+#include "lab_lines.cuh"
 
 #include <cuda_pipeline.h>
 
@@ -49,6 +54,7 @@ namespace lab
   {
     Number table[nq * (nd + nq)];
     Number weights[nq];
+    Number folded[4 * folded_size(nq)]; // the even-odd forms of the four 1D matrices (lab_lines.cuh)
   };
 
   /// How a design finds its cells' data.
@@ -198,17 +204,31 @@ namespace lab
   }
 
   /// The design `tiled` (and `tiled-compressed`): a block of blockDim.z cells.
-  template <int nd, int nq, typename Number, bool with_values, bool with_gradients, bool compressed, bool rows = false>
-  __global__ void __launch_bounds__(256)
+  /// (With @p lines the cell operation of lab_lines.cuh, its own scratch strides; @p min_blocks:
+  /// the blocks of 256 threads an SM must hold, which caps the registers a thread: 0, the
+  /// compiler's choice.)
+  template <int nd,
+            int nq,
+            typename Number,
+            bool with_values,
+            bool with_gradients,
+            bool compressed,
+            bool rows       = false,
+            bool lines      = false,
+            int  min_blocks = 0,
+            bool even_odd   = false>
+  __global__ void __launch_bounds__(256, min_blocks)
     tiled_kernel(const Data<Number> d, const Tables<nd, nq, Number> tables, const Number *src, Number *dst)
   {
-    using L = Layout<nd, nq, Number, with_values, with_gradients>;
+    using L     = Layout<nd, nq, Number, with_values, with_gradients>;
+    using Lined = Lines<nd, nq, Number, with_values, with_gradients, even_odd>;
     extern __shared__ __align__(16) unsigned char smem[];
     const std::size_t                             offsets_at = (L::matrices + 15) / 16 * 16;
     load_matrices<nd, nq>(d, smem, compressed, offsets_at);
     const Number       *S = reinterpret_cast<const Number *>(smem), *D = S + nq * nd;
     const unsigned int *offsets = reinterpret_cast<const unsigned int *>(smem + offsets_at);
-    Number *scratch = reinterpret_cast<Number *>(smem + L::fixed(0, 0) + threadIdx.z * d.cell_stride * sizeof(Number));
+    Number             *scratch = reinterpret_cast<Number *>(
+      smem + L::fixed(0, 0) + threadIdx.z * (lines ? Lined::cell_stride : d.cell_stride) * sizeof(Number));
 
     const unsigned int tx = threadIdx.x, ty = threadIdx.y;
     const unsigned int cell   = blockIdx.x * blockDim.z + threadIdx.z;
@@ -237,7 +257,10 @@ namespace lab
             u[k] = i == no_dof ? Number(0) : read_only(src + i);
         }
     const Point<nq, Number, with_values, with_gradients> point(d, c, tables.weights, tx, ty, nullptr, 0);
-    L::Tiled::apply(u, nd == nq, S, D, tables.table, scratch, tx, ty, point);
+    if constexpr (lines)
+      Lined::apply(u, tables.table, tables.folded, scratch, tx, ty, point);
+    else
+      L::Tiled::apply(u, nd == nq, S, D, tables.table, scratch, tx, ty, point);
     if (owner)
 #pragma unroll
       for (unsigned int k = 0; k < nd; ++k)
