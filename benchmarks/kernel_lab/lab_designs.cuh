@@ -11,7 +11,8 @@
 //                (internal/dof_compression.h) instead of (p+1)^3 codes
 //   lines        the tiled kernel's gather and scatter around another cell operation: every 1D
 //                contraction in registers, a thread owning one line at a time (lab_lines.cuh);
-//                lines-eo: the same with the even-odd forms of the 1D matrices
+//                lines-eo: the same with the even-odd forms of the 1D matrices; lines-eo-fused:
+//                and (BP3, BP1) the last interpolation pass writing the x derivatives too
 #ifndef gpumf_kernel_lab_designs_cuh
 #define gpumf_kernel_lab_designs_cuh
 
@@ -54,7 +55,7 @@ namespace lab
   {
     Number table[nq * (nd + nq)];
     Number weights[nq];
-    Number folded[4 * folded_size(nq)]; // the even-odd forms of the four 1D matrices (lab_lines.cuh)
+    Number own[lines_table_size(nq, nd)]; // the lines design's D S and even-odd forms (lab_lines.cuh)
   };
 
   /// How a design finds its cells' data.
@@ -216,12 +217,13 @@ namespace lab
             bool rows       = false,
             bool lines      = false,
             int  min_blocks = 0,
-            bool even_odd   = false>
+            bool even_odd   = false,
+            bool fused      = false>
   __global__ void __launch_bounds__(256, min_blocks)
     tiled_kernel(const Data<Number> d, const Tables<nd, nq, Number> tables, const Number *src, Number *dst)
   {
     using L     = Layout<nd, nq, Number, with_values, with_gradients>;
-    using Lined = Lines<nd, nq, Number, with_values, with_gradients, even_odd>;
+    using Lined = Lines<nd, nq, Number, with_values, with_gradients, even_odd, fused>;
     extern __shared__ __align__(16) unsigned char smem[];
     const std::size_t                             offsets_at = (L::matrices + 15) / 16 * 16;
     load_matrices<nd, nq>(d, smem, compressed, offsets_at);
@@ -258,7 +260,7 @@ namespace lab
         }
     const Point<nq, Number, with_values, with_gradients> point(d, c, tables.weights, tx, ty, nullptr, 0);
     if constexpr (lines)
-      Lined::apply(u, tables.table, tables.folded, scratch, tx, ty, point);
+      Lined::apply(u, tables.table, tables.own, scratch, tx, ty, point);
     else
       L::Tiled::apply(u, nd == nq, S, D, tables.table, scratch, tx, ty, point);
     if (owner)

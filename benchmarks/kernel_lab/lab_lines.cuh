@@ -126,14 +126,15 @@ namespace lab
     return chosen;
   }
 
-  /// The four 1D matrices of a cell operation: shape values S (n_q x nd), its transpose, the
-  /// collocation derivative D (n_q x n_q), its transpose.
+  /// The 1D matrices of a cell operation: shape values S (n_q x nd), its transpose, the
+  /// collocation derivative D (n_q x n_q), its transpose, the shape derivatives D S (n_q x nd).
   enum MatrixKind : unsigned int
   {
     shape_matrix = 0,
     shape_transpose,
     derivative_matrix,
-    derivative_transpose
+    derivative_transpose,
+    shape_derivative
   };
 
   /// Numbers of one folded matrix (fold_matrix()) for n_q points.
@@ -173,7 +174,23 @@ namespace lab
     return violation;
   }
 
-  template <int nd, int n, typename Number, bool with_values, bool with_gradients, bool even_odd = false>
+  /// Numbers of the lines design's own table (after the S and D of the kernel's table): D S
+  /// (n_q x nd), then the five folded matrices.
+  __host__ __device__ constexpr unsigned int
+  lines_table_size(const unsigned int n, const unsigned int nd)
+  {
+    return n * nd + 5 * folded_size(n);
+  }
+
+  /// (@p fused: without collocation, the last interpolation pass along x also writes the x
+  /// derivatives, with D S: one pass and one load a point fewer.)
+  template <int nd,
+            int n,
+            typename Number,
+            bool with_values,
+            bool with_gradients,
+            bool even_odd = false,
+            bool fused    = false>
   struct Lines
   {
     static constexpr bool collocation = nd == n;
@@ -205,17 +222,18 @@ namespace lab
       return dir == 0 ? at<k>(i, a, b) : dir == 1 ? at<k>(a, i, b) : at<k>(a, b, i);
     }
 
-    /// w = M v for the matrix @p kind (MatrixKind), from @p table (S [q nd + i], D [q n + l]) or,
-    /// with even_odd, from its folded form in @p folded (slot kind of folded_size(n) numbers):
-    /// half the multiply-adds, the sums and differences of mirrored entries of v first.
+    /// w = M v for the matrix @p kind (MatrixKind), from @p table (S [q nd + i], D [q n + l]) and
+    /// @p own (D S [q nd + i]) or, with even_odd, from its folded form (slot kind of
+    /// folded_size(n) numbers after D S in @p own): half the multiply-adds, the sums and
+    /// differences of mirrored entries of v first.
     template <unsigned int kind, unsigned int n_in, unsigned int n_out>
     __device__ static void
-    contract(const Number (&v)[n_in], const Number *table, const Number *folded, Number (&w)[n_out])
+    contract(const Number (&v)[n_in], const Number *table, const Number *own, Number (&w)[n_out])
     {
       if constexpr (!even_odd)
         {
-          const Number      *m  = kind < 2 ? table : table + n * nd;
-          constexpr unsigned ld = kind < 2 ? nd : n;
+          const Number      *m  = kind == shape_derivative ? own : kind < 2 ? table : table + n * nd;
+          constexpr unsigned ld = kind < 2 || kind == shape_derivative ? nd : n;
 #pragma unroll
           for (unsigned int o = 0; o < n_out; ++o)
             {
@@ -228,7 +246,7 @@ namespace lab
         }
       else
         {
-          const Number          *F   = folded + kind * folded_size(n);
+          const Number          *F   = own + n * nd + kind * folded_size(n);
           constexpr unsigned int h   = n_in / 2;
           constexpr bool         odd = kind >= 2; // derivatives: M(rev o, rev i) = -M(o, i)
           Number                 e[h > 0 ? h : 1], d[h > 0 ? h : 1];
@@ -279,7 +297,7 @@ namespace lab
               unsigned int ext_a,
               unsigned int ext_b>
     __device__ static void
-    pass(Number *scratch, const Number *table, const Number *folded, const unsigned int tx, const unsigned int ty)
+    pass(Number *scratch, const Number *table, const Number *own, const unsigned int tx, const unsigned int ty)
     {
       const bool         swap = scratch_layout.swap[dir];
       const unsigned int a = swap ? ty : tx, b = swap ? tx : ty;
@@ -289,7 +307,7 @@ namespace lab
 #pragma unroll
       for (unsigned int i = 0; i < n_in; ++i)
         v[i] = scratch[line<dir, in>(a, b, i)];
-      contract<kind>(v, table, folded, w);
+      contract<kind>(v, table, own, w);
 #pragma unroll
       for (unsigned int o = 0; o < n_out; ++o)
         scratch[line<dir, out>(a, b, o)] = w[o];
@@ -298,7 +316,8 @@ namespace lab
     /**
      * @p u: the DoF values u(a, b, k), k < nd, of the thread's z-line on entry (where a, b < nd),
      * the result on exit. @p table: shape values [q nd + i], then the collocation derivative
-     * [q n + l], in the kernel's parameters; @p folded: their even-odd forms (with even_odd).
+     * [q n + l], in the kernel's parameters; @p own: D S, then the even-odd forms
+     * (lines_table_size()).
      * @p point(k, value, gx, gy, gz) at point (a, b, k).
      * All threads of the cell call it (it has barriers).
      */
@@ -306,7 +325,7 @@ namespace lab
     __device__ static void
     apply(Number (&u)[n],
           const Number (&table)[n_table],
-          const Number      *folded,
+          const Number      *own,
           Number            *scratch,
           const unsigned int a,
           const unsigned int b,
@@ -329,15 +348,34 @@ namespace lab
 #pragma unroll
               for (unsigned int l = 0; l < nd; ++l)
                 v[l] = u[l];
-              contract<shape_matrix>(v, table, folded, w);
+              contract<shape_matrix>(v, table, own, w);
 #pragma unroll
               for (unsigned int k = 0; k < n; ++k)
                 scratch[at<0>(a, b, k)] = w[k];
             }
           __syncthreads();
-          pass<1, 0, 1, nd, n, shape_matrix, nd, n>(scratch, table, folded, a, b);
+          pass<1, 0, 1, nd, n, shape_matrix, nd, n>(scratch, table, own, a, b);
           __syncthreads();
-          pass<0, 1, 0, nd, n, shape_matrix, n, n>(scratch, table, folded, a, b);
+          if constexpr (fused && with_gradients)
+            {
+              // values to A, x derivatives (D S) to B in place
+              const bool         swap = scratch_layout.swap[0];
+              const unsigned int y = swap ? b : a, z = swap ? a : b;
+              Number             v[nd], w[n], g[n];
+#pragma unroll
+              for (unsigned int i = 0; i < nd; ++i)
+                v[i] = scratch[line<0, 1>(y, z, i)];
+              contract<shape_matrix>(v, table, own, w);
+              contract<shape_derivative>(v, table, own, g);
+#pragma unroll
+              for (unsigned int o = 0; o < n; ++o)
+                {
+                  scratch[line<0, 0>(y, z, o)] = w[o];
+                  scratch[line<0, 1>(y, z, o)] = g[o];
+                }
+            }
+          else
+            pass<0, 1, 0, nd, n, shape_matrix, n, n>(scratch, table, own, a, b);
           __syncthreads();
 #pragma unroll
           for (unsigned int k = 0; k < n; ++k)
@@ -355,9 +393,10 @@ namespace lab
               __syncthreads();
             }
           Number gz[n];
-          contract<derivative_matrix>(q, table, folded, gz);
-          pass<0, 0, 1, n, n, derivative_matrix, n, n>(scratch, table, folded, a, b);
-          pass<1, 0, 2, n, n, derivative_matrix, n, n>(scratch, table, folded, a, b);
+          contract<derivative_matrix>(q, table, own, gz);
+          if constexpr (!(fused && !collocation))
+            pass<0, 0, 1, n, n, derivative_matrix, n, n>(scratch, table, own, a, b);
+          pass<1, 0, 2, n, n, derivative_matrix, n, n>(scratch, table, own, a, b);
           __syncthreads();
 #pragma unroll
           for (unsigned int k = 0; k < n; ++k)
@@ -367,14 +406,14 @@ namespace lab
               scratch[at<1>(a, b, k)] = gx;
               scratch[at<2>(a, b, k)] = gy;
             }
-          contract<derivative_transpose>(gz, table, folded, r);
+          contract<derivative_transpose>(gz, table, own, r);
           if constexpr (with_values)
 #pragma unroll
             for (unsigned int k = 0; k < n; ++k)
               r[k] += q[k];
           __syncthreads();
-          pass<0, 1, 1, n, n, derivative_transpose, n, n>(scratch, table, folded, a, b);
-          pass<1, 2, 2, n, n, derivative_transpose, n, n>(scratch, table, folded, a, b);
+          pass<0, 1, 1, n, n, derivative_transpose, n, n>(scratch, table, own, a, b);
+          pass<1, 2, 2, n, n, derivative_transpose, n, n>(scratch, table, own, a, b);
           __syncthreads();
 #pragma unroll
           for (unsigned int k = 0; k < n; ++k)
@@ -403,15 +442,15 @@ namespace lab
           // by other threads two barriers ago (its own line since)
           {
             Number w[nd];
-            contract<shape_transpose>(r, table, folded, w);
+            contract<shape_transpose>(r, table, own, w);
 #pragma unroll
             for (unsigned int l = 0; l < nd; ++l)
               scratch[at<0>(a, b, l)] = w[l];
           }
           __syncthreads();
-          pass<0, 0, 1, n, nd, shape_transpose, n, nd>(scratch, table, folded, a, b);
+          pass<0, 0, 1, n, nd, shape_transpose, n, nd>(scratch, table, own, a, b);
           __syncthreads();
-          pass<1, 1, 0, n, nd, shape_transpose, nd, nd>(scratch, table, folded, a, b);
+          pass<1, 1, 0, n, nd, shape_transpose, nd, nd>(scratch, table, own, a, b);
           __syncthreads();
           if (a < nd && b < nd)
 #pragma unroll
