@@ -6,37 +6,44 @@
 # The checkout, CUDA (/usr/local/cuda-13.0, where installed), ccache's folder, /proc, /sys and /dev are
 # bind-mounted into the root for the command. mmdebstrap and the command run in a mount namespace of
 # their own (unshare -m), so their mounts end with them, also when a run is killed; runs on one machine
-# take turns on the root (flock). Needs root (or sudo).
+# take turns on the root (flock on <root>.lock). Needs root (or sudo).
 #
 #   scripts/debian13.sh bash -c 'cmake -S . -B build-debian13 -G Ninja && cmake --build build-debian13'
 set -euo pipefail
 self=$(readlink -f "$0")
 cd "$(dirname "$self")/.."
-root=${GPUMF_DEBIAN13_ROOT:-/var/lib/gpumf/debian13}
+root=$(realpath -m "${GPUMF_DEBIAN13_ROOT:-/var/lib/gpumf/debian13}") # as /proc/self/mounts names it
 packages=(libdeal.ii-dev libdeal.ii-doc libboost-context-dev cmake ninja-build g++ binutils-gold python3
           openmpi-bin ccache)
 mirror=${GPUMF_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
-# The rest runs in a private mount namespace: every mount below ends with this script, however it ends.
+# The rest runs in a mount namespace of its own: every mount below ends with the last process in
+# it (the script and the command it runs), however they end. (ccache's folder is made before, as
+# the calling user.)
+ccache_dir=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
 if [ -z "${GPUMF_DEBIAN13_NAMESPACE:-}" ]; then
-  exec $sudo env GPUMF_DEBIAN13_NAMESPACE=1 GPUMF_DEBIAN13_ROOT="$root" GPUMF_DEBIAN_MIRROR="$mirror" \
-    CCACHE_DIR="${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}" ${CI:+CI=$CI} ${CCACHE_DISABLE:+CCACHE_DISABLE=$CCACHE_DISABLE} \
+  mkdir -p "$ccache_dir"
+  exec $sudo env GPUMF_DEBIAN13_NAMESPACE=1 GPUMF_DEBIAN13_ROOT="$root" GPUMF_DEBIAN_MIRROR="$mirror" CCACHE_DIR="$ccache_dir" \
+    ${CI:+"CI=$CI"} ${CCACHE_DISABLE:+"CCACHE_DISABLE=$CCACHE_DISABLE"} \
     unshare --mount --propagation private bash "$self" "$@"
 fi
 
-# One run at a time on the root (a second run on the same machine waits).
+# One run at a time on the root (a second run on the same machine waits, at most an hour; the
+# lock is not passed on to the commands, so that a process they leave behind does not hold it).
 mkdir -p "$(dirname "$root")"
 exec 9>"$root.lock"
-flock 9
+flock -w 3600 9 || { echo "gpumf: $root.lock is held by another run for an hour: giving up"; exit 1; }
 
 # Mounts that a run killed before this script kept its mounts private may have left under a
-# half-made root: undo them before removing it (rm alone would descend into /sys and /proc).
+# half-made root (rm alone would descend into /sys and /proc): their copies in this namespace
+# are detached first, then rm, which stays on the root's file system, removes the directories
+# (which detaches the host's copies too).
 remove_half_made_root() {
   local target
-  awk -v r="$1" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts | sort -r |
-    while read -r target; do umount -l "$target"; done
+  awk -v r="$1" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts | LC_ALL=C sort -r |
+    while read -r target; do umount -l "$target" || true; done
   rm -rf --one-file-system "$1"
 }
 
@@ -49,23 +56,24 @@ if [ ! -x "$root/usr/bin/apt-get" ]; then
   made=false
   for attempt in 1 2; do # a second try where the registry failed the first
     remove_half_made_root "$root.new"
-    if mmdebstrap --variant=apt --include="$(IFS=,; echo "${packages[*]}")" trixie "$root.new" "$mirror"; then
+    if mmdebstrap --variant=apt --include="$(IFS=,; echo "${packages[*]}")" trixie "$root.new" "$mirror" 9>&-; then
       made=true
       break
     fi
     echo "gpumf: mmdebstrap failed (attempt $attempt of 2)"
   done
   $made || { echo "gpumf: could not make the Debian 13 root in $root.new (see mmdebstrap's messages above)"; exit 1; }
-  mv "$root.new" "$root"
+  [ ! -e "$root" ] || remove_half_made_root "$root" # a root without apt-get: broken
+  mv -T "$root.new" "$root"
 fi
 missing=()
 for p in "${packages[@]}"; do
-  chroot "$root" dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  chroot "$root" dpkg -s "$p" >/dev/null 2>&1 9>&- || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "gpumf: installing ${missing[*]} in the Debian 13 root"
-  chroot "$root" apt-get update -q
-  chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  chroot "$root" apt-get update -q 9>&-
+  chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" 9>&-
 fi
 
 # Bind mounts for the command: private to this namespace, gone with it.
@@ -82,10 +90,8 @@ if [ -d /usr/local/cuda-13.0 ]; then
   bind /usr/local/cuda-13.0 /usr/local/cuda-13.0
   [ -e "$root/usr/local/cuda" ] || ln -s cuda-13.0 "$root/usr/local/cuda"
 fi
-ccache_dir=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
-mkdir -p "$ccache_dir"
 bind "$ccache_dir" /root/.cache/ccache
 
 chroot "$root" env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin CCACHE_DIR=/root/.cache/ccache \
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${CI:+CI=$CI} ${CCACHE_DISABLE:+CCACHE_DISABLE=$CCACHE_DISABLE} \
-  bash -c 'cd "$1" && shift && exec "$@"' bash "$here" "$@"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${CI:+"CI=$CI"} ${CCACHE_DISABLE:+"CCACHE_DISABLE=$CCACHE_DISABLE"} \
+  bash -c 'cd "$1" && shift && exec "$@"' bash "$here" "$@" 9>&-

@@ -439,7 +439,7 @@ namespace lab
       else
         {
           // back to the DoFs: z in registers, then x (z < nd), then y (x, z < nd); A was last read
-          // by other threads two barriers ago (its own line since)
+          // by other threads at least two barriers ago (its own line since)
           {
             Number w[nd];
             contract<shape_transpose>(r, table, own, w);
