@@ -79,7 +79,8 @@ namespace lab
     struct Plan
     {
       unsigned int cells = 1, blocks_per_sm = 0, grid = 0;
-      std::size_t  shared = 0;
+      std::size_t  shared      = 0;
+      unsigned int cell_stride = 0; // numbers of a cell's shared scratch
     };
 
     /// The block size that keeps the most cells resident on an SM (the library's rule), or
@@ -88,6 +89,7 @@ namespace lab
     Plan
     plan(Kernel                                          kernel,
          const unsigned int                              threads_per_cell,
+         const unsigned int                              cell_stride,
          const std::function<std::size_t(unsigned int)> &shared,
          const unsigned int                              forced)
     {
@@ -105,7 +107,7 @@ namespace lab
           check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, g * threads_per_cell, shared(g)),
                 "occupancy");
           if (blocks * g > best.blocks_per_sm * best.cells || (forced && g == forced))
-            best = Plan{g, unsigned(blocks), 0, shared(g)};
+            best = Plan{g, unsigned(blocks), 0, shared(g), cell_stride};
         }
       if (best.blocks_per_sm == 0)
         throw std::runtime_error("kernel lab: no block of this design fits an SM (" +
@@ -156,29 +158,27 @@ namespace lab
                                    min_blocks,
                                    even_odd,
                                    fused>;
-        return Design{name,
-                      Variant{compressed, false},
-                      reinterpret_cast<const void *>(kernel),
-                      [=](const Options &o, bool) {
-                        return plan(
-                          kernel,
-                          nq * nq,
-                          [=](unsigned int g) {
-                            return L::fixed(g,
-                                            lines ? Lines<nd, nq, Number, with_values, with_gradients>::cell_stride :
-                                                    L::cell_stride(o.scratch_pad));
-                          },
-                          o.cells_per_block);
-                      },
-                      [=](const Plan                   &pl,
-                          const Data<Number>           &d,
-                          const Tables<nd, nq, Number> &t,
-                          const Number                 *src,
-                          Number                       *dst,
-                          unsigned int) {
-                        const unsigned int blocks = (d.n_cells + pl.cells - 1) / pl.cells;
-                        kernel<<<blocks, dim3(nq, nq, pl.cells), pl.shared>>>(d, t, src, dst);
-                      }};
+        return Design{
+          name,
+          Variant{compressed, false},
+          reinterpret_cast<const void *>(kernel),
+          [=](const Options &o, bool) {
+            // the kernel's own cell operation decides the scratch
+            const unsigned int stride =
+              lines ? Lines<nd, nq, Number, with_values, with_gradients, even_odd, fused>::cell_stride :
+                      L::cell_stride(o.scratch_pad);
+            return plan(
+              kernel, nq * nq, stride, [=](unsigned int g) { return L::fixed(g, stride); }, o.cells_per_block);
+          },
+          [=](const Plan                   &pl,
+              const Data<Number>           &d,
+              const Tables<nd, nq, Number> &t,
+              const Number                 *src,
+              Number                       *dst,
+              unsigned int) {
+            const unsigned int blocks = (d.n_cells + pl.cells - 1) / pl.cells;
+            kernel<<<blocks, dim3(nq, nq, pl.cells), pl.shared>>>(d, t, src, dst);
+          }};
       }
 
       template <bool compressed, bool prefetch_metric>
@@ -194,6 +194,7 @@ namespace lab
                         return plan(
                           kernel,
                           nq * nq,
+                          L::cell_stride(o.scratch_pad),
                           [=](unsigned int g) {
                             return L::fixed(g, L::cell_stride(o.scratch_pad)) + L::staged(g, v, affine);
                           },
@@ -417,9 +418,7 @@ namespace lab
                 row.n_q             = nq;
                 row.cells_per_block = pl.cells;
                 row.shared_bytes    = pl.shared;
-                row.cell_stride     = d->name.rfind("lines", 0) == 0 ?
-                                        Lines<nd, nq, Number, with_values, with_gradients>::cell_stride :
-                                        L::cell_stride(o.scratch_pad);
+                row.cell_stride     = pl.cell_stride;
                 cudaFuncAttributes attributes;
                 check(cudaFuncGetAttributes(&attributes, d->kernel), "cudaFuncGetAttributes");
                 row.registers   = attributes.numRegs;
