@@ -415,9 +415,13 @@ Every combination of the list options is run (cases that do not apply are report
                                     else if (impl.rfind("lm-", 0) == 0)
                                       r = run_local_matrix<dim>(problem, c, options);
                                     else
-                                      r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(degree, "the benchmark", [&](auto p) {
-                                        return run_gpumf<dim, decltype(p)::value>(problem, c, options);
-                                      });
+                                      r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(
+                                        degree, "the benchmark", [&](auto p) -> Result {
+                                          if constexpr (compiled_in(true, dim, decltype(p)::value))
+                                            return run_gpumf<dim, decltype(p)::value>(problem, c, options);
+                                          else
+                                            throw std::invalid_argument(not_compiled(true, dim, p));
+                                        });
                                   }
                                 catch (const std::exception &e)
                                   {
@@ -502,14 +506,17 @@ Every combination of the list options is run (cases that do not apply are report
                                         row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
                                         row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
                                       }
-                                    if (options.cpu_threads > 0 && degree <= GPUMF_BENCH_MAX_CPU_DEGREE &&
+                                    if (options.cpu_threads > 0 && compiled_in(false, dim, degree) &&
                                         number == "double" && !assembled && what != "sweep")
                                       {
                                         if (cpu_cache.count(key) == 0)
                                           {
                                             cpu_cache[key] = dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
-                                              degree, "the CPU comparison", [&](auto p) {
-                                                return run_dealii<dim, decltype(p)::value>(problem, c, options);
+                                              degree, "the CPU comparison", [&](auto p) -> CpuResult {
+                                                if constexpr (compiled_in(false, dim, decltype(p)::value))
+                                                  return run_dealii<dim, decltype(p)::value>(problem, c, options);
+                                                else
+                                                  throw std::invalid_argument(not_compiled(false, dim, p));
                                               });
                                             dealii::MultithreadInfo::set_thread_limit(); // all cores again
                                           }

@@ -228,6 +228,28 @@ namespace bench
   CpuResult
   run_dealii(const Problem<dim> &problem, const Case &c, const Options &options);
 
+#ifdef GPUMF_BENCH_GPU_MASK_3
+  /// Whether (dim, degree) is compiled into gpumf_benchmark's GPU cases (@p gpu) or deal.II's CPU
+  /// cases (GPUMF_BENCH_DEGREES, GPUMF_BENCH_DIMS, GPUMF_BENCH_MAX_CPU_DEGREE).
+  constexpr bool
+  compiled_in(const bool gpu, const int dim, const int degree)
+  {
+    const unsigned long long mask = gpu ? (dim == 2 ? GPUMF_BENCH_GPU_MASK_2 : GPUMF_BENCH_GPU_MASK_3) :
+                                          (dim == 2 ? GPUMF_BENCH_CPU_MASK_2 : GPUMF_BENCH_CPU_MASK_3);
+    return degree >= 0 && degree < 64 && ((mask >> degree) & 1ull) != 0;
+  }
+
+  /// The message of a case whose (dim, degree) is not compiled in.
+  inline std::string
+  not_compiled(const bool gpu, const int dim, const int degree)
+  {
+    return std::string(gpu ? "gpumf" : "deal.II CPU") + " cases of dim " + std::to_string(dim) + " degree " +
+           std::to_string(degree) +
+           " are not compiled in: configure with GPUMF_BENCH_DEGREES and GPUMF_BENCH_DIMS that include them" +
+           (gpu ? "" : " (and GPUMF_BENCH_MAX_CPU_DEGREE)");
+  }
+#endif
+
   /**
    * f(std::integral_constant<int, p>()) for the run-time degree @p p in 1..max_degree: the one
    * place where a degree becomes a template argument (run_gpumf(), run_dealii()); throws,
