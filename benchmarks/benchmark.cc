@@ -60,9 +60,9 @@ Every combination of the list options is run (cases that do not apply are report
   --geometry LIST        stored,affine (default stored): per quadrature point, or one Jacobian
                          per cell with JxW computed in the kernel (cartesian, cube-adaptive)
   --cells-per-block LIST 0 (automatic) or fixed counts, e.g. 0,1 (default 0)
-  --layouts LIST         ready,points (default ready): the ready operator's kernel (3D: register-
-                         tiled, a column of points per thread) or FEEvaluation with a thread per point
-                         up to n_q = 10 (user functors; the ready operators before the register-tiled kernel)
+  --layouts LIST         ready,points (default ready): the ready operator's kernel (3D: every 1D
+                         contraction in registers, a column of points per thread) or FEEvaluation with a thread per point
+                         up to n_q = 10 (user functors; the ready operators before their own kernel)
   --what LIST            vmult,cg,cg-fused,sweep (default vmult): the operator alone, deal.II's SolverCG
                          with Jacobi on gpumf vectors, gpumf::SolverCG (fused vector updates), one
                          forward Gauss-Seidel sweep (stencil implementations; the CPU comparison:

@@ -123,7 +123,7 @@ namespace bench
     std::string geometry = "stored";
     /// cells per CUDA block, 0 = automatic
     unsigned int cells_per_block = 0;
-    /// Sum factorization kernel: "ready" (the ready operator's: register-tiled in 3D) or "points"
+    /// Sum factorization kernel: "ready" (the ready operator's: every 1D contraction in registers in 3D) or "points"
     /// (FEEvaluation with a thread per point up to n_q = 10, as user functors run)
     std::string layout = "ready";
     /// "vmult", "cg" (deal.II's SolverCG + Jacobi on gpumf vectors) or "cg-fused" (gpumf::SolverCG + Jacobi)

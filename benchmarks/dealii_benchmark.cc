@@ -73,16 +73,16 @@ namespace
                       continue;
                     Case c;
                     c.form = form, c.degree = degree, c.what = what;
-                    const CpuResult r =
-                      assembled ?
-                        run_sparse_cpu<dim>(problem, c, options) :
-                        dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(degree, "the CPU comparison", [&](auto p) -> CpuResult {
-                          if constexpr (compiled_in(false, dim, decltype(p)::value))
-                            return run_dealii<dim, decltype(p)::value>(problem, c, options);
-                          else
-                            throw std::invalid_argument(not_compiled(false, dim, p));
-                        });
-                    const double      n   = problem.dof_handler.n_dofs();
+                    const CpuResult   r   = assembled ?
+                                              run_sparse_cpu<dim>(problem, c, options) :
+                                              dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
+                                            degree, "the CPU comparison", [&](auto p) -> CpuResult {
+                                              if constexpr (compiled_in(false, dim, decltype(p)::value))
+                                                return run_dealii<dim, decltype(p)::value>(problem, c, options);
+                                              else
+                                                throw std::invalid_argument(not_compiled(false, dim, p));
+                                            });
+                    const double n = problem.dof_handler.n_dofs();
                     const std::string row = std::to_string(dim) + "," + to_string(form) + "," + std::to_string(degree) +
                                             "," + mesh + "," + fmt(size) + "," + what + "," + std::to_string(ranks) +
                                             "," + std::to_string(options.cpu_threads) + "," +

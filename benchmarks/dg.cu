@@ -1,6 +1,6 @@
 // gpumf_dg: the interior-penalty Laplacian of deal.II's step-59 (gpumf::SIPGLaplaceOperator: its
 // fused GPU kernel, and MatrixFree::loop with its functors) against gpumf's continuous Laplacian at the same degree
-// (BP5: FE_Q, Gauss- Lobatto collocation, the ready register-tiled operator) on the same mesh, the DG operator's cell
+// (BP5: FE_Q, Gauss- Lobatto collocation, the ready operator) on the same mesh, the DG operator's cell
 // term alone, the inverse mass matrix (InverseMassOperator), the copy roofline of the vectors, and deal.II's CPU
 // MatrixFree::loop with the same operator on this run's MPI ranks
 // (--dealii). Set-up times (MatrixFree::reinit with faces, the SIPG diagonal up to degree 5) once

@@ -120,8 +120,8 @@ namespace bench
       result.data_bytes    = mf.memory_consumption();
       result.n_cells       = mf.n_cells();
       result.n_colors      = mf.n_colors();
-      // the ready operator's cell functor (register-tiled in 3D) and FEEvaluation with a thread
-      // per point (the path of user functors; the ready operators' kernel before the register-tiled one)
+      // the ready operator's cell functor (lines in 3D) and FEEvaluation with a thread
+      // per point (the path of user functors; the ready operators' kernel before their own)
       using Ready  = typename Operator::CellOperator;
       using Points = gpumf::internal::CoefficientCellOperator<dim, degree, n_q, 1, Number, values, gradients, false>;
       result.cells_per_block = c.layout == "points" ? mf.cells_per_block(gpumf::internal::layout_of<dim, Points>()) :

@@ -198,7 +198,7 @@ main(int argc, char **argv)
     checker.check(dst.l2_norm() < 1e-10, "the same functor made by make() runs: the Laplacian of a constant is zero");
     if (gpumf::cuda_available())
       {
-        // the GPU's register-tiled path reads the merged geometry on curved cells: only the
+        // the GPU's lines path reads the merged geometry on curved cells: only the
         // operator's cell_operator() has it
         gpumf::MatrixFree<3, double>::AdditionalData gpu_data;
         gpu_data.backend = gpumf::Backend::cuda;

@@ -138,26 +138,12 @@ namespace lab
           launch;
       };
 
-      template <bool compressed,
-                bool rows       = false,
-                bool lines      = false,
-                int  min_blocks = 0,
-                bool even_odd   = false,
-                bool fused      = false>
+      template <bool compressed, bool rows = false, bool lines = false, int min_blocks = 0, bool even_odd = false>
       static Design
       tiled(const std::string &name)
       {
-        auto kernel = tiled_kernel<nd,
-                                   nq,
-                                   Number,
-                                   with_values,
-                                   with_gradients,
-                                   compressed,
-                                   rows,
-                                   lines,
-                                   min_blocks,
-                                   even_odd,
-                                   fused>;
+        auto kernel =
+          tiled_kernel<nd, nq, Number, with_values, with_gradients, compressed, rows, lines, min_blocks, even_odd>;
         return Design{
           name,
           Variant{compressed, false},
@@ -165,8 +151,9 @@ namespace lab
           [=](const Options &o, bool) {
             // the kernel's own cell operation decides the scratch
             const unsigned int stride =
-              lines ? Lines<nd, nq, Number, with_values, with_gradients, even_odd, fused>::cell_stride :
-                      L::cell_stride(o.scratch_pad);
+              lines ?
+                gpumf::internal::Lines<nd, nq, Number, with_values, with_gradients, even_odd, nd == nq>::cell_stride :
+                L::cell_stride(o.scratch_pad);
             return plan(
               kernel, nq * nq, stride, [=](unsigned int g) { return L::fixed(g, stride); }, o.cells_per_block);
           },
@@ -225,7 +212,6 @@ namespace lab
                 tiled<false, true>("tiled-rows"),
                 tiled<false, false, true, lines_blocks>("lines"),
                 tiled<false, false, true, lines_blocks, true>("lines-eo"),
-                tiled<false, false, true, lines_blocks, true, true>("lines-eo-fused"),
                 tiled<false, false, true>("lines-b0"),
                 tiled<false, false, true, 2>("lines-b2"),
                 tiled<false, false, true, 3>("lines-b3"),
@@ -319,28 +305,10 @@ namespace lab
         for (unsigned int i = 0; i < nq; ++i)
           tables.weights[i] = Number(m.weights[i]);
         {
-          // the lines design's own table: D S, then the even-odd forms of S, S^T, D, D^T, D S
-          // (the points and nodes are symmetric about the cell's centre)
-          const auto S  = [&](unsigned int q, unsigned int i) { return m.shape[q * nd + i]; };
-          const auto D  = [&](unsigned int q, unsigned int l) { return m.collocation_derivative[q * nq + l]; };
-          const auto DS = [&](unsigned int q, unsigned int i) {
-            double sum = 0;
-            for (unsigned int l = 0; l < nq; ++l)
-              sum += D(q, l) * S(l, i);
-            return sum;
-          };
-          for (unsigned int q = 0; q < nq; ++q)
-            for (unsigned int i = 0; i < nd; ++i)
-              tables.own[q * nd + i] = Number(DS(q, i));
-          constexpr unsigned int F      = folded_size(nq);
-          Number                *folded = tables.own + nq * nd;
-          double                 v      = fold_matrix(S, nq, nd, 1, folded);
-          v = std::max(v, fold_matrix([&](unsigned int i, unsigned int q) { return S(q, i); }, nd, nq, 1, folded + F));
-          v = std::max(v, fold_matrix(D, nq, nq, -1, folded + 2 * F));
-          v =
-            std::max(v,
-                     fold_matrix([&](unsigned int l, unsigned int q) { return D(q, l); }, nq, nq, -1, folded + 3 * F));
-          v = std::max(v, fold_matrix(DS, nq, nd, -1, folded + 4 * F));
+          // the even-odd forms of S, S^T, D, D^T (the points and nodes are symmetric about the
+          // cell's centre)
+          const double v =
+            gpumf::internal::fold_line_tables(nd, nq, tables.table, tables.table + nq * nd, tables.folded);
           if (v > 1e-10)
             throw std::runtime_error("kernel lab: the 1D matrices are not symmetric about the cell's centre (" +
                                      std::to_string(v) + "): no even-odd form");
@@ -365,7 +333,7 @@ namespace lab
                 if (it == all.end())
                   throw std::runtime_error(
                     "kernel lab: unknown design '" + name +
-                    "' (tiled, tiled-compressed, tiled-rows, lines, lines-eo, lines-eo-fused, lines-b0, lines-b2, lines-b3, lines-compressed, "
+                    "' (tiled, tiled-compressed, tiled-rows, lines, lines-eo, lines-b0, lines-b2, lines-b3, lines-compressed, "
                     "async, async-compressed, async-metric, async-compressed-metric)");
                 chosen.push_back(&*it);
               }

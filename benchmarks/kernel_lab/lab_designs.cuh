@@ -1,7 +1,8 @@
 // The cell-kernel designs of the kernel lab (kernel_lab.cu): each applies BP1/BP3/BP5 (mass,
 // Laplace; Gauss or Gauss-Lobatto collocation) on gpumf's data layout, through the library's
-// register-tiled cell operation (internal/register_tiled.cuh), and differs in how a cell's
-// data reach it:
+// register-tiled cell operation (lab_tiled.cuh, the library's until the lines design replaced
+// it) or the library's lines cell operation (internal/ready/lines.cuh), and differs in how a
+// cell's data reach it:
 //   tiled        the library's kernel: a block of cells, each thread gathers its column's codes,
 //                then its values, through registers
 //   async        persistent blocks in a pipeline: while a group of cells computes, the codes
@@ -9,18 +10,18 @@
 //                memory with asynchronous copies (cp.async); optionally the per-point geometry too
 //   *compressed  the codes from 27 entity bases a cell and a table of offsets
 //                (internal/dof_compression.h) instead of (p+1)^3 codes
-//   lines        the tiled kernel's gather and scatter around another cell operation: every 1D
-//                contraction in registers, a thread owning one line at a time (lab_lines.cuh);
-//                lines-eo: the same with the even-odd forms of the 1D matrices; lines-eo-fused:
-//                and (BP3, BP1) the last interpolation pass writing the x derivatives too
+//   lines        the tiled kernel's gather and scatter around the library's cell operation: every
+//                1D contraction in registers, a thread owning one line at a time
+//                (internal/ready/lines.cuh); lines-eo: the same with the even-odd forms of the 1D
+//                matrices (the library's choice where they are symmetric)
 #ifndef gpumf_kernel_lab_designs_cuh
 #define gpumf_kernel_lab_designs_cuh
 
 #include <gpumf/internal/dof_compression.h>
 #include <gpumf/internal/dof_access.h>
-#include <gpumf/internal/register_tiled.cuh>
+#include <gpumf/internal/ready/lines.cuh>
 
-#include "lab_lines.cuh"
+#include "lab_tiled.cuh"
 
 #include <cuda_pipeline.h>
 
@@ -55,7 +56,7 @@ namespace lab
   {
     Number table[nq * (nd + nq)];
     Number weights[nq];
-    Number own[lines_table_size(nq, nd)]; // the lines design's D S and even-odd forms (lab_lines.cuh)
+    Number folded[gpumf::internal::folded_tables_size(nq)]; // the even-odd forms (internal/ready/lines.cuh)
   };
 
   /// How a design finds its cells' data.
@@ -140,8 +141,8 @@ namespace lab
   template <int nd, int nq, typename Number, bool with_values, bool with_gradients>
   struct Layout
   {
-    using Tiled                     = gpumf::internal::RegisterTiled<nd, nq, Number, with_values, with_gradients>;
-    static constexpr unsigned int n = nd * nd * nd;
+    using Tiled                            = RegisterTiled<nd, nq, Number, with_values, with_gradients>;
+    static constexpr unsigned int n        = nd * nd * nd;
     static constexpr std::size_t  matrices = (nq * nd + nq * nq) * sizeof(Number);
     static constexpr std::size_t  offsets  = (n * sizeof(unsigned int) + 15) / 16 * 16;
     /// Numbers of a cell's scratch: the three buffers of RegisterTiled and @p pad more; with
@@ -205,7 +206,7 @@ namespace lab
   }
 
   /// The design `tiled` (and `tiled-compressed`): a block of blockDim.z cells.
-  /// (With @p lines the cell operation of lab_lines.cuh, its own scratch strides; @p min_blocks:
+  /// (With @p lines the library's cell operation (internal/ready/lines.cuh), its own scratch strides; @p min_blocks:
   /// the blocks of 256 threads an SM must hold, which caps the registers a thread: 0, the
   /// compiler's choice.)
   template <int nd,
@@ -217,13 +218,12 @@ namespace lab
             bool rows       = false,
             bool lines      = false,
             int  min_blocks = 0,
-            bool even_odd   = false,
-            bool fused      = false>
+            bool even_odd   = false>
   __global__ void __launch_bounds__(256, min_blocks)
     tiled_kernel(const Data<Number> d, const Tables<nd, nq, Number> tables, const Number *src, Number *dst)
   {
     using L     = Layout<nd, nq, Number, with_values, with_gradients>;
-    using Lined = Lines<nd, nq, Number, with_values, with_gradients, even_odd, fused>;
+    using Lined = gpumf::internal::Lines<nd, nq, Number, with_values, with_gradients, even_odd, nd == nq>;
     extern __shared__ __align__(16) unsigned char smem[];
     const std::size_t                             offsets_at = (L::matrices + 15) / 16 * 16;
     load_matrices<nd, nq>(d, smem, compressed, offsets_at);
@@ -260,7 +260,7 @@ namespace lab
         }
     const Point<nq, Number, with_values, with_gradients> point(d, c, tables.weights, tx, ty, nullptr, 0);
     if constexpr (lines)
-      Lined::apply(u, tables.table, tables.own, scratch, tx, ty, point);
+      Lined::apply(u, tables.table, tables.folded, scratch, tx, ty, point);
     else
       L::Tiled::apply(u, nd == nq, S, D, tables.table, scratch, tx, ty, point);
     if (owner)

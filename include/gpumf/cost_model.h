@@ -64,7 +64,7 @@ namespace gpumf
     /// geometry per cell (one inverse Jacobian and determinant) instead of per point
     bool affine_geometry = false;
     /// per point: the symmetric kappa JxW J^{-1} J^{-T} and a JxW, coefficients merged in
-    /// (the register-tiled kernel of the 3D ready operators), instead of J^{-1}, JxW and coefficients
+    /// (the lines kernel of the 3D ready operators), instead of J^{-1}, JxW and coefficients
     bool         merged_geometry = false;
     unsigned int number_bytes    = 8;
 

@@ -85,7 +85,7 @@ namespace gpumf
    * loops launch that layout, and uses the point-indexed interface. Through FEEvaluation
    * (every operand of the contractions in shared memory) it measured slower than a thread per
    * point at most degrees up to n_q = 10 (doc/performance.md); the ready-made operators use
-   * this layout with their own register-tiled kernel (internal/tensor_product_kernels.cuh).
+   * this layout with their own kernel (internal/ready/: every 1D contraction in registers).
    *
    * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
    * quadrature-point work, integrate(), distribute_local_to_global() (or
@@ -743,7 +743,7 @@ namespace gpumf
 
     /// evaluate() and integrate() on the GPU use the values and the dim gradient arrays of the
     /// cell's scratch: a functor that declares a smaller device_scratch_per_cell (the ready
-    /// operators' register-tiled functor, or a class derived from it) cannot run them.
+    /// operators' cell functor, or a class derived from it) cannot run them.
     __device__ void
     require_full_scratch() const
     {

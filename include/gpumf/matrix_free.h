@@ -204,7 +204,7 @@ namespace gpumf
        * large enough for the GPU's schedulers); 0 = automatic
        * (internal::CellLayout::max_cells_per_block(): several only where a cell has fewer
        * threads than a warp). Larger values are clamped to that and to the shared memory;
-       * the register-tiled kernels (a column of points per thread) then take, up to that,
+       * the column kernels (a column of points per thread: the ready operators) then take, up to that,
        * the number that keeps the most cells resident on an SM (CUDA's occupancy calculator).
        */
       unsigned int cells_per_block = 0;

@@ -83,7 +83,7 @@ namespace gpumf
        * Measured on an H200 (doc/performance.md, "Several cells per block"): 3.6x for BP5 at
        * degree 1 (8 threads per cell), +13% for BP3 at degree 1 (27 threads), but 2-6% slower
        * than one cell per block from 64 threads on with a thread per point. With columns
-       * (n_q^2 threads a cell, the register-tiled kernel) blocks of one cell would leave warps
+       * (n_q^2 threads a cell, the ready operators' kernel) blocks of one cell would leave warps
        * part-empty (36 or 49 threads) and SMs short of blocks.
        */
       constexpr unsigned int

@@ -91,12 +91,26 @@ namespace gpumf
       static constexpr unsigned int value = Functor::device_scratch_per_cell;
     };
 
+    /// Functor::device_min_blocks_per_sm where the functor declares it (the blocks an SM must
+    /// hold: the second argument of the cell kernels' __launch_bounds__, which caps the registers
+    /// a thread), else 0 (the compiler's choice).
+    template <typename Functor, typename = void>
+    struct MinBlocksOf
+    {
+      static constexpr unsigned int value = 0;
+    };
+    template <typename Functor>
+    struct MinBlocksOf<Functor, std::void_t<decltype(Functor::device_min_blocks_per_sm)>>
+    {
+      static constexpr unsigned int value = Functor::device_min_blocks_per_sm;
+    };
+
     /**
      * Per-cell scratch, in Numbers: a set of arrays per FEEvaluation of the functor (n_slots),
      * each [values | gradients (dim of them) | dof values (host)], n_components * n_q^dim
      * Numbers per array. On the GPU the 1D tables come first (once per block):
      * [shape_values n_q*n_dofs_1d | co_shape_gradients n_q*n_q]; a functor that declares
-     * device_scratch_per_cell (the ready operators' register-tiled cell operation) gets that
+     * device_scratch_per_cell (the ready operators' lines cell operation) gets that
      * many Numbers a cell there instead.
      */
     template <int dim, typename Number, typename Functor>
@@ -338,10 +352,11 @@ namespace gpumf
           }
       }
 
-      // The launch bounds make the compiler fit a block's threads in the registers.
+      // The launch bounds make the compiler fit a block's threads in the registers (and as many
+      // blocks on an SM as the functor asks for).
       template <int dim, typename Number, typename Functor, typename Src, typename Dst>
       __global__ void
-      __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads(), MinBlocksOf<Functor>::value)
         cell_kernel(Functor func, const Src src, const Dst dst, const typename MatrixFree<dim, Number>::Data data)
       {
         unsigned int            cell;
@@ -351,7 +366,7 @@ namespace gpumf
 
       template <int dim, typename Number, typename Functor, typename Src>
       __global__ void
-      __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads(), MinBlocksOf<Functor>::value)
         source_kernel(Functor func, const Src src, const typename MatrixFree<dim, Number>::Data data)
       {
         unsigned int            cell;
@@ -361,7 +376,7 @@ namespace gpumf
 
       template <int dim, typename Number, typename Functor>
       __global__ void
-      __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads(), MinBlocksOf<Functor>::value)
         diagonal_kernel(Functor                                      func,
                         Number                                      *diagonal,
                         const unsigned int                           dofs_per_cell,
@@ -375,7 +390,7 @@ namespace gpumf
 
       template <int dim, typename Number, typename Functor>
       __global__ void
-      __launch_bounds__(layout_of<dim, Functor>().max_block_threads())
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads(), MinBlocksOf<Functor>::value)
         coefficient_kernel(Functor func, const typename MatrixFree<dim, Number>::Data data)
       {
         // padding cells write the same values as the last cell: no harm

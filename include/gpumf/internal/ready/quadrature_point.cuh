@@ -1,21 +1,19 @@
 /**
- * @file gpumf/internal/tensor_product_kernels.cuh
- * Register-tiled sum factorization of the ready-made coefficient operators (mass, Laplace,
- * Helmholtz) in 3D on the GPU. The host reference of the same cell operation is
- * FEEvaluation's naive path (the operators' functor runs it on the host backend).
- *
- * The cell operation itself (threads, registers, shared scratch) is RegisterTiled in
- * register_tiled.cuh; this file adds the geometry and the coefficients at the points.
+ * @file gpumf/internal/ready/quadrature_point.cuh
+ * The quadrature-point operation of the ready coefficient operators (mass, Laplace, Helmholtz)
+ * in 3D on the GPU: what the cell operation (lines.cuh) calls at each point. The host reference
+ * of the whole cell operation is FEEvaluation's naive path (cell_operator.h runs it on the host
+ * backend).
  *
  * Geometry at a point: kappa JxW J^{-1} J^{-T} (6 numbers, symmetric) for the gradient term and
  * a JxW for the value term, merged with the coefficients once at set-up (compute_metric()) on
  * curved meshes; on affine meshes per cell from the inverse Jacobian and JxW, times the
  * quadrature weight (and the coefficients, where set) at the point.
  */
-#ifndef gpumf_internal_tensor_product_kernels_cuh
-#define gpumf_internal_tensor_product_kernels_cuh
+#ifndef gpumf_internal_ready_quadrature_point_cuh
+#define gpumf_internal_ready_quadrature_point_cuh
 
-#include <gpumf/internal/register_tiled.cuh>
+#include <gpumf/internal/ready/metric.cuh>
 #include <gpumf/matrix_free.h>
 
 #ifdef __CUDACC__
@@ -27,7 +25,7 @@ namespace gpumf
   namespace internal
   {
     /**
-     * What the register-tiled kernel reads at the quadrature points: on curved meshes the
+     * What the ready cell operation reads at the quadrature points: on curved meshes the
      * merged geometry (metric_entries() arrays of stride points, gradient entries G00, G01,
      * G02, G11, G12, G22 first, then a JxW); on affine meshes the coefficients (nullptr: 1).
      */

@@ -1,0 +1,431 @@
+/**
+ * @file gpumf/internal/ready/cell_operator.h
+ * The cell functor of the ready coefficient operators (operators.h: mass, Laplace, Helmholtz):
+ * the DoF gather and scatter (constraint rows included) around the cell operation of lines.cuh
+ * with the quadrature-point operation of quadrature_point.cuh on the GPU in 3D; FEEvaluation's
+ * naive path on the host (the reference) and in 2D.
+ */
+#ifndef gpumf_internal_ready_cell_operator_h
+#define gpumf_internal_ready_cell_operator_h
+
+#include <gpumf/fe_evaluation.h>
+#include <gpumf/internal/ready/lines.cuh>
+#include <gpumf/internal/ready/quadrature_point.cuh>
+#include <gpumf/matrix_free.h>
+
+#include <cmath>
+#include <limits>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /**
+     * The cell operation of CoefficientOperator: a cell_loop() functor (apply) and a
+     * diagonal_loop() functor (one column of the cell matrix). Coefficients are arrays over
+     * all quadrature points (local_q_point_id order); nullptr stands for 1.
+     *
+     * With @p columns (the ready operators in 3D) a thread owns a column of points; on the
+     * GPU the cell operation then runs every 1D contraction in registers (Lines, lines.cuh; with
+     * the even-odd forms of the 1D matrices where they are symmetric about the cell's centre),
+     * reading the merged geometry @p metric on curved meshes (make() requires it there). Without
+     * @p columns, and on the host, it runs FEEvaluation (a thread per point up to n_q = 10
+     * without @p columns): the host reference, and the path of user functors the benchmark
+     * compares with.
+     */
+    template <int dim,
+              int fe_degree,
+              int n_q_points_1d,
+              int n_components_,
+              typename Number,
+              bool with_values,
+              bool with_gradients,
+              bool columns = (dim == 3)>
+    struct CoefficientCellOperator
+    {
+      using FEEval = FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number, columns>;
+
+      static constexpr bool thread_per_column = columns;
+
+      static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
+      static constexpr unsigned int n_local_dofs = FEEval::tensor_dofs_per_cell;
+      static constexpr unsigned int n_q_points   = FEEval::n_q_points;
+      static constexpr unsigned int n_components = n_components_;
+
+      static constexpr bool lines = dim == 3 && columns;
+      /// The cell operation on the GPU (3D with columns): with the even-odd forms of the 1D
+      /// matrices, or with the matrices themselves where these are not symmetric about the cell's
+      /// centre (make() decides); its scratch holds the DoF values of all components too (the
+      /// diagonal, the constraint rows with colors).
+      template <bool folded_form, bool identity = false>
+      using Lines = internal::Lines<fe_degree + 1,
+                                    n_q_points_1d,
+                                    Number,
+                                    with_values,
+                                    with_gradients,
+                                    folded_form,
+                                    identity,
+                                    n_components_ * n_q_points_1d * n_q_points_1d * n_q_points_1d>;
+      /// Shared memory of a cell on the GPU, in Numbers (cell_loop()'s scratch): the lines
+      /// design's scratch, its strides chosen against bank conflicts among the cells of a block
+      /// (both forms share the layout).
+      static constexpr unsigned int device_scratch_per_cell = [] {
+        if constexpr (lines)
+          {
+            static_assert(Lines<true>::cell_stride == Lines<false>::cell_stride, "one layout for both forms");
+            return Lines<true>::cell_stride;
+          }
+        else
+          return 0u;
+      }();
+
+      /**
+       * The blocks an SM must hold (cell_loop()'s __launch_bounds__): in double with gradients
+       * from n_q = 8 as many as cap the registers at 128 a thread, which the compiler otherwise
+       * exceeds (kernel lab, doc/performance.md: BP3 p=7 20.8 -> 31.6 GDoF/s on an H200); else
+       * 0, the compiler's choice (a cap below n_q = 8 made it slower).
+       */
+      static constexpr unsigned int device_min_blocks_per_sm =
+        lines && with_gradients && sizeof(Number) == 8 && n_q_points_1d >= 8 ?
+          65536 / (128 * ((CellLayout<3>{n_q_points_1d, true}.max_block_threads() + 31) / 32 * 32)) :
+          0;
+
+      const Number *value_coefficient;
+      const Number *gradient_coefficient;
+      /// Curved meshes, GPU, lines path: the merged geometry (PointData), else nullptr.
+      const Number *metric        = nullptr;
+      std::size_t   metric_stride = 0;
+
+      /// Numbers of the 1D matrices the lines path carries (1 where unused).
+      static constexpr unsigned int n_table  = lines ? n_q_points_1d * (n_dofs_1d + n_q_points_1d) : 1;
+      static constexpr unsigned int n_folded = lines ? folded_tables_size(n_q_points_1d) : 1;
+      /// The lines path (3D, GPU): the 1D matrices of the MatrixFree object the functor was made
+      /// for (make()), shape values then collocation derivative, and their even-odd forms: kernel
+      /// parameters, so that the contractions read them as constant operands.
+      Number tables[n_table]  = {};
+      Number folded[n_folded] = {};
+      /// The lines path: the 1D quadrature weights over the first, w_k / w_0 (the weight of point
+      /// (i, j, k) is that of (i, j, 0) times z_weights[k]).
+      Number z_weights[lines ? n_q_points_1d : 1] = {};
+      bool   has_tables                           = false;
+      /// Whether the 1D matrices are symmetric about the cell's centre (to rounding): the even-odd
+      /// forms are exact.
+      bool even_odd = false;
+
+      /**
+       * The functor for cell_loop() and diagonal_loop() on @p mf (its quadrature: the functor
+       * carries the 1D matrices), with the coefficients @p a and @p kappa per quadrature point
+       * (local_q_point_id order; nullptr: 1) and the merged geometry @p metric (internal::PointData;
+       * needed in 3D on the GPU where the geometry is stored per point: the operator's
+       * cell_operator() carries it, a functor made here without it throws ExcNotSupported).
+       */
+      static CoefficientCellOperator
+      make(const MatrixFree<dim, Number> &mf,
+           const Number                  *a,
+           const Number                  *kappa,
+           const Number                  *metric        = nullptr,
+           const std::size_t              metric_stride = 0)
+      {
+        CoefficientCellOperator op{a, kappa, metric, metric_stride};
+        if constexpr (lines)
+          AssertThrow(mf.backend() != Backend::cuda || mf.has_affine_geometry() || metric != nullptr ||
+                        mf.n_cells() == 0,
+                      ExcNotSupported("gpumf: CellOperator::make() on a mesh with geometry per quadrature point "
+                                      "(curved cells or GeometryStorage::per_point) needs the merged geometry "
+                                      "(metric) on the GPU: use the operator's cell_operator(), which carries it; "
+                                      "CellOperator::make(matrix_free, a, kappa) alone serves affine meshes."));
+        if constexpr (lines)
+          if (mf.n_colors() > 0)
+            {
+              const auto data = mf.get_data(0);
+              copy(
+                Backend::host, op.tables, mf.backend(), data.shape_values, n_q_points_1d * n_dofs_1d * sizeof(Number));
+              copy(Backend::host,
+                   op.tables + n_q_points_1d * n_dofs_1d,
+                   mf.backend(),
+                   data.co_shape_gradients,
+                   n_q_points_1d * n_q_points_1d * sizeof(Number));
+              constexpr unsigned int slab = n_q_points_1d * n_q_points_1d;
+              Number                 w[n_q_points_1d * slab];
+              copy(Backend::host, w, mf.backend(), data.quadrature_weights, sizeof(w));
+              for (unsigned int k = 0; k < n_q_points_1d; ++k)
+                op.z_weights[k] = w[k * slab] / w[0];
+              // exact to rounding where symmetric (FE_Q, FE_DGQ on symmetric quadratures); FE_DGQHermite,
+              // FE_DGQLegendre and quadratures not symmetric take the matrices themselves
+              const double violation =
+                fold_line_tables(n_dofs_1d, n_q_points_1d, op.tables, op.tables + n_q_points_1d * n_dofs_1d, op.folded);
+              op.even_odd   = violation <= 16. * n_q_points_1d * std::numeric_limits<Number>::epsilon();
+              op.has_tables = true;
+            }
+        return op;
+      }
+
+      __host__ __device__ void
+      operator()(const unsigned int                            cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number>                      *shared,
+                 const Number                                 *src,
+                 Number                                       *dst) const
+      {
+        check_tables();
+#ifdef __CUDA_ARCH__
+        if constexpr (lines)
+          {
+            // each thread reads and adds its column of DoFs itself, no shared-memory staging; a DoF
+            // with a constraint row is read through its row (read_dof) like any other
+            const unsigned int  tx = threadIdx.x, ty = threadIdx.y;
+            const bool          owner = tx < n_dofs_1d && ty < n_dofs_1d;
+            const unsigned int *codes =
+              data->local_to_global + std::size_t(data->row_start + cell) * n_components * n_local_dofs;
+            constexpr unsigned int slab = n_dofs_1d * n_dofs_1d;
+            Number                 u[n_components][n_q_points_1d];
+            // The codes of the column first, all of them in flight at once, then the values: a
+            // load per DoF whose branch waited for its own code (the code's row flag) left each
+            // code's latency exposed in turn (ncu: the kernel waited on the codes, half the time
+            // of BP5 p=8; doc/performance.md).
+            const auto load_codes = [&](const unsigned int c, unsigned int(&code)[n_dofs_1d]) {
+#  pragma unroll
+              for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                code[k] = read_only(codes + c * n_local_dofs + tx + n_dofs_1d * ty + k * slab);
+            };
+            if (owner)
+#  pragma unroll
+              for (unsigned int c = 0; c < n_components; ++c)
+                {
+                  unsigned int code[n_dofs_1d];
+                  load_codes(c, code);
+                  bool rows = false;
+#  pragma unroll
+                  for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                    rows |= is_constraint_row(code[k]);
+                  if (!rows)
+#  pragma unroll
+                    for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                      u[c][k] = code[k] == no_dof ? Number(0) : read_only(src + code[k]);
+                  else
+#  pragma unroll
+                    for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                      u[c][k] = read_dof(src, code[k], data->constraint_rows);
+                }
+            apply_lines(cell, *data, *shared, u);
+            // written: a DoF without a row at once; a row's entries atomically with atomics, and
+            // with colors (no atomics: bitwise repeatable) by the cell's first thread, in DoF order,
+            // after every thread's direct writes (a row's master can be a DoF of the cell too)
+            const bool atomic = !data->use_coloring;
+            if (owner && shared->writes)
+#  pragma unroll
+              for (unsigned int c = 0; c < n_components; ++c)
+                {
+                  unsigned int code[n_dofs_1d];
+                  load_codes(c, code);
+                  if (atomic)
+#  pragma unroll
+                    for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                      distribute_dof(code[k],
+                                     u[c][k],
+                                     data->constraint_rows,
+                                     [&](const unsigned int index, const Number value) {
+                                       atomicAdd(dst + index, value);
+                                     });
+                  else
+                    {
+                      // the column's entries are distinct DoFs, and no other cell of the color
+                      // writes them: all old values loaded before any store
+                      Number old[n_dofs_1d];
+#  pragma unroll
+                      for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                        old[k] = code[k] == no_dof || is_constraint_row(code[k]) ? Number(0) : dst[code[k]];
+#  pragma unroll
+                      for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                        if (code[k] != no_dof && !is_constraint_row(code[k]))
+                          dst[code[k]] = old[k] + u[c][k];
+                    }
+                }
+            if (!atomic && data->has_constraint_rows) // (the same for all cells of the launch)
+              {
+                constexpr unsigned int nq = n_q_points_1d, P = nq * nq * nq;
+                const bool cell_rows = read_only(data->cell_has_constraint_rows + data->row_start + cell) != 0;
+                __syncthreads(); // apply_lines() reads the scratch no more
+                if (cell_rows && owner)
+#  pragma unroll
+                  for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+                    for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                      shared->values[c * P + tx + nq * ty + k * nq * nq] = u[c][k];
+                __syncthreads();
+                if (cell_rows && tx == 0 && ty == 0)
+                  for (unsigned int c = 0; c < n_components; ++c)
+                    for (unsigned int k = 0; k < n_dofs_1d; ++k)
+                      for (unsigned int j = 0; j < n_dofs_1d; ++j)
+                        for (unsigned int i = 0; i < n_dofs_1d; ++i)
+                          {
+                            const unsigned int code =
+                              read_only(codes + c * n_local_dofs + i + n_dofs_1d * j + k * slab);
+                            if (is_constraint_row(code))
+                              distribute_dof(code,
+                                             shared->values[c * P + i + nq * j + k * nq * nq],
+                                             data->constraint_rows,
+                                             [&](const unsigned int index, const Number value) {
+                                               add_value(dst, index, value, false, shared->writes);
+                                             });
+                          }
+              }
+            return;
+          }
+#endif
+        FEEval phi(cell, data, shared);
+        phi.read_dof_values(src);
+        apply(phi, cell, data);
+        phi.distribute_local_to_global(dst);
+      }
+
+      __host__ __device__ void
+      operator()(const unsigned int                            cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number>                      *shared,
+                 const unsigned int                            i,
+                 Number                                       *diagonal) const
+      {
+        check_tables();
+#ifdef __CUDA_ARCH__
+        if constexpr (lines)
+          {
+            {
+              FEEval phi(cell, data, shared);
+              phi.set_unit_dof_values(i);
+            }
+            through_shared(cell, data, shared);
+            FEEval phi(cell, data, shared);
+            phi.distribute_local_diagonal(i, diagonal);
+            return;
+          }
+#endif
+        FEEval phi(cell, data, shared);
+        phi.set_unit_dof_values(i);
+        apply(phi, cell, data);
+        phi.distribute_local_diagonal(i, diagonal);
+      }
+
+    private:
+      /// The lines path needs the tables of make(); the host says so where they are missing.
+      __host__ __device__ void
+      check_tables() const
+      {
+        if constexpr (lines)
+          {
+#ifdef __CUDA_ARCH__
+            if (!has_tables)
+              __trap();
+#else
+            AssertThrow(has_tables,
+                        ExcNotSupported(
+                          "gpumf: the cell functor of a ready operator (CoefficientOperator::CellOperator) "
+                          "in 3D must be made by CellOperator::make(matrix_free, a, kappa) or by the "
+                          "operator's cell_operator(): it carries the 1D matrices of its MatrixFree "
+                          "object."));
+#endif
+          }
+      }
+
+#ifdef __CUDA_ARCH__
+      /// The lines cell operation on the DoF values @p u of the thread's column (all components).
+      __device__ void
+      apply_lines(const unsigned int                            cell,
+                  const typename MatrixFree<dim, Number>::Data &data,
+                  const SharedData<dim, Number>                &shared,
+                  Number (&u)[n_components][n_q_points_1d]) const
+      {
+        constexpr unsigned int                                          nq = n_q_points_1d;
+        const unsigned int                                              tx = threadIdx.x, ty = threadIdx.y;
+        const CoefficientPoint<nq, Number, with_values, with_gradients> point(
+          data,
+          cell,
+          PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient},
+          z_weights,
+          tx,
+          ty);
+        // uniform branches (the same for all cells of a launch); each form its own code, so that
+        // the registers of one do not burden the others
+        if (even_odd)
+          run_lines<true>(u, data.collocation, shared, point);
+        else
+          run_lines<false>(u, data.collocation, shared, point);
+      }
+
+      template <bool folded_form, typename Point>
+      __device__ void
+      run_lines(Number (&u)[n_components][n_q_points_1d],
+                const bool                     collocation,
+                const SharedData<dim, Number> &shared,
+                const Point                   &point) const
+      {
+        if constexpr (n_dofs_1d == n_q_points_1d)
+          if (collocation)
+            {
+#  pragma unroll
+              for (unsigned int c = 0; c < n_components; ++c)
+                Lines<folded_form, true>::apply(u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, point);
+              return;
+            }
+#  pragma unroll
+        for (unsigned int c = 0; c < n_components; ++c)
+          Lines<folded_form>::apply(u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, point);
+      }
+
+      /// The lines cell operation on the DoF values in shared->values, in place.
+      __device__ void
+      through_shared(const unsigned int                            cell,
+                     const typename MatrixFree<dim, Number>::Data *data,
+                     SharedData<dim, Number>                      *shared) const
+      {
+        constexpr unsigned int nq = n_q_points_1d, P = nq * nq * nq;
+        const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
+        const bool             owner = tx < n_dofs_1d && ty < n_dofs_1d;
+        Number                 u[n_components][nq];
+        if (owner)
+#  pragma unroll
+          for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+            for (unsigned int k = 0; k < n_dofs_1d; ++k)
+              u[c][k] = shared->values[c * P + tx + nq * ty + k * nq * nq];
+        apply_lines(cell, *data, *shared, u); // (it uses all of the scratch)
+        __syncthreads();                      // the scratch is read no more
+        if (owner)
+#  pragma unroll
+          for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+            for (unsigned int k = 0; k < n_dofs_1d; ++k)
+              shared->values[c * P + tx + nq * ty + k * nq * nq] = u[c][k];
+        __syncthreads(); // the distribution may read every thread's column
+      }
+#endif
+
+      /// FEEvaluation's cell operation: the host reference, 2D, and the thread-per-point functor.
+      __host__ __device__ void
+      apply(FEEval &phi, const unsigned int cell, const typename MatrixFree<dim, Number>::Data *data) const
+      {
+        phi.evaluate(with_values, with_gradients);
+        const unsigned int first = (data->row_start + cell) * n_q_points;
+        phi.apply_for_each_quad_point([&](FEEval *p, const unsigned int q) {
+          if constexpr (with_values)
+            {
+              auto value = p->get_value(q);
+              if (value_coefficient != nullptr)
+                value *= value_coefficient[first + q];
+              p->submit_value(value, q);
+            }
+          if constexpr (with_gradients)
+            {
+              auto gradient = p->get_gradient(q);
+              if (gradient_coefficient != nullptr)
+                gradient *= gradient_coefficient[first + q];
+              p->submit_gradient(gradient, q);
+            }
+        });
+        phi.integrate(with_values, with_gradients);
+      }
+    };
+  } // namespace internal
+} // namespace gpumf
+
+#endif
