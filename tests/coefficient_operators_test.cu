@@ -27,7 +27,8 @@ namespace
   {
     gauss,
     gauss_lobatto,
-    warped_gauss // Gauss points x moved to x^2 (weights 2 x w): not symmetric about the cell's centre
+    warped_gauss,  // Gauss points x moved to x^2 (weights 2 x w): not symmetric about the cell's centre
+    warped_lobatto // the same of Gauss-Lobatto points, and FE_Q's nodes there: collocation, not symmetric
   };
 
   enum class Reference
@@ -63,12 +64,32 @@ namespace
       test::make_mesh(tria, test::Domain::inexact_cube, dim == 2 ? 2 : 1);
     else
       test::make_mesh(tria, test::Domain::shell, 0);
-    const auto                          mapping = test::make_mapping<dim>(mesh);
+    const auto    mapping = test::make_mapping<dim>(mesh);
+    const bool    lobatto = quad_kind == QuadKind::gauss_lobatto || quad_kind == QuadKind::warped_lobatto;
+    const bool    warped  = quad_kind == QuadKind::warped_gauss || quad_kind == QuadKind::warped_lobatto;
+    Quadrature<1> quad    = lobatto ? Quadrature<1>(QGaussLobatto<1>(n_q_1d)) : Quadrature<1>(QGauss<1>(n_q_1d));
+    if (warped)
+      {
+        std::vector<Point<1>> points;
+        std::vector<double>   weights;
+        for (unsigned int q = 0; q < quad.size(); ++q)
+          {
+            const double x = quad.point(q)[0];
+            points.emplace_back(x * x);
+            weights.push_back(2 * x * quad.weight(q));
+          }
+        quad = Quadrature<1>(points, weights);
+      }
     std::unique_ptr<FiniteElement<dim>> fe;
     if (discontinuous && n_components == 1)
       fe = std::make_unique<FE_DGQ<dim>>(degree);
     else if (discontinuous)
       fe = std::make_unique<FESystem<dim>>(FE_DGQ<dim>(degree), n_components);
+    else if (quad_kind == QuadKind::warped_lobatto)
+      {
+        AssertThrow(n_components == 1 && n_q_1d == degree + 1, ExcMessage("warped collocation: FE_Q on the points"));
+        fe = std::make_unique<FE_Q<dim>>(quad); // the nodes are the quadrature points
+      }
     else if (n_components == 1)
       fe = std::make_unique<FE_Q<dim>>(degree);
     else
@@ -87,20 +108,6 @@ namespace
     }
     AffineConstraints<Number> number_constraints; // (the operator's number type)
     number_constraints.copy_from(constraints);
-    Quadrature<1> quad =
-      quad_kind == QuadKind::gauss_lobatto ? Quadrature<1>(QGaussLobatto<1>(n_q_1d)) : Quadrature<1>(QGauss<1>(n_q_1d));
-    if (quad_kind == QuadKind::warped_gauss)
-      {
-        std::vector<Point<1>> points;
-        std::vector<double>   weights;
-        for (unsigned int q = 0; q < quad.size(); ++q)
-          {
-            const double x = quad.point(q)[0];
-            points.emplace_back(x * x);
-            weights.push_back(2 * x * quad.weight(q));
-          }
-        quad = Quadrature<1>(points, weights);
-      }
     const test::Kappa<dim>            kappa;
     const test::ValueCoefficient<dim> a;
 
@@ -112,7 +119,8 @@ namespace
       " " + std::to_string(dim) + "d degree " + std::to_string(degree) + " " +
       (quad_kind == QuadKind::gauss         ? "gauss " :
        quad_kind == QuadKind::gauss_lobatto ? "gauss-lobatto " :
-                                              "warped gauss ") +
+       quad_kind == QuadKind::warped_gauss  ? "warped gauss " :
+                                              "warped gauss-lobatto, FE_Q on its points, ") +
       std::to_string(n_q_1d) + (n_components > 1 ? " components " + std::to_string(n_components) : std::string()) +
       " " + test::to_string(mesh) + (is_double ? "" : " float") + " (" + std::to_string(dof.n_dofs()) + " DoFs)";
 
@@ -138,7 +146,7 @@ namespace
       // the GPU's 3D kernel takes the even-odd forms of the 1D matrices exactly where these are
       // symmetric about the cell's centre (FE_Q and FE_DGQ on Gauss and Gauss-Lobatto points)
       if constexpr (dim == 3)
-        AssertThrow(op.cell_operator().even_odd == (quad_kind != QuadKind::warped_gauss),
+        AssertThrow(op.cell_operator().even_odd == !warped,
                     ExcMessage("the even-odd forms of the 1D matrices chosen where they are not symmetric, or "
                                "missed where they are"));
       if (reference == Reference::assembled_matrix && from_vectors)
@@ -347,6 +355,10 @@ main(int argc, char **argv)
     const std::vector<QuadKind> warped{QuadKind::warped_gauss};
     check_meshes<3, 2, 3, 1, true, true>(checker, backend, warped);
     check_meshes<3, 3, 5, 1, false, true>(checker, backend, warped);
+    // and with collocation (FE_Q on warped Gauss-Lobatto points, the quadrature on the same points)
+    const std::vector<QuadKind> warped_nodes{QuadKind::warped_lobatto};
+    check_meshes<3, 3, 4, 1, false, true>(checker, backend, warped_nodes);
+    check_meshes<3, 2, 3, 1, true, true>(checker, backend, warped_nodes);
     // float (the benchmark's float figures): BP3, BP5 and Helmholtz in 3D
     check_meshes<3, 4, 6, 1, false, true, float>(checker, backend, gauss);
     check_meshes<3, 4, 5, 1, false, true, float>(checker, backend, lobatto);

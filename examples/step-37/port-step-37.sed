@@ -95,7 +95,7 @@ s|^    coefficient\.reinit(0, 0);$|    coefficient.reinit(0);|
 #    point in local_q_point_id() order): its first operator() is local_apply() on one cell (read,
 #    gradients, coefficient times gradient, integrate, distribute; for gpumf::MatrixFree::
 #    cell_loop()), its second adds column i of the cell matrix to the diagonal (for
-#    diagonal_loop()). In 3D it runs register-tiled on the GPU (doc/performance.md); the same
+#    diagonal_loop()). In 3D it runs the ready kernel on the GPU (doc/performance.md); the same
 #    work written with gpumf::FEEvaluation compiles and runs on the slower general path.
 /^  void LaplaceOperator<dim, fe_degree, number>::local_apply($/,/^  }$/c\
   using LaplaceCellOperator =\

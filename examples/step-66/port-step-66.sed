@@ -38,7 +38,7 @@ d
 
 # 5. JacobianOperator: gpumf's ready Helmholtz operator (grad u, grad v) + (a u, v) with the value
 #    coefficient a = -exp(u) at every quadrature point, set on the device each Newton step (6).
-#    Its vmult (register-tiled in 3D on the GPU, the curved geometry merged with a) and its
+#    Its vmult (the ready kernel in 3D on the GPU, the curved geometry merged with a) and its
 #    diagonal (compute_diagonal(): each cell matrix's diagonal on the device, constrained entries
 #    one, inverted) replace local_apply(), apply_add(), local_compute_diagonal() and
 #    compute_diagonal(); the coefficient table becomes a vector on the device.

@@ -80,13 +80,14 @@ namespace gpumf
       }();
 
       /**
-       * The blocks an SM must hold (cell_loop()'s __launch_bounds__): in double with gradients
-       * from n_q = 8 as many as cap the registers at 128 a thread, which the compiler otherwise
-       * exceeds (kernel lab, doc/performance.md: BP3 p=7 20.8 -> 31.6 GDoF/s on an H200); else
-       * 0, the compiler's choice (a cap below n_q = 8 made it slower).
+       * The blocks an SM must hold (cell_loop()'s __launch_bounds__): in double with gradients at
+       * n_q = 8-10 two, which caps the registers at 128 a thread (n_q = 8, 9; 146 at n_q = 10,
+       * whose blocks hold 200 threads) where the compiler otherwise takes more (kernel lab,
+       * doc/performance.md: BP3 p=7 20.8 -> 31.6 GDoF/s on an H200); else 0, the compiler's
+       * choice (a cap below n_q = 8 made it slower; above n_q = 10 it is not measured).
        */
       static constexpr unsigned int device_min_blocks_per_sm =
-        lines && with_gradients && sizeof(Number) == 8 && n_q_points_1d >= 8 ?
+        lines && with_gradients && sizeof(Number) == 8 && n_q_points_1d >= 8 && n_q_points_1d <= 10 ?
           65536 / (128 * ((CellLayout<3>{n_q_points_1d, true}.max_block_threads() + 31) / 32 * 32)) :
           0;
 

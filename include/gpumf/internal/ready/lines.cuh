@@ -228,6 +228,23 @@ namespace gpumf
       return w > v ? w : v;
     }
 
+    /// The scratch layout of Lines for @p n points, numbers of @p bytes bytes, the passes of
+    /// collocation (@p collocation) or interpolation, with or without gradients, cells of at least
+    /// @p min_cell numbers.
+    template <unsigned int n, unsigned int bytes, bool collocation, bool with_gradients, unsigned int min_cell>
+    struct LineLayout
+    {
+      /// Accesses a point to each buffer along x, y, z (the order of Lines::apply()).
+      static constexpr unsigned int weights[3][3]        = {{collocation ? 1u : 3u,
+                                                      collocation ? 1u : 3u,
+                                                      collocation ? 1u : 4u},
+                                                            {collocation ? 3u : 5u, collocation ? 0u : 2u, 3},
+                                                            {0, 3, 3}};
+      static constexpr unsigned int values_weights[3][3] = {{2, 2, 4}, {2, 2, 0}, {0, 0, 0}};
+      static constexpr LineScratch  value =
+        choose_line_scratch(n, bytes, with_gradients ? weights : values_weights, min_cell);
+    };
+
     /**
      * The cell operation of one component. @p table: S [q nd + i], then D [q n + l] (kernel
      * parameters); @p folded: fold_line_tables() (kernel parameters; read with even_odd only).
@@ -250,19 +267,12 @@ namespace gpumf
       static_assert(!identity || nd == n, "collocation needs as many points as DoFs per direction");
       /// Whether collocation is possible (n_q = n_dofs_1d): the scratch is laid out for it then.
       static constexpr bool collocation = nd == n;
-      /// Accesses a point to each buffer along x, y, z (the order of apply() below).
-      static constexpr unsigned int weights[3][3]        = {{collocation ? 1u : 3u,
-                                                      collocation ? 1u : 3u,
-                                                      collocation ? 1u : 4u},
-                                                            {collocation ? 3u : 5u, collocation ? 0u : 2u, 3},
-                                                            {0, 3, 3}};
-      static constexpr unsigned int values_weights[3][3] = {{2, 2, 4}, {2, 2, 0}, {0, 0, 0}};
       /// Numbers of the 1D matrices in @p table.
       static constexpr unsigned int n_table = n * (nd + n);
 
-      /// The scratch's layout.
+      /// The scratch's layout (one per size and term, shared by the forms: computed once).
       static constexpr LineScratch scratch_layout =
-        choose_line_scratch(n, sizeof(Number), with_gradients ? weights : values_weights, min_cell);
+        LineLayout<n, sizeof(Number), collocation, with_gradients, min_cell>::value;
       /// Numbers of a cell's scratch.
       static constexpr unsigned int cell_stride = scratch_layout.cell;
 
