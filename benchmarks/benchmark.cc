@@ -69,6 +69,9 @@ Every combination of the list options is run (cases that do not apply are report
                          deal.II's TrilinosWrappers::PreconditionSOR, omega 1, on the MPI ranks)
   --numbers LIST         double,float (default double); float: the ready operator's vmult with
                          atomics or coloring, in 3D (no deal.II CPU comparison)
+  --hanging-nodes LIST   interpolation,constraint_rows (default interpolation): how a cell on the
+                         fine side of a hanging face reads its DoFs (MatrixFree::AdditionalData::
+                         hanging_nodes; the adaptive meshes)
   --repeat N             timed runs per case after one warm-up, median reported (default 20;
                          CG: N/10 solves)
   --cg-iterations N      CG iterations per solve (default 50)
@@ -109,6 +112,7 @@ Every combination of the list options is run (cases that do not apply are report
                                            "layout",
                                            "what",
                                            "number",
+                                           "hanging_nodes",
                                            "dofs",
                                            "cells",
                                            "colors",
@@ -292,7 +296,7 @@ Every combination of the list options is run (cases that do not apply are report
       std::vector<Form>         forms;
       std::vector<unsigned int> degrees, cells_per_block;
       std::vector<double>       sizes;
-      std::vector<std::string>  meshes, impls, conflicts, geometries, whats, layouts, numbers;
+      std::vector<std::string>  meshes, impls, conflicts, geometries, whats, layouts, numbers, hangings;
     };
 
     Lists
@@ -312,6 +316,7 @@ Every combination of the list options is run (cases that do not apply are report
       l.impls = split(get("implementations", "tp")), l.conflicts = split(get("conflicts", "atomics"));
       l.geometries = split(get("geometry", "stored")), l.whats = split(get("what", "vmult"));
       l.layouts = split(get("layouts", "ready")), l.numbers = split(get("numbers", "double"));
+      l.hangings = split(get("hanging-nodes", "interpolation"));
       for (const auto &k : split(get("cells-per-block", "0")))
         l.cells_per_block.push_back(std::stoul(k));
       for (const auto &m : l.meshes)
@@ -344,6 +349,8 @@ Every combination of the list options is run (cases that do not apply are report
         check_choice("--layouts", n, {"ready", "points"});
       for (const auto &n : l.numbers)
         check_choice("--numbers", n, {"double", "float"});
+      for (const auto &h : l.hangings)
+        check_choice("--hanging-nodes", h, {"interpolation", "constraint_rows"});
       check_choice("--dim", get("dim", "3"), {"2", "3"});
       return l;
     }
@@ -357,7 +364,7 @@ Every combination of the list options is run (cases that do not apply are report
       const auto &sizes   = l.sizes;
       const auto &meshes  = l.meshes;
       const auto &impls = l.impls, &conflicts = l.conflicts, &geometries = l.geometries, &whats = l.whats,
-                 &layouts = l.layouts, &numbers = l.numbers;
+                 &layouts = l.layouts, &numbers = l.numbers, &hangings = l.hangings;
       const auto &cells_per_block = l.cells_per_block;
 
       const std::string device =
@@ -384,159 +391,162 @@ Every combination of the list options is run (cases that do not apply are report
                         for (const auto &layout : layouts)
                           for (const auto &what : whats)
                             for (const auto &number : numbers)
-                              {
-                                Case c;
-                                c.form = form, c.degree = degree, c.implementation = impl, c.conflict = conflict;
-                                c.geometry = geometry, c.cells_per_block = k, c.what = what, c.layout = layout;
-                                c.number = number;
-                                Result     r;
-                                const bool assembled = impl == "csr";
-                                const bool stencil   = impl.rfind("stencil", 0) == 0;
-                                try
-                                  {
-                                    if ((assembled || stencil) &&
-                                        (conflict != conflicts[0] || geometry != geometries[0] ||
-                                         k != cells_per_block[0] || layout != layouts[0]))
-                                      {
-                                        r.skipped = true;
-                                        r.note    = "the assembled matrix and the stencil have no conflict  geometry  "
-                                                    "cells-per-block or layout choice: measured with the first of each";
-                                      }
-                                    else if (what == "sweep" && !stencil)
-                                      {
-                                        r.skipped = true;
-                                        r.note = "the Gauss-Seidel sweep is measured for the stencil implementations "
-                                                 "(MultiColorGaussSeidel)";
-                                      }
-                                    else if (assembled)
-                                      r = run_sparse<dim>(problem, c, options);
-                                    else if (stencil)
-                                      r = run_stencil<dim>(problem, c, options);
-                                    else if (impl.rfind("lm-", 0) == 0)
-                                      r = run_local_matrix<dim>(problem, c, options);
-                                    else
-                                      r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(
-                                        degree, "the benchmark", [&](auto p) -> Result {
-                                          if constexpr (compiled_in(true, dim, decltype(p)::value))
-                                            return run_gpumf<dim, decltype(p)::value>(problem, c, options);
-                                          else
-                                            throw std::invalid_argument(not_compiled(true, dim, p));
-                                        });
-                                  }
-                                catch (const std::exception &e)
-                                  {
-                                    r.skipped = true;
-                                    r.note    = e.what();
-                                  }
-                                // a deal.II exception text has several lines: keep the one that says what
-                                std::string note = r.note;
-                                for (auto &ch : note)
-                                  if (ch == '\n' || ch == ',' || ch == '"')
-                                    ch = ' ';
-                                std::map<std::string, std::string> row;
-                                row["device"] = device, row["backend"] = gpumf::to_string(options.backend);
-                                row["dim"] = std::to_string(dim), row["form"] = to_string(form);
-                                row["degree"] = std::to_string(degree);
-                                row["n_q_1d"] = std::to_string(n_q_points_1d(form, degree));
-                                row["mesh"] = mesh, row["implementation"] = r.skipped ? impl : r.implementation;
-                                row["conflict"] = conflict, row["geometry"] = r.skipped ? geometry : r.geometry;
-                                row["cells_per_block"] = std::to_string(r.skipped ? k : r.cells_per_block);
-                                row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
-                                row["layout"] = layout, row["number"] = number;
-                                row["mesh_seconds"]  = fmt(problem.mesh_seconds);
-                                row["hanging_share"] = fmt(problem.hanging_share, 3);
-                                for (const auto &key : {"cells",
-                                                        "colors",
-                                                        "seconds",
-                                                        "gdofs_per_s",
-                                                        "model_bytes",
-                                                        "gb_per_s",
-                                                        "copy_gb_per_s",
-                                                        "roofline_fraction",
-                                                        "gflop_per_s",
-                                                        "cg_iterations",
-                                                        "cpu_ranks",
-                                                        "cpu_simd_width",
-                                                        "cpu_seconds",
-                                                        "cpu_gdofs_per_s",
-                                                        "speedup_vs_cpu",
-                                                        "cpu_setup_seconds",
-                                                        "cpu_threads",
-                                                        "cpu_threads_seconds",
-                                                        "speedup_vs_cpu_threads",
-                                                        "setup_seconds",
-                                                        "bytes_per_dof",
-                                                        "max_dofs"})
-                                  row[key] = "";
-                                if (!r.skipped)
-                                  {
-                                    const double copy    = copy_bandwidth(options.backend, r.bytes, options.repeat);
-                                    row["cells"]         = std::to_string(r.n_cells),
-                                    row["colors"]        = std::to_string(r.n_colors);
-                                    row["seconds"]       = fmt(r.seconds, 6);
-                                    row["setup_seconds"] = fmt(r.setup_seconds, 4);
-                                    row["bytes_per_dof"] = fmt(r.data_bytes / n_dofs, 4);
-                                    // the largest problem that fits the GPU at this bytes per DoF, the
-                                    // vectors of the run included (vmult: 2, CG: 6)
-                                    std::size_t free_bytes = 0, total_bytes = 0;
-                                    if (device_memory(options.backend, free_bytes, total_bytes))
-                                      row["max_dofs"] =
-                                        fmt(total_bytes / (r.data_bytes / n_dofs +
-                                                           (what == "vmult" ? 2 : 6) * (number == "double" ? 8. : 4.)),
-                                            4);
-                                    row["gdofs_per_s"]       = fmt(n_dofs / r.seconds * 1e-9);
-                                    row["model_bytes"]       = fmt(r.bytes, 8);
-                                    row["gb_per_s"]          = fmt(r.bytes / r.seconds * 1e-9);
-                                    row["copy_gb_per_s"]     = fmt(copy * 1e-9);
-                                    row["roofline_fraction"] = fmt(r.bytes / r.seconds / copy, 3);
-                                    row["gflop_per_s"]       = fmt(r.flops / r.seconds * 1e-9);
-                                    row["cg_iterations"]     = r.iterations ? std::to_string(r.iterations) : "";
-                                    if (what == "cg" || what == "cg-fused")
-                                      row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
-                                    const std::string key =
-                                      cpu_key(dim, form, degree, mesh, size, what, assembled || what == "sweep");
-                                    const auto mpi = cpu_table.find(key);
-                                    if (number == "double" && mpi != cpu_table.end())
-                                      {
-                                        const double cpu         = std::stod(mpi->second.at("seconds"));
-                                        row["cpu_ranks"]         = mpi->second.at("ranks");
-                                        row["cpu_simd_width"]    = mpi->second.at("simd_width");
-                                        row["cpu_seconds"]       = fmt(cpu, 6);
-                                        row["cpu_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
-                                        row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
-                                        row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
-                                      }
-                                    if (options.cpu_threads > 0 && compiled_in(false, dim, degree) &&
-                                        number == "double" && !assembled && what != "sweep")
-                                      {
-                                        if (cpu_cache.count(key) == 0)
-                                          {
-                                            cpu_cache[key] = dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
-                                              degree, "the CPU comparison", [&](auto p) -> CpuResult {
-                                                if constexpr (compiled_in(false, dim, decltype(p)::value))
-                                                  return run_dealii<dim, decltype(p)::value>(problem, c, options);
-                                                else
-                                                  throw std::invalid_argument(not_compiled(false, dim, p));
-                                              });
-                                            dealii::MultithreadInfo::set_thread_limit(); // all cores again
-                                          }
-                                        const double cpu      = cpu_cache[key].seconds;
-                                        row["cpu_simd_width"] = std::to_string(dealii::VectorizedArray<double>::size());
-                                        row["cpu_threads"]    = std::to_string(options.cpu_threads);
-                                        row["cpu_threads_seconds"]    = fmt(cpu, 6);
-                                        row["speedup_vs_cpu_threads"] = fmt(cpu / r.seconds, 3);
-                                      }
-                                  }
-                                std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
-                                          << mesh << std::setw(18) << row["implementation"] << std::setw(9) << conflict
-                                          << std::setw(7) << row["geometry"] << std::setw(4) << row["cells_per_block"]
-                                          << std::setw(8) << layout << std::setw(9) << what << std::setw(11)
-                                          << row["dofs"] << std::setw(11) << row["seconds"] << std::setw(9)
-                                          << row["gdofs_per_s"] << std::setw(9) << row["gb_per_s"] << std::setw(8)
-                                          << row["roofline_fraction"] << std::setw(10) << row["gflop_per_s"]
-                                          << std::setw(9) << row["speedup_vs_cpu"] << note.substr(0, 160) << std::endl;
-                                output.add(std::move(row));
-                              }
+                              for (const auto &hanging : hangings)
+                                {
+                                  Case c;
+                                  c.form = form, c.degree = degree, c.implementation = impl, c.conflict = conflict;
+                                  c.geometry = geometry, c.cells_per_block = k, c.what = what, c.layout = layout;
+                                  c.number = number, c.hanging_nodes = hanging;
+                                  Result     r;
+                                  const bool assembled = impl == "csr";
+                                  const bool stencil   = impl.rfind("stencil", 0) == 0;
+                                  try
+                                    {
+                                      if ((assembled || stencil) &&
+                                          (conflict != conflicts[0] || geometry != geometries[0] ||
+                                           k != cells_per_block[0] || layout != layouts[0]))
+                                        {
+                                          r.skipped = true;
+                                          r.note = "the assembled matrix and the stencil have no conflict  geometry  "
+                                                   "cells-per-block or layout choice: measured with the first of each";
+                                        }
+                                      else if (what == "sweep" && !stencil)
+                                        {
+                                          r.skipped = true;
+                                          r.note = "the Gauss-Seidel sweep is measured for the stencil implementations "
+                                                   "(MultiColorGaussSeidel)";
+                                        }
+                                      else if (assembled)
+                                        r = run_sparse<dim>(problem, c, options);
+                                      else if (stencil)
+                                        r = run_stencil<dim>(problem, c, options);
+                                      else if (impl.rfind("lm-", 0) == 0)
+                                        r = run_local_matrix<dim>(problem, c, options);
+                                      else
+                                        r = dispatch_degree<GPUMF_BENCH_MAX_DEGREE>(
+                                          degree, "the benchmark", [&](auto p) -> Result {
+                                            if constexpr (compiled_in(true, dim, decltype(p)::value))
+                                              return run_gpumf<dim, decltype(p)::value>(problem, c, options);
+                                            else
+                                              throw std::invalid_argument(not_compiled(true, dim, p));
+                                          });
+                                    }
+                                  catch (const std::exception &e)
+                                    {
+                                      r.skipped = true;
+                                      r.note    = e.what();
+                                    }
+                                  // a deal.II exception text has several lines: keep the one that says what
+                                  std::string note = r.note;
+                                  for (auto &ch : note)
+                                    if (ch == '\n' || ch == ',' || ch == '"')
+                                      ch = ' ';
+                                  std::map<std::string, std::string> row;
+                                  row["device"] = device, row["backend"] = gpumf::to_string(options.backend);
+                                  row["dim"] = std::to_string(dim), row["form"] = to_string(form);
+                                  row["degree"] = std::to_string(degree);
+                                  row["n_q_1d"] = std::to_string(n_q_points_1d(form, degree));
+                                  row["mesh"] = mesh, row["implementation"] = r.skipped ? impl : r.implementation;
+                                  row["conflict"] = conflict, row["geometry"] = r.skipped ? geometry : r.geometry;
+                                  row["cells_per_block"] = std::to_string(r.skipped ? k : r.cells_per_block);
+                                  row["what"] = what, row["dofs"] = fmt(n_dofs, 12), row["note"] = note;
+                                  row["layout"] = layout, row["number"] = number, row["hanging_nodes"] = hanging;
+                                  row["mesh_seconds"]  = fmt(problem.mesh_seconds);
+                                  row["hanging_share"] = fmt(problem.hanging_share, 3);
+                                  for (const auto &key : {"cells",
+                                                          "colors",
+                                                          "seconds",
+                                                          "gdofs_per_s",
+                                                          "model_bytes",
+                                                          "gb_per_s",
+                                                          "copy_gb_per_s",
+                                                          "roofline_fraction",
+                                                          "gflop_per_s",
+                                                          "cg_iterations",
+                                                          "cpu_ranks",
+                                                          "cpu_simd_width",
+                                                          "cpu_seconds",
+                                                          "cpu_gdofs_per_s",
+                                                          "speedup_vs_cpu",
+                                                          "cpu_setup_seconds",
+                                                          "cpu_threads",
+                                                          "cpu_threads_seconds",
+                                                          "speedup_vs_cpu_threads",
+                                                          "setup_seconds",
+                                                          "bytes_per_dof",
+                                                          "max_dofs"})
+                                    row[key] = "";
+                                  if (!r.skipped)
+                                    {
+                                      const double copy    = copy_bandwidth(options.backend, r.bytes, options.repeat);
+                                      row["cells"]         = std::to_string(r.n_cells),
+                                      row["colors"]        = std::to_string(r.n_colors);
+                                      row["seconds"]       = fmt(r.seconds, 6);
+                                      row["setup_seconds"] = fmt(r.setup_seconds, 4);
+                                      row["bytes_per_dof"] = fmt(r.data_bytes / n_dofs, 4);
+                                      // the largest problem that fits the GPU at this bytes per DoF, the
+                                      // vectors of the run included (vmult: 2, CG: 6)
+                                      std::size_t free_bytes = 0, total_bytes = 0;
+                                      if (device_memory(options.backend, free_bytes, total_bytes))
+                                        row["max_dofs"] =
+                                          fmt(total_bytes / (r.data_bytes / n_dofs + (what == "vmult" ? 2 : 6) *
+                                                                                       (number == "double" ? 8. : 4.)),
+                                              4);
+                                      row["gdofs_per_s"]       = fmt(n_dofs / r.seconds * 1e-9);
+                                      row["model_bytes"]       = fmt(r.bytes, 8);
+                                      row["gb_per_s"]          = fmt(r.bytes / r.seconds * 1e-9);
+                                      row["copy_gb_per_s"]     = fmt(copy * 1e-9);
+                                      row["roofline_fraction"] = fmt(r.bytes / r.seconds / copy, 3);
+                                      row["gflop_per_s"]       = fmt(r.flops / r.seconds * 1e-9);
+                                      row["cg_iterations"]     = r.iterations ? std::to_string(r.iterations) : "";
+                                      if (what == "cg" || what == "cg-fused")
+                                        row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
+                                      const std::string key =
+                                        cpu_key(dim, form, degree, mesh, size, what, assembled || what == "sweep");
+                                      const auto mpi = cpu_table.find(key);
+                                      if (number == "double" && mpi != cpu_table.end())
+                                        {
+                                          const double cpu         = std::stod(mpi->second.at("seconds"));
+                                          row["cpu_ranks"]         = mpi->second.at("ranks");
+                                          row["cpu_simd_width"]    = mpi->second.at("simd_width");
+                                          row["cpu_seconds"]       = fmt(cpu, 6);
+                                          row["cpu_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
+                                          row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
+                                          row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
+                                        }
+                                      if (options.cpu_threads > 0 && compiled_in(false, dim, degree) &&
+                                          number == "double" && !assembled && what != "sweep")
+                                        {
+                                          if (cpu_cache.count(key) == 0)
+                                            {
+                                              cpu_cache[key] = dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
+                                                degree, "the CPU comparison", [&](auto p) -> CpuResult {
+                                                  if constexpr (compiled_in(false, dim, decltype(p)::value))
+                                                    return run_dealii<dim, decltype(p)::value>(problem, c, options);
+                                                  else
+                                                    throw std::invalid_argument(not_compiled(false, dim, p));
+                                                });
+                                              dealii::MultithreadInfo::set_thread_limit(); // all cores again
+                                            }
+                                          const double cpu = cpu_cache[key].seconds;
+                                          row["cpu_simd_width"] =
+                                            std::to_string(dealii::VectorizedArray<double>::size());
+                                          row["cpu_threads"]            = std::to_string(options.cpu_threads);
+                                          row["cpu_threads_seconds"]    = fmt(cpu, 6);
+                                          row["speedup_vs_cpu_threads"] = fmt(cpu / r.seconds, 3);
+                                        }
+                                    }
+                                  std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
+                                            << mesh << std::setw(18) << row["implementation"] << std::setw(9)
+                                            << conflict << std::setw(7) << row["geometry"] << std::setw(4)
+                                            << row["cells_per_block"] << std::setw(8) << layout << std::setw(9) << what
+                                            << std::setw(11) << row["dofs"] << std::setw(11) << row["seconds"]
+                                            << std::setw(9) << row["gdofs_per_s"] << std::setw(9) << row["gb_per_s"]
+                                            << std::setw(8) << row["roofline_fraction"] << std::setw(10)
+                                            << row["gflop_per_s"] << std::setw(9) << row["speedup_vs_cpu"]
+                                            << note.substr(0, 160) << std::endl;
+                                  output.add(std::move(row));
+                                }
             }
     }
   } // namespace
@@ -545,25 +555,10 @@ Every combination of the list options is run (cases that do not apply are report
 int
 main(int argc, char **argv)
 {
-  const std::vector<std::string>     known{"backend",
-                                       "dim",
-                                       "forms",
-                                       "degrees",
-                                       "dofs",
-                                       "mesh",
-                                       "implementations",
-                                       "conflicts",
-                                       "geometry",
-                                       "cells-per-block",
-                                       "layouts",
-                                       "what",
-                                       "numbers",
-                                       "repeat",
-                                       "cg-iterations",
-                                       "cpu-ranks",
-                                       "cpu-threads",
-                                       "csv",
-                                       "json"};
+  const std::vector<std::string> known{
+    "backend",   "dim",           "forms",           "degrees",     "dofs", "mesh",    "implementations",
+    "conflicts", "geometry",      "cells-per-block", "layouts",     "what", "numbers", "hanging-nodes",
+    "repeat",    "cg-iterations", "cpu-ranks",       "cpu-threads", "csv",  "json"};
   std::map<std::string, std::string> args;
   bench::Lists                       lists;
   bench::CpuTable                    cpu_table;

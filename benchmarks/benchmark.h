@@ -130,6 +130,8 @@ namespace bench
     std::string what = "vmult";
     /// "double" or "float" (float: the ready operator's vmult with atomics or coloring)
     std::string number = "double";
+    /// "interpolation" or "constraint_rows" (MatrixFree::AdditionalData::hanging_nodes)
+    std::string hanging_nodes = "interpolation";
   };
 
   /// The mesh, element, mapping and constraints of one size.

@@ -80,6 +80,9 @@ namespace bench
       data.use_coloring    = c.conflict == "coloring";
       data.geometry        = c.geometry == "affine" ? Geometry::affine : Geometry::per_point;
       data.cells_per_block = c.cells_per_block;
+      data.hanging_nodes   = c.hanging_nodes == "constraint_rows" ?
+                               gpumf::MatrixFree<dim, Number>::HangingNodes::constraint_rows :
+                               gpumf::MatrixFree<dim, Number>::HangingNodes::interpolation;
       data.implementation =
         c.implementation == "lm" ? gpumf::Implementation::local_matrix : gpumf::Implementation::tensor_product;
       Result result;

@@ -20,6 +20,7 @@
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/solver_cg.h>
 
+#include <array>
 #include <set>
 
 #include "common/dealii_reference.h"
@@ -110,9 +111,12 @@ namespace
                 const gpumf::Backend             backend,
                 const bool                       coloring,
                 const gpumf::Implementation      implementation,
-                const bool                       overlap = false)
+                const bool                       overlap      = false,
+                const bool                       hanging_rows = false)
   {
     typename Op::AdditionalData data;
+    if (hanging_rows)
+      data.hanging_nodes = decltype(data.hanging_nodes)::constraint_rows;
     data.backend                           = backend;
     data.use_coloring                      = coloring;
     data.implementation                    = implementation;
@@ -179,6 +183,46 @@ namespace
     const auto host_op = make_operator<Op>(mapping, dof, constraints, gpumf::Backend::host, false, I::tensor_product);
     const auto host_result   = apply(*host_op);
     const auto host_diagonal = small ? diagonal(*host_op) : LinearAlgebra::ReadWriteVector<double>();
+
+    // hanging nodes: by interpolation (the default) on every cell with a hanging face or edge,
+    // the same operator as through the constraint lines
+    const auto hanging_cells = [&](const Op &op) {
+      const auto [interpolated, through_rows] = op.matrix_free().n_hanging_node_cells();
+      return std::array<unsigned int, 2>{Utilities::MPI::sum(interpolated, comm),
+                                         Utilities::MPI::sum(through_rows, comm)};
+    };
+    {
+      const auto rows  = make_operator<Op>(mapping, dof, constraints, backend, true, I::tensor_product, false, true);
+      const auto cells = hanging_cells(*host_op), row_cells = hanging_cells(*rows);
+      checker.check(cells[0] > 0 && cells[1] == 0 && row_cells[0] == 0 && row_cells[1] == cells[0],
+                    name + ": " + std::to_string(cells[0]) + " cells interpolate their hanging nodes (" +
+                      std::to_string(cells[1]) + " through the lines; with HangingNodes::constraint_rows " +
+                      std::to_string(row_cells[0]) + " and " + std::to_string(row_cells[1]) + ")");
+      checker.check_below(test::relative_difference(apply(*rows), host_result, comm),
+                          backend == gpumf::Backend::host ? host_tolerance : cuda_tolerance,
+                          name + ", " + gpumf::to_string(backend) +
+                            " coloring, hanging nodes through the constraint lines vs interpolated (host)");
+      if (degree == 2)
+        {
+          // lines that are not the element's interpolation: each such cell keeps its lines
+          AffineConstraints<double> no_hanging;
+          IndexSet                  relevant;
+          DoFTools::extract_locally_relevant_dofs(dof, relevant);
+          no_hanging.reinit(relevant);
+          VectorTools::interpolate_boundary_values(mapping, dof, 0, zero, no_hanging);
+          no_hanging.close();
+          const auto plain = make_operator<Op>(mapping, dof, no_hanging, backend, false, I::tensor_product);
+          const auto plain_rows =
+            make_operator<Op>(mapping, dof, no_hanging, backend, false, I::tensor_product, false, true);
+          const auto plain_cells = hanging_cells(*plain);
+          checker.check(plain_cells[0] == 0 && plain_cells[1] == cells[0],
+                        name + ", constraints without hanging-node lines: all " + std::to_string(plain_cells[1]) +
+                          " cells with hanging faces keep the lines");
+          checker.check_below(test::relative_difference(apply(*plain), apply(*plain_rows), comm),
+                              backend == gpumf::Backend::host ? host_tolerance : cuda_tolerance,
+                              name + ", constraints without hanging-node lines: the same operator either way");
+        }
+    }
 
     if (backend == gpumf::Backend::host)
       {

@@ -204,14 +204,20 @@ namespace gpumf
           const unsigned int p = internal::owned_point(layout, thread, s);
           if (is_dof(p))
             for (unsigned int c = 0; c < n_components; ++c)
-              shared.values[c * P + p] = internal::read_dof(src, dof_index(c, p), data.constraint_rows);
+              shared.values[c * P + p] = internal::read_dof(src, apply_code(local_dof(c, p)), data.constraint_rows);
         }
-      __syncthreads();
+      if (data.hanging_masks == nullptr)
+        __syncthreads();
+      else if (__syncthreads_or(hanging_mask() != 0)) // (a barrier too) some cell of the block
+        resolve_hanging_nodes<false>();
 #else
       host_collective([&]() {
         for_each_dof([&](const unsigned int c, const unsigned int p) {
-          shared.dof_values[c * P + p] = internal::read_dof(src, dof_index(c, p), data.constraint_rows);
+          shared.dof_values[c * P + p] = internal::read_dof(src, apply_code(local_dof(c, p)), data.constraint_rows);
         });
+        for (unsigned int c = 0; c < n_components; ++c)
+          internal::resolve_hanging_nodes_reference<dim, false>(
+            hanging_mask(), nd, nq, data.hanging_weights, shared.dof_values + c * P);
       });
 #endif
     }
@@ -294,13 +300,17 @@ namespace gpumf
         }
       const auto add_to = [&](const unsigned int index, const Number value) { add(dst, index, value); };
 #ifdef __CUDA_ARCH__
+      // a cell on the fine side of a hanging face adds the transposed interpolation into the
+      // coarse DoFs it read (in place: the values are spent after this)
+      if (data.hanging_masks != nullptr && __syncthreads_or(hanging_mask() != 0))
+        resolve_hanging_nodes<true>();
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         {
           const unsigned int p = internal::owned_point(layout, thread, s);
           if (is_dof(p))
             for (unsigned int c = 0; c < n_components; ++c)
               {
-                const unsigned int code = dof_index(c, p);
+                const unsigned int code = apply_code(local_dof(c, p));
                 if (!data.use_coloring)
                   internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows, add_to);
                 else if (!internal::is_constraint_row(code))
@@ -310,9 +320,9 @@ namespace gpumf
       if (data.use_coloring && data.has_constraint_rows)
         {
           __syncthreads();
-          if (is_first_thread() && has_constraint_rows())
+          if (is_first_thread() && applied_codes_have_rows())
             for_each_dof([&](const unsigned int c, const unsigned int p) {
-              const unsigned int code = dof_index(c, p);
+              const unsigned int code = apply_code(local_dof(c, p));
               if (internal::is_constraint_row(code))
                 internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows, add_to);
             });
@@ -320,8 +330,13 @@ namespace gpumf
         }
 #else
       host_collective([&]() {
+        // on a copy: the cell's values stay as they are
+        std::vector<Number> values(shared.dof_values, shared.dof_values + n_components * P);
+        for (unsigned int c = 0; c < n_components; ++c)
+          internal::resolve_hanging_nodes_reference<dim, true>(
+            hanging_mask(), nd, nq, data.hanging_weights, values.data() + c * P);
         for_each_dof([&](const unsigned int c, const unsigned int p) {
-          internal::distribute_dof(dof_index(c, p), shared.dof_values[c * P + p], data.constraint_rows, add_to);
+          internal::distribute_dof(apply_code(local_dof(c, p)), values[c * P + p], data.constraint_rows, add_to);
         });
       });
 #endif
@@ -853,6 +868,76 @@ namespace gpumf
     {
       return internal::read_only(data.local_to_global + cell * dofs_per_cell + l);
     }
+
+    /// The code read_dof_values() and distribute_local_to_global() use for local DoF @p l: on
+    /// the fine side of a hanging face the coarse side's DoF (internal/hanging_nodes.h).
+    __host__ __device__ unsigned int
+    apply_code(const unsigned int l) const
+    {
+      return internal::read_only(
+        (data.hanging_local_to_global != nullptr ? data.hanging_local_to_global : data.local_to_global) +
+        cell * dofs_per_cell + l);
+    }
+
+    /// The cell's hanging-node mask (internal/hanging_nodes.h), 0 if none.
+    __host__ __device__ unsigned short
+    hanging_mask() const
+    {
+      return data.hanging_masks != nullptr ? internal::read_only(data.hanging_masks + cell) : 0;
+    }
+
+    /// True when a code of apply_code() is a row of the constraint table.
+    __host__ __device__ bool
+    applied_codes_have_rows() const
+    {
+      const unsigned short mask = hanging_mask();
+      return mask != 0 ? (mask & internal::hanging::has_rows) != 0 : has_constraint_rows();
+    }
+
+#ifdef __CUDA_ARCH__
+    /**
+     * The interpolation of internal/hanging_nodes.h on the cell's DoF values in shared memory
+     * (@p transpose: its transpose), a sweep per direction, each thread on its own points.
+     * Called by all threads of the block (barriers); cells without a mask keep their values.
+     */
+    template <bool transpose>
+    __device__ void
+    resolve_hanging_nodes() const
+    {
+      constexpr unsigned int max_points = dim == 3 ? nq : 1;
+      const unsigned short   mask       = hanging_mask();
+      const bool             active     = (mask & internal::hanging::kind_bits) != 0;
+      for (int sweep = 0; sweep < dim; ++sweep)
+        {
+          const unsigned int d        = transpose ? dim - 1 - sweep : sweep;
+          const unsigned int d_stride = d == 0 ? 1 : d == 1 ? nq : nq * nq;
+          const Number      *W        = data.hanging_weights + (internal::mask_bit(mask, d) ? 0 : nd * nd);
+          Number             result[n_components][max_points];
+          bool               on[max_points];
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            {
+              const unsigned int p    = internal::owned_point(layout, thread, s);
+              const unsigned int i[3] = {p % nq, (p / nq) % nq, dim > 2 ? p / (nq * nq) : 0};
+              on[s]                   = active && is_dof(p) && internal::hanging_in_sweep<dim>(mask, d, i, nd);
+              if (on[s])
+                for (unsigned int c = 0; c < n_components; ++c)
+                  {
+                    const Number *line = shared.values + c * P + p - i[d] * d_stride;
+                    Number        sum  = 0;
+                    for (unsigned int k = 0; k < nd; ++k)
+                      sum += internal::read_only(W + (transpose ? k * nd + i[d] : i[d] * nd + k)) * line[k * d_stride];
+                    result[c][s] = sum;
+                  }
+            }
+          __syncthreads();
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            if (on[s])
+              for (unsigned int c = 0; c < n_components; ++c)
+                shared.values[c * P + internal::owned_point(layout, thread, s)] = result[c][s];
+          __syncthreads();
+        }
+    }
+#endif
 
     /// The vector index of local DoF @p l, constrained or not (MatrixFree::Data::plain_local_to_global).
     __host__ __device__ unsigned int

@@ -11,6 +11,7 @@
 #include <gpumf/cost_model.h>
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/dof_access.h>
+#include <gpumf/internal/hanging_nodes.h>
 #include <gpumf/internal/dealii_host_functions.h>
 #include <gpumf/internal/face_data.h>
 #include <gpumf/internal/host_block.h>
@@ -133,6 +134,25 @@ namespace gpumf
       affine
     };
 
+    /**
+     * How a cell on the fine side of a hanging face (adaptive meshes) reads and writes its DoFs
+     * in FEEvaluation::read_dof_values() and distribute_local_to_global() and in the ready
+     * operators (internal/hanging_nodes.h).
+     */
+    enum class HangingNodes
+    {
+      /**
+       * As deal.II's CPU FEEvaluation since 9.4: the coarse side's DoFs, read like the cell's
+       * own and interpolated to the fine side in the kernel with 1D matrices, where the element
+       * is FE_Q (or an FESystem of FE_Q) on active cells and the AffineConstraints hold
+       * deal.II's hanging-node constraints there (checked per cell at reinit(): a cell whose
+       * constraints differ keeps constraint_rows, see n_hanging_node_cells()).
+       */
+      interpolation,
+      /// each hanging DoF read as the weighted sum of its constraint line (internal/dof_access.h)
+      constraint_rows
+    };
+
     /// As in deal.II; only parallel_in_elem (one thread per point) is implemented.
     enum ParallelizationScheme
     {
@@ -227,6 +247,9 @@ namespace gpumf
        * (about as much as the codes themselves).
        */
       bool store_plain_indices = true;
+      /// Hanging nodes by interpolation (the default) or through their constraint lines; see
+      /// HangingNodes. Diagonals and element matrices take the constraint lines either way.
+      HangingNodes hanging_nodes = HangingNodes::interpolation;
     };
 
     /**
@@ -271,6 +294,14 @@ namespace gpumf
       internal::ConstraintRows<Number> constraint_rows;
       /// Per cell of the object ([row_start + cell]): 1 if one of its DoFs is a constraint row.
       const unsigned char *cell_has_constraint_rows;
+      /// HangingNodes::interpolation (internal/hanging_nodes.h), where a cell of this rank uses
+      /// it, else nullptr: per cell of the object ([row_start + cell]) its mask (0: none) ...
+      const unsigned short *hanging_masks = nullptr;
+      /// ... the codes FEEvaluation::read_dof_values() and distribute_local_to_global() use, as
+      /// local_to_global but the coarse side's DoFs where a mask is set ...
+      const unsigned int *hanging_local_to_global = nullptr;
+      /// ... and the 1D interpolation matrices W0, W1 ([(h * n_dofs_1d + i) * n_dofs_1d + j]).
+      const Number *hanging_weights = nullptr;
       /// Some cell of this launch has a constraint row (else the loops skip that logic).
       bool has_constraint_rows;
       /// Where the arrays live (copy_mf_data_to_host() reads them from there).
@@ -400,6 +431,15 @@ namespace gpumf
     /// Number of colors (1 with atomics).
     unsigned int
     n_colors() const;
+
+    /**
+     * The locally owned active cells on the fine side of a hanging face or edge of an FE_Q
+     * element: {those that read their DoFs by interpolation (HangingNodes::interpolation),
+     * those that read them through the constraint lines: where the lines are not deal.II's
+     * hanging-node constraints of the element, or all with HangingNodes::constraint_rows}.
+     */
+    std::pair<unsigned int, unsigned int>
+    n_hanging_node_cells() const;
 
     /// The conflict strategy in use.
     ConflictStrategy
@@ -745,6 +785,11 @@ namespace gpumf
     internal::Array<Number>        constraint_weights;
     internal::Array<unsigned char> cell_has_constraint_rows;
     std::vector<bool>              color_has_constraint_rows;
+    /// HangingNodes::interpolation: per cell the mask, the codes, W0 and W1 (empty if no cell has a mask)
+    internal::Array<unsigned short>       hanging_masks;
+    internal::Array<unsigned int>         hanging_local_to_global;
+    internal::Array<Number>               hanging_weights;
+    std::pair<unsigned int, unsigned int> hanging_node_cells{0, 0};
     /// Per color: the ends of CellRange::interior_first and CellRange::boundary.
     std::vector<unsigned int> interior_split, boundary_end;
     bool                      overlap = false;

@@ -12,6 +12,7 @@
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/lac/full_matrix.h>
+#include <deal.II/matrix_free/hanging_nodes_internal.h>
 
 #include <boost/container/vector.hpp>
 
@@ -122,6 +123,30 @@ namespace gpumf
     }
 
     /**
+     * The 1D interpolation matrices of hanging nodes (internal/hanging_nodes.h) from the
+     * element's own nodes and polynomials: W0[i][j] = L_j(x_i / 2), W1[i][j] = L_j(1/2 + x_i / 2).
+     */
+    template <int dim>
+    std::vector<double>
+    hanging_weights(const FE_Poly<dim> &fe_q)
+    {
+      const unsigned int               n             = fe_q.degree + 1;
+      const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
+      const auto                      &points        = fe_q.get_unit_support_points();
+      std::vector<double>              weights(2 * n * n);
+      for (unsigned int h = 0; h < 2; ++h)
+        for (unsigned int i = 0; i < n; ++i)
+          {
+            // along x, the other coordinates at the first node (0), where the other 1D factors are 1
+            Point<dim> point;
+            point[0] = 0.5 * h + 0.5 * points[lexicographic[i]][0];
+            for (unsigned int j = 0; j < n; ++j)
+              weights[(h * n + i) * n + j] = fe_q.shape_value(lexicographic[j], point);
+          }
+      return weights;
+    }
+
+    /**
      * Cells, and the code of each of their DoFs before the vector layout is known:
      * >= 0 a DoF index, -1 constrained without entries (Dirichlet), -2 - r row r of the table.
      */
@@ -145,6 +170,15 @@ namespace gpumf
       IndexSet ghosts;
       /// the first problem found on this rank (empty if none)
       std::string error;
+      /// HangingNodes::interpolation (internal/hanging_nodes.h): per cell its mask (0: none),
+      /// and the codes of the coarse side's DoFs where a mask is set (else a copy of codes);
+      /// empty where interpolation is not possible
+      std::vector<unsigned short>         masks;
+      boost::container::vector<long long> hanging_codes;
+      /// W0 and W1 of the element (weights[(h * n + i) * n + j])
+      std::vector<double> weights;
+      /// cells on the fine side of a hanging face: interpolated, and through the rows
+      unsigned int n_interpolated = 0, n_through_rows = 0;
     };
 
     template <int dim, typename Number>
@@ -155,7 +189,8 @@ namespace gpumf
                         const std::function<bool(const typename DoFHandler<dim>::cell_iterator &)> &filter,
                         const unsigned int                                                          mg_level,
                         const RelevantDoFs                                                         &dofs,
-                        const bool                                                                  store_plain)
+                        const bool                                                                  store_plain,
+                        const bool                                                                  interpolate_hanging)
     {
       using cell_iterator                     = typename DoFHandler<dim>::cell_iterator;
       const FiniteElement<dim>  &fe           = dof.get_fe();
@@ -191,10 +226,37 @@ namespace gpumf
       boost::container::vector<long long>  codes(std::size_t(n_cells) * dofs_per_cell, boost::container::default_init);
       std::vector<types::global_dof_index> plain(store_plain ? codes.size() : 0);
       std::vector<unsigned char>           cell_touches_ghost(n_cells, 0);
+      // Hanging faces: deal.II's HangingNodes gives each cell on the fine side of one its mask
+      // and puts the coarse side's DoFs at the positions of the fine face's DoFs (the way its
+      // CPU FEEvaluation reads them); the element must be FE_Q (or an FESystem of FE_Q), the
+      // cells active. Whether the constraints there are that interpolation is checked below.
+      const bool hanging_possible = !on_level && dim > 1 && dynamic_cast<const FE_Q<dim> *>(&fe_q) != nullptr;
+      std::unique_ptr<const dealii::internal::MatrixFreeFunctions::HangingNodes<dim>> hanging_nodes;
+      std::vector<unsigned short>                                                     masks;
+      boost::container::vector<long long>                                             hanging_codes;
+      const std::vector<std::vector<unsigned int>> lexicographic_mapping{dof_numbering};
+      const std::vector<std::vector<bool>>         supported_components{std::vector<bool>(n_components, true)};
+      if (hanging_possible)
+        {
+          hanging_nodes =
+            std::make_unique<dealii::internal::MatrixFreeFunctions::HangingNodes<dim>>(dof.get_triangulation());
+          masks.assign(n_cells, 0);
+          hanging_codes.resize(std::size_t(n_cells) * dofs_per_cell, boost::container::default_init);
+        }
+      const auto code_of = [&](const types::global_dof_index g, const unsigned int c) -> long long {
+        if (!constraints.is_constrained(g))
+          {
+            if (!owned.is_element(g))
+              cell_touches_ghost[c] = 1;
+            return g;
+          }
+        const auto *line = constraints.get_constraint_entries(g);
+        return line == nullptr || line->empty() ? -1 : -2 - static_cast<long long>(g);
+      };
       // Threads: each DoF's index, -1 for Dirichlet, or -2 - g for DoF g with a constraint line
       // with entries (numbered as rows of the table below, serially, in order of first use).
       internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
-        std::vector<types::global_dof_index> dof_indices(fe.n_dofs_per_cell());
+        std::vector<types::global_dof_index> dof_indices(fe.n_dofs_per_cell()), replaced(dofs_per_cell);
         for (unsigned int c = begin; c < end; ++c)
           {
             if (on_level)
@@ -214,18 +276,24 @@ namespace gpumf
                     if (!owned.is_element(g))
                       cell_touches_ghost[c] = 1;
                   }
-                if (!constraints.is_constrained(g))
-                  {
-                    code = g;
-                    if (!owned.is_element(g))
-                      cell_touches_ghost[c] = 1;
-                  }
-                else
-                  {
-                    const auto *line = constraints.get_constraint_entries(g);
-                    code             = line == nullptr || line->empty() ? -1 : -2 - static_cast<long long>(g);
-                  }
+                code = code_of(g, c);
               }
+            if (!hanging_possible)
+              continue;
+            long long *const hanging = hanging_codes.data() + std::size_t(c) * dofs_per_cell;
+            const auto       kind    = hanging_nodes->compute_refinement_configuration(cells[c]);
+            if (kind == dealii::internal::MatrixFreeFunctions::ConstraintKinds::unconstrained)
+              {
+                std::copy_n(codes.data() + std::size_t(c) * dofs_per_cell, dofs_per_cell, hanging);
+                continue;
+              }
+            for (unsigned int i = 0; i < dofs_per_cell; ++i)
+              replaced[i] = dof_indices[dof_numbering[i]];
+            hanging_nodes->update_dof_indices(
+              cells[c], {}, lexicographic_mapping, supported_components, kind, replaced);
+            for (unsigned int i = 0; i < dofs_per_cell; ++i)
+              hanging[i] = code_of(replaced[i], c);
+            masks[c] = static_cast<unsigned short>(kind);
           }
       });
       // The constraint table: rows in order of first use, so the numbering does not depend on threads.
@@ -236,9 +304,9 @@ namespace gpumf
       // middle of a set inserts into its vector of ranges, once per master (quadratic on a rank
       // with many hanging nodes at its boundary)
       std::vector<types::global_dof_index> ghost_masters;
-      for (std::size_t k = 0; k < codes.size(); ++k)
+      for (std::size_t k = 0; k < codes.size() + hanging_codes.size(); ++k)
         {
-          long long &code = codes[k];
+          long long &code = k < codes.size() ? codes[k] : hanging_codes[k - codes.size()];
           if (code > -2)
             continue;
           const types::global_dof_index g = -2 - code;
@@ -273,7 +341,85 @@ namespace gpumf
             }
           code = -2 - static_cast<long long>(row->second);
           if (row_touches_ghost[row->second])
-            cell_touches_ghost[k / dofs_per_cell] = 1;
+            cell_touches_ghost[(k < codes.size() ? k : k - codes.size()) / dofs_per_cell] = 1;
+        }
+      // The interpolation where a cell's constraint lines are it: the values the cell reads from a
+      // pseudo-random vector through the lines and by interpolating the coarse DoFs must agree
+      // (they do for deal.II's hanging-node constraints; constraints made otherwise, or a
+      // Dirichlet or periodic line on a hanging DoF that the interpolation does not give, keep
+      // the lines). A cell whose coarse DoFs would repeat one keeps them too.
+      std::vector<double> weights;
+      unsigned int        n_interpolated = 0, n_through_rows = 0;
+      if (hanging_possible && !interpolate_hanging)
+        {
+          // HangingNodes::constraint_rows: counted only
+          n_through_rows = std::count_if(masks.begin(), masks.end(), [](const unsigned short m) { return m != 0; });
+          masks.clear();
+          hanging_codes.clear();
+        }
+      else if (hanging_possible)
+        {
+          weights      = hanging_weights(fe_q);
+          const auto x = [](const types::global_dof_index g) {
+            std::uint64_t h = (g + 1) * 0x9E3779B97F4A7C15ull;
+            h ^= h >> 31;
+            h *= 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 29;
+            return double(h >> 11) / double(1ull << 53) * 2. - 1.;
+          };
+          const auto value = [&](const long long code) {
+            if (code >= 0)
+              return x(code);
+            double sum = 0;
+            if (code <= -2)
+              for (const auto &[master, weight] : rows[-2 - code])
+                sum += double(weight) * x(master);
+            return sum;
+          };
+          const double           tolerance = 1e3 * std::numeric_limits<Number>::epsilon();
+          const unsigned int     n_tensor  = dofs_per_cell / n_components;
+          std::vector<double>    through_rows(dofs_per_cell), interpolated(dofs_per_cell);
+          std::vector<long long> sorted(dofs_per_cell);
+          for (unsigned int c = 0; c < n_cells; ++c)
+            {
+              if (masks[c] == 0)
+                continue;
+              const long long *own     = codes.data() + std::size_t(c) * dofs_per_cell;
+              long long *const hanging = hanging_codes.data() + std::size_t(c) * dofs_per_cell;
+              for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                {
+                  through_rows[i] = value(own[i]);
+                  interpolated[i] = value(hanging[i]);
+                }
+              for (unsigned int k = 0; k < n_components; ++k)
+                internal::resolve_hanging_nodes_reference<dim, false>(
+                  masks[c], n, n, weights.data(), interpolated.data() + k * n_tensor);
+              bool same = true;
+              for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                same = same && std::abs(through_rows[i] - interpolated[i]) <= tolerance;
+              std::copy_n(hanging, dofs_per_cell, sorted.begin());
+              std::sort(sorted.begin(), sorted.end());
+              for (unsigned int i = 1; i < dofs_per_cell; ++i)
+                same = same && !(sorted[i] >= 0 && sorted[i] == sorted[i - 1]);
+              if (same)
+                ++n_interpolated;
+              else
+                {
+                  ++n_through_rows;
+                  masks[c] = 0;
+                  std::copy_n(own, dofs_per_cell, hanging);
+                }
+            }
+          if (n_interpolated == 0)
+            {
+              masks.clear();
+              hanging_codes.clear();
+            }
+          else
+            // a coarse DoF owned by another rank: a ghost (the lines make it one already)
+            for (const long long code : hanging_codes)
+              if (code >= 0 && !owned.is_element(code))
+                ghost_masters.push_back(code);
         }
       std::sort(ghost_masters.begin(), ghost_masters.end());
       ghost_masters.erase(std::unique(ghost_masters.begin(), ghost_masters.end()), ghost_masters.end());
@@ -289,7 +435,12 @@ namespace gpumf
               std::move(cell_touches_ghost),
               std::move(rows),
               std::move(ghosts),
-              std::move(error)};
+              std::move(error),
+              std::move(masks),
+              std::move(hanging_codes),
+              std::move(weights),
+              n_interpolated,
+              n_through_rows};
     }
 
     /// The constraint table in the vector's local numbering, and the constrained DoFs.
@@ -359,17 +510,20 @@ namespace gpumf
       // Colors of cell positions: cells of a color touch disjoint vector entries, the vector
       // indices a cell reads and writes being its DoFs and their constraints' entries. The
       // parity coloring covers neighbors through shared DoFs only, not through constraints.
+      // (a cell with a hanging-node mask may read and write either way: the coarse DoFs of
+      // its interpolation are the entries of its lines)
       const auto touched = [&](const unsigned int c) {
         std::vector<types::global_dof_index> indices;
         for (unsigned int i = 0; i < dofs_per_cell; ++i)
-          {
-            const long long code = codes[std::size_t(c) * dofs_per_cell + i];
-            if (code >= 0)
-              indices.push_back(code);
-            else if (code <= -2)
-              for (const auto &entry : rows[-2 - code])
-                indices.push_back(entry.first);
-          }
+          for (unsigned int way = 0; way < (cell_codes.masks.empty() || cell_codes.masks[c] == 0 ? 1 : 2); ++way)
+            {
+              const long long code = (way == 0 ? codes : cell_codes.hanging_codes)[std::size_t(c) * dofs_per_cell + i];
+              if (code >= 0)
+                indices.push_back(code);
+              else if (code <= -2)
+                for (const auto &entry : rows[-2 - code])
+                  indices.push_back(entry.first);
+            }
         return indices;
       };
       using Rule = internal::CellColoringRule;
@@ -439,6 +593,10 @@ namespace gpumf
       std::unique_ptr<unsigned int[]> plain_indices;
       /// per position: 1 when the cell there has a constraint row (the flag the ordering used)
       std::vector<unsigned char> has_rows;
+      /// HangingNodes::interpolation, else empty: per position the mask (with
+      /// internal::hanging::has_rows), and the codes of MatrixFree::hanging_local_to_global
+      std::vector<unsigned short>     masks;
+      std::unique_ptr<unsigned int[]> hanging_indices;
     };
 
     /// The DoF codes of the cells as vector indices (local to @p partitioner), in color order, in threads.
@@ -460,18 +618,40 @@ namespace gpumf
       result.has_rows.resize(n_cells);
       for (unsigned int c = 0; c < n_cells; ++c)
         result.has_rows[c] = cell_order.has_rows[order[c]];
+      const bool with_masks = !cell_codes.masks.empty();
+      if (with_masks)
+        {
+          result.masks.resize(n_cells);
+          result.hanging_indices.reset(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
+        }
       unsigned int *const host_indices = result.indices.get();
       unsigned int *const host_plain   = result.plain_indices.get();
+      const auto          to_index     = [&](const long long code) {
+        return code >= 0  ? partitioner.global_to_local(code) :
+                            code == -1 ? internal::no_dof :
+                                         internal::constrained_flag | static_cast<unsigned int>(-2 - code);
+      };
       internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
+        for (unsigned int c = begin; c < end; ++c)
+          if (with_masks)
+            {
+              unsigned short mask = cell_codes.masks[order[c]];
+              for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                {
+                  const long long code = cell_codes.hanging_codes[std::size_t(order[c]) * dofs_per_cell + i];
+                  result.hanging_indices[std::size_t(c) * dofs_per_cell + i] = to_index(code);
+                  if (mask != 0 && code <= -2)
+                    mask |= internal::hanging::has_rows;
+                }
+              result.masks[c] = mask;
+            }
         for (unsigned int c = begin; c < end; ++c)
           for (unsigned int i = 0; i < dofs_per_cell; ++i)
             {
               const std::size_t k    = std::size_t(c) * dofs_per_cell + i;
               const long long   code = codes[std::size_t(order[c]) * dofs_per_cell + i];
               unsigned int     &out  = host_indices[k];
-              out                    = code >= 0  ? partitioner.global_to_local(code) :
-                                       code == -1 ? internal::no_dof :
-                                                    internal::constrained_flag | static_cast<unsigned int>(-2 - code);
+              out                    = to_index(code);
               // an unconstrained DoF's plain index is its code; only constrained ones are looked up
               if (host_plain)
                 host_plain[k] =
@@ -607,7 +787,14 @@ namespace gpumf
 
     section.next("MatrixFree::reinit: cells, DoF codes");
     CellCodes<dim, Number> cell_codes =
-      cells_and_dof_codes(dof, fe_q, constraints, filter, mg_level, dofs, additional_data.store_plain_indices);
+      cells_and_dof_codes(dof,
+                          fe_q,
+                          constraints,
+                          filter,
+                          mg_level,
+                          dofs,
+                          additional_data.store_plain_indices,
+                          additional_data.hanging_nodes == HangingNodes::interpolation);
     dof_numbering = cell_codes.dof_numbering;
 
     // the first collective call of reinit(): its time is the wait for the slowest rank
@@ -649,11 +836,25 @@ namespace gpumf
                                      indices.plain_indices.get(),
                                      std::size_t(n_cells) * cell_codes.dofs_per_cell);
       cell_has_constraint_rows.reinit(backend_, indices.has_rows);
+      // a launch's flag: some cell has a row among the codes it reads (either way with a mask)
       color_has_constraint_rows.clear();
       for (unsigned int color = 0; color < graph.size(); ++color)
-        color_has_constraint_rows.push_back(std::any_of(indices.has_rows.begin() + color_start[color],
-                                                        indices.has_rows.begin() + color_start[color + 1],
-                                                        [](const unsigned char has) { return has != 0; }));
+        {
+          bool has = false;
+          for (unsigned int c = color_start[color]; c < color_start[color + 1]; ++c)
+            has = has || indices.has_rows[c] != 0 ||
+                  (!indices.masks.empty() && (indices.masks[c] & internal::hanging::has_rows) != 0);
+          color_has_constraint_rows.push_back(has);
+        }
+      hanging_node_cells = {cell_codes.n_interpolated, cell_codes.n_through_rows};
+      if (!indices.masks.empty())
+        {
+          hanging_masks.reinit(backend_, indices.masks);
+          hanging_local_to_global.reinit(backend_,
+                                         indices.hanging_indices.get(),
+                                         std::size_t(n_cells) * cell_codes.dofs_per_cell);
+          hanging_weights.reinit(backend_, std::vector<Number>(cell_codes.weights.begin(), cell_codes.weights.end()));
+        }
     }
 
     cells_in_order.resize(n_cells);
@@ -774,6 +975,9 @@ namespace gpumf
     data.collocation              = collocation;
     data.constraint_rows          = {constraint_row_start.data(), constraint_indices.data(), constraint_weights.data()};
     data.cell_has_constraint_rows = cell_has_constraint_rows.data();
+    data.hanging_masks            = hanging_masks.size() > 0 ? hanging_masks.data() : nullptr;
+    data.hanging_local_to_global  = hanging_masks.size() > 0 ? hanging_local_to_global.data() : nullptr;
+    data.hanging_weights          = hanging_masks.size() > 0 ? hanging_weights.data() : nullptr;
     data.has_constraint_rows      = color_has_constraint_rows[color];
     data.backend                  = backend_;
     data.plain_local_to_global    = plain_local_to_global.size() > 0 ? plain_local_to_global.data() : nullptr;
@@ -800,6 +1004,13 @@ namespace gpumf
   MatrixFree<dim, Number>::n_colors() const
   {
     return graph.size();
+  }
+
+  template <int dim, typename Number>
+  std::pair<unsigned int, unsigned int>
+  MatrixFree<dim, Number>::n_hanging_node_cells() const
+  {
+    return hanging_node_cells;
   }
 
   template <int dim, typename Number>
@@ -951,6 +1162,10 @@ namespace gpumf
     constraint_weights.clear();
     cell_has_constraint_rows.clear();
     color_has_constraint_rows.clear();
+    hanging_masks.clear();
+    hanging_local_to_global.clear();
+    hanging_weights.clear();
+    hanging_node_cells = {0, 0};
     interior_split.clear();
     boundary_end.clear();
     overlap                   = false;
@@ -988,7 +1203,8 @@ namespace gpumf
                         quadrature_weights.memory_consumption() + constrained_dofs.memory_consumption() +
                         constraint_row_start.memory_consumption() + constraint_indices.memory_consumption() +
                         constraint_weights.memory_consumption() + cell_has_constraint_rows.memory_consumption() +
-                        face_arrays.memory_consumption();
+                        hanging_masks.memory_consumption() + hanging_local_to_global.memory_consumption() +
+                        hanging_weights.memory_consumption() + face_arrays.memory_consumption();
     for (const auto &color : graph)
       bytes += color.size() * sizeof(cell_iterator);
     if (partitioner)

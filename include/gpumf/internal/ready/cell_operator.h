@@ -174,10 +174,14 @@ namespace gpumf
           {
             // each thread reads and adds its column of DoFs itself, no shared-memory staging; a DoF
             // with a constraint row is read through its row (read_dof) like any other
-            const unsigned int  tx = threadIdx.x, ty = threadIdx.y;
-            const bool          owner = tx < n_dofs_1d && ty < n_dofs_1d;
+            const unsigned int tx = threadIdx.x, ty = threadIdx.y;
+            const bool         owner = tx < n_dofs_1d && ty < n_dofs_1d;
+            // on the fine side of a hanging face the coarse side's DoFs (internal/hanging_nodes.h)
             const unsigned int *codes =
-              data->local_to_global + std::size_t(data->row_start + cell) * n_components * n_local_dofs;
+              (data->hanging_local_to_global != nullptr ? data->hanging_local_to_global : data->local_to_global) +
+              std::size_t(data->row_start + cell) * n_components * n_local_dofs;
+            const unsigned short mask =
+              data->hanging_masks != nullptr ? read_only(data->hanging_masks + data->row_start + cell) : 0;
             constexpr unsigned int slab = n_dofs_1d * n_dofs_1d;
             Number                 u[n_components][n_q_points_1d];
             // The codes of the column first, all of them in flight at once, then the values: a
@@ -208,7 +212,11 @@ namespace gpumf
                     for (unsigned int k = 0; k < n_dofs_1d; ++k)
                       u[c][k] = read_dof(src, code[k], data->constraint_rows);
                 }
+            if (data->hanging_masks != nullptr && __syncthreads_or(mask != 0))
+              resolve_hanging_nodes<false>(mask, data->hanging_weights, *shared, u);
             apply_lines(cell, *data, *shared, u);
+            if (data->hanging_masks != nullptr && __syncthreads_or(mask != 0)) // (after the scratch's last use)
+              resolve_hanging_nodes<true>(mask, data->hanging_weights, *shared, u);
             // written: a DoF without a row at once; a row's entries atomically with atomics, and
             // with colors (no atomics: bitwise repeatable) by the cell's first thread, in DoF order,
             // after every thread's direct writes (a row's master can be a DoF of the cell too)
@@ -245,7 +253,9 @@ namespace gpumf
             if (!atomic && data->has_constraint_rows) // (the same for all cells of the launch)
               {
                 constexpr unsigned int nq = n_q_points_1d, P = nq * nq * nq;
-                const bool cell_rows = read_only(data->cell_has_constraint_rows + data->row_start + cell) != 0;
+                const bool             cell_rows = mask != 0 ?
+                                                     (mask & hanging::has_rows) != 0 :
+                                                     read_only(data->cell_has_constraint_rows + data->row_start + cell) != 0;
                 __syncthreads(); // apply_lines() reads the scratch no more
                 if (cell_rows && owner)
 #  pragma unroll
@@ -371,6 +381,72 @@ namespace gpumf
 #  pragma unroll
         for (unsigned int c = 0; c < n_components; ++c)
           Lines<folded_form>::apply(u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, point);
+      }
+
+      /**
+       * The interpolation of internal/hanging_nodes.h (@p transpose: its transpose) on the DoF
+       * values @p u of the thread's column, through the cell's shared memory, a sweep per
+       * direction. Called by all threads of the block; cells without a mask keep their values.
+       */
+      template <bool transpose>
+      __device__ void
+      resolve_hanging_nodes(const unsigned short           mask,
+                            const Number                  *weights,
+                            const SharedData<dim, Number> &shared,
+                            Number (&u)[n_components][n_q_points_1d]) const
+      {
+        constexpr unsigned int nq = n_q_points_1d, nd = n_dofs_1d, P = nq * nq * nq;
+        const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
+        const bool             active = owner_of_column() && (mask & hanging::kind_bits) != 0;
+        Number                *values = shared.values;
+        if (active)
+          for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+            for (unsigned int k = 0; k < nd; ++k)
+              values[c * P + tx + nq * ty + k * nq * nq] = u[c][k];
+        __syncthreads();
+        for (int sweep = 0; sweep < 3; ++sweep)
+          {
+            const unsigned int d        = transpose ? 2 - sweep : sweep;
+            const unsigned int d_stride = d == 0 ? 1 : d == 1 ? nq : nq * nq;
+            const Number      *W        = weights + (mask_bit(mask, d) ? 0 : nd * nd);
+            for (unsigned int c = 0; c < n_components; ++c)
+              {
+                Number result[nd];
+                if (active)
+                  for (unsigned int k = 0; k < nd; ++k)
+                    {
+                      const unsigned int i[3] = {tx, ty, k};
+                      result[k]               = 0;
+                      if (hanging_in_sweep<3>(mask, d, i, nd))
+                        {
+                          const Number *line = values + c * P + tx + nq * ty + k * nq * nq - i[d] * d_stride;
+                          for (unsigned int l = 0; l < nd; ++l)
+                            result[k] +=
+                              read_only(W + (transpose ? l * nd + i[d] : i[d] * nd + l)) * line[l * d_stride];
+                        }
+                      else
+                        result[k] = values[c * P + tx + nq * ty + k * nq * nq];
+                    }
+                __syncthreads();
+                if (active)
+                  for (unsigned int k = 0; k < nd; ++k)
+                    values[c * P + tx + nq * ty + k * nq * nq] = result[k];
+                __syncthreads();
+              }
+          }
+        if (active)
+          for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+            for (unsigned int k = 0; k < nd; ++k)
+              u[c][k] = values[c * P + tx + nq * ty + k * nq * nq];
+        __syncthreads(); // the scratch is free again
+      }
+
+      __device__ static bool
+      owner_of_column()
+      {
+        return threadIdx.x < n_dofs_1d && threadIdx.y < n_dofs_1d;
       }
 
       /// The lines cell operation on the DoF values in shared->values, in place.
