@@ -376,40 +376,45 @@ namespace gpumf
                 sum += double(weight) * x(master);
             return sum;
           };
-          const double           tolerance = 1e3 * std::numeric_limits<Number>::epsilon();
-          const unsigned int     n_tensor  = dofs_per_cell / n_components;
-          std::vector<double>    through_rows(dofs_per_cell), interpolated(dofs_per_cell);
-          std::vector<long long> sorted(dofs_per_cell);
-          for (unsigned int c = 0; c < n_cells; ++c)
-            {
-              if (masks[c] == 0)
-                continue;
-              const long long *own     = codes.data() + std::size_t(c) * dofs_per_cell;
-              long long *const hanging = hanging_codes.data() + std::size_t(c) * dofs_per_cell;
-              for (unsigned int i = 0; i < dofs_per_cell; ++i)
-                {
-                  through_rows[i] = value(own[i]);
-                  interpolated[i] = value(hanging[i]);
-                }
-              for (unsigned int k = 0; k < n_components; ++k)
-                internal::resolve_hanging_nodes_reference<dim, false>(
-                  masks[c], n, n, weights.data(), interpolated.data() + k * n_tensor);
-              bool same = true;
-              for (unsigned int i = 0; i < dofs_per_cell; ++i)
-                same = same && std::abs(through_rows[i] - interpolated[i]) <= tolerance;
-              std::copy_n(hanging, dofs_per_cell, sorted.begin());
-              std::sort(sorted.begin(), sorted.end());
-              for (unsigned int i = 1; i < dofs_per_cell; ++i)
-                same = same && !(sorted[i] >= 0 && sorted[i] == sorted[i - 1]);
-              if (same)
-                ++n_interpolated;
-              else
-                {
-                  ++n_through_rows;
-                  masks[c] = 0;
-                  std::copy_n(own, dofs_per_cell, hanging);
-                }
-            }
+          const double              tolerance = 1e3 * std::numeric_limits<Number>::epsilon();
+          const unsigned int        n_tensor  = dofs_per_cell / n_components;
+          std::atomic<unsigned int> interpolated_cells{0}, kept_cells{0};
+          internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
+            std::vector<double>    through_rows(dofs_per_cell), interpolated(dofs_per_cell);
+            std::vector<long long> sorted(dofs_per_cell);
+            for (unsigned int c = begin; c < end; ++c)
+              {
+                if (masks[c] == 0)
+                  continue;
+                const long long *own     = codes.data() + std::size_t(c) * dofs_per_cell;
+                long long *const hanging = hanging_codes.data() + std::size_t(c) * dofs_per_cell;
+                for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                  {
+                    through_rows[i] = value(own[i]);
+                    interpolated[i] = value(hanging[i]);
+                  }
+                for (unsigned int k = 0; k < n_components; ++k)
+                  internal::resolve_hanging_nodes_reference<dim, false>(
+                    masks[c], n, n, weights.data(), interpolated.data() + k * n_tensor);
+                bool same = true;
+                for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                  same = same && std::abs(through_rows[i] - interpolated[i]) <= tolerance;
+                std::copy_n(hanging, dofs_per_cell, sorted.begin());
+                std::sort(sorted.begin(), sorted.end());
+                for (unsigned int i = 1; i < dofs_per_cell; ++i)
+                  same = same && !(sorted[i] >= 0 && sorted[i] == sorted[i - 1]);
+                if (same)
+                  ++interpolated_cells;
+                else
+                  {
+                    ++kept_cells;
+                    masks[c] = 0;
+                    std::copy_n(own, dofs_per_cell, hanging);
+                  }
+              }
+          });
+          n_interpolated = interpolated_cells;
+          n_through_rows = kept_cells;
           if (n_interpolated == 0)
             {
               masks.clear();
@@ -417,9 +422,14 @@ namespace gpumf
             }
           else
             // a coarse DoF owned by another rank: a ghost (the lines make it one already)
-            for (const long long code : hanging_codes)
-              if (code >= 0 && !owned.is_element(code))
-                ghost_masters.push_back(code);
+            for (unsigned int c = 0; c < n_cells; ++c)
+              if (masks[c] != 0)
+                for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                  {
+                    const long long code = hanging_codes[std::size_t(c) * dofs_per_cell + i];
+                    if (code >= 0 && !owned.is_element(code))
+                      ghost_masters.push_back(code);
+                  }
         }
       std::sort(ghost_masters.begin(), ghost_masters.end());
       ghost_masters.erase(std::unique(ghost_masters.begin(), ghost_masters.end()), ghost_masters.end());
@@ -633,19 +643,6 @@ namespace gpumf
       };
       internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
         for (unsigned int c = begin; c < end; ++c)
-          if (with_masks)
-            {
-              unsigned short mask = cell_codes.masks[order[c]];
-              for (unsigned int i = 0; i < dofs_per_cell; ++i)
-                {
-                  const long long code = cell_codes.hanging_codes[std::size_t(order[c]) * dofs_per_cell + i];
-                  result.hanging_indices[std::size_t(c) * dofs_per_cell + i] = to_index(code);
-                  if (mask != 0 && code <= -2)
-                    mask |= internal::hanging::has_rows;
-                }
-              result.masks[c] = mask;
-            }
-        for (unsigned int c = begin; c < end; ++c)
           for (unsigned int i = 0; i < dofs_per_cell; ++i)
             {
               const std::size_t k    = std::size_t(c) * dofs_per_cell + i;
@@ -657,6 +654,24 @@ namespace gpumf
                 host_plain[k] =
                   code >= 0 ? out :
                               partitioner.global_to_local(cell_codes.plain[std::size_t(order[c]) * dofs_per_cell + i]);
+            }
+        // the codes with the coarse DoFs: a cell without a mask has its own
+        if (with_masks)
+          for (unsigned int c = begin; c < end; ++c)
+            {
+              unsigned short    mask  = cell_codes.masks[order[c]];
+              const std::size_t first = std::size_t(c) * dofs_per_cell;
+              if (mask == 0)
+                std::copy_n(host_indices + first, dofs_per_cell, result.hanging_indices.get() + first);
+              else
+                for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                  {
+                    const long long code = cell_codes.hanging_codes[std::size_t(order[c]) * dofs_per_cell + i];
+                    result.hanging_indices[first + i] = to_index(code);
+                    if (code <= -2)
+                      mask |= internal::hanging::has_rows;
+                  }
+              result.masks[c] = mask;
             }
       });
       return result;
