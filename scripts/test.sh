@@ -9,8 +9,8 @@
 #    between the versions, on one rank: scripts/test-debian13.sh). A library call that reaches a
 #    CUDA kernel without the host-only guard, code that compiles only with nvcc, or code that
 #    compiles only against one deal.II, fails here. Its benchmark is compiled to degree 2.
-# 3. build-debian13-cuda/: where CUDA is installed, the library's kernels, the 9.5+ dialect's test
-#    and deal.II 9.6's step-64 port compiled by nvcc against deal.II 9.6's headers (run on a GPU by hand:
+# 3. build-debian13-cuda/: where CUDA is installed, the 9.5+ dialect's test and deal.II 9.6's
+#    step-64 port compiled by nvcc against deal.II 9.6's headers (run on a GPU by hand:
 #    doc/testing.md).
 # GPUMF_SKIP_DEBIAN13=1 skips 2 and 3 (e.g. on a machine where chroot and mount are not allowed).
 set -euo pipefail
