@@ -241,7 +241,8 @@ namespace gpumf
           hanging_nodes =
             std::make_unique<dealii::internal::MatrixFreeFunctions::HangingNodes<dim>>(dof.get_triangulation());
           masks.assign(n_cells, 0);
-          hanging_codes.resize(std::size_t(n_cells) * dofs_per_cell, boost::container::default_init);
+          if (interpolate_hanging)
+            hanging_codes.resize(std::size_t(n_cells) * dofs_per_cell, boost::container::default_init);
         }
       const auto code_of = [&](const types::global_dof_index g, const unsigned int c) -> long long {
         if (!constraints.is_constrained(g))
@@ -280,8 +281,13 @@ namespace gpumf
               }
             if (!hanging_possible)
               continue;
+            const auto kind = hanging_nodes->compute_refinement_configuration(cells[c]);
+            if (!interpolate_hanging) // HangingNodes::constraint_rows: the cell is only counted
+              {
+                masks[c] = static_cast<unsigned short>(kind);
+                continue;
+              }
             long long *const hanging = hanging_codes.data() + std::size_t(c) * dofs_per_cell;
-            const auto       kind    = hanging_nodes->compute_refinement_configuration(cells[c]);
             if (kind == dealii::internal::MatrixFreeFunctions::ConstraintKinds::unconstrained)
               {
                 std::copy_n(codes.data() + std::size_t(c) * dofs_per_cell, dofs_per_cell, hanging);
