@@ -24,29 +24,28 @@ cmake -S . -B build-debian13 -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUMF_WITH_CU
 cmake --build build-debian13 ${targets:+--target "${targets[@]}"}
 (cd build-debian13 && ctest --output-on-failure -j "$(nproc)" "${tests[@]}" "$@")
 if [ -x /usr/local/cuda/bin/nvcc ]; then
-  # nvcc on the sources that include deal.II: portable_test and deal.II 9.6's step-64 port, compiled
-  # by their own commands (ninja would first build the whole library, whose kernels include no
-  # deal.II header and whose C++ files build-debian13 above compiled; nothing here can run
-  # without a GPU)
-  echo "gpumf: nvcc against deal.II 9.6 in build-debian13-cuda/ (portable_test, step-64)"
+  # nvcc: the library's kernels, and the sources that include deal.II's headers, portable_test and
+  # deal.II 9.6's step-64 port; each object by its own command, at most one per core (ninja would
+  # first build the whole library, whose C++ files build-debian13 above compiled; nothing here
+  # can run without a GPU)
+  echo "gpumf: nvcc against deal.II 9.6 in build-debian13-cuda/ (the library's kernels, portable_test, step-64)"
   cmake -S . -B build-debian13-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUMF_WITH_CUDA=ON \
         -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > /dev/null
   # step-64's port from deal.II 9.6's tutorial (its sed command)
   (cd build-debian13-cuda && eval "$(ninja -t commands examples/step-64/step-64.cu | tail -n 1)")
-  pids=()
-  for object in tests/CMakeFiles/portable_test.dir/portable_test.cu.o examples/step-64/CMakeFiles/step-64.dir/step-64.cu.o; do
-    command=$(ninja -C build-debian13-cuda -t commands "$object" | tail -n 1)
+  mapfile -t objects < <(cd build-debian13-cuda && ninja -t targets all |
+    sed -n 's#^\(\(source\|tests/CMakeFiles/portable_test\.dir\|examples/step-64/CMakeFiles\)/[^:]*\.cu\.o\): .*#\1#p')
+  [ "${#objects[@]}" -ge 3 ] || { echo "gpumf: no nvcc objects found in build-debian13-cuda/"; exit 1; }
+  # shellcheck disable=SC2016
+  printf '%s\n' "${objects[@]}" | xargs -P "$(nproc)" -n 1 bash -c '
+    set -euo pipefail
+    command=$(ninja -C build-debian13-cuda -t commands "$1" | tail -n 1)
     case "$command" in
       *nvcc*) ;;
-      *) echo "gpumf: no nvcc command for $object in build-debian13-cuda/"; exit 1 ;;
+      *) echo "gpumf: no nvcc command for $1 in build-debian13-cuda/"; exit 1 ;;
     esac
-    echo "gpumf: nvcc $object"
-    mkdir -p "build-debian13-cuda/$(dirname "$object")"
-    (cd build-debian13-cuda && eval "$command") &
-    pids+=($!)
-  done
-  for pid in "${pids[@]}"; do
-    wait "$pid"
-  done
+    echo "gpumf: nvcc $1"
+    mkdir -p "build-debian13-cuda/$(dirname "$1")"
+    cd build-debian13-cuda && eval "$command"' _
   echo "gpumf: nvcc against deal.II 9.6: done"
 fi
