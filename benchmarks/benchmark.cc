@@ -404,11 +404,12 @@ Every combination of the list options is run (cases that do not apply are report
                                     {
                                       if ((assembled || stencil) &&
                                           (conflict != conflicts[0] || geometry != geometries[0] ||
-                                           k != cells_per_block[0] || layout != layouts[0]))
+                                           k != cells_per_block[0] || layout != layouts[0] || hanging != hangings[0]))
                                         {
                                           r.skipped = true;
-                                          r.note = "the assembled matrix and the stencil have no conflict  geometry  "
-                                                   "cells-per-block or layout choice: measured with the first of each";
+                                          r.note =
+                                            "the assembled matrix and the stencil have no conflict  geometry  "
+                                            "cells-per-block, layout or hanging-nodes choice: measured with the first of each";
                                         }
                                       else if (what == "sweep" && !stencil)
                                         {

@@ -330,11 +330,13 @@ namespace gpumf
         }
 #else
       host_collective([&]() {
-        // on a copy: the cell's values stay as they are
-        std::vector<Number> values(shared.dof_values, shared.dof_values + n_components * P);
-        for (unsigned int c = 0; c < n_components; ++c)
-          internal::resolve_hanging_nodes_reference<dim, true>(
-            hanging_mask(), nd, nq, data.hanging_weights, values.data() + c * P);
+        // a cell with a hanging face on a copy: the cell's values stay as they are
+        const unsigned short mask = hanging_mask() & internal::hanging::kind_bits;
+        std::vector<Number>  copy(mask != 0 ? shared.dof_values : nullptr,
+                                 mask != 0 ? shared.dof_values + n_components * P : nullptr);
+        for (unsigned int c = 0; c < n_components && mask != 0; ++c)
+          internal::resolve_hanging_nodes_reference<dim, true>(mask, nd, nq, data.hanging_weights, copy.data() + c * P);
+        const Number *values = mask != 0 ? copy.data() : shared.dof_values;
         for_each_dof([&](const unsigned int c, const unsigned int p) {
           internal::distribute_dof(apply_code(local_dof(c, p)), values[c * P + p], data.constraint_rows, add_to);
         });
@@ -921,13 +923,8 @@ namespace gpumf
               on[s]                   = active && is_dof(p) && internal::hanging_in_sweep<dim>(mask, d, i, nd);
               if (on[s])
                 for (unsigned int c = 0; c < n_components; ++c)
-                  {
-                    const Number *line = shared.values + c * P + p - i[d] * d_stride;
-                    Number        sum  = 0;
-                    for (unsigned int k = 0; k < nd; ++k)
-                      sum += internal::read_only(W + (transpose ? k * nd + i[d] : i[d] * nd + k)) * line[k * d_stride];
-                    result[c][s] = sum;
-                  }
+                  result[c][s] = internal::hanging_line_value<transpose>(
+                    W, shared.values + c * P + p - i[d] * d_stride, i[d], nd, d_stride);
             }
           __syncthreads();
           for (unsigned int s = 0; s < layout.points_per_thread(); ++s)

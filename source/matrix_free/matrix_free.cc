@@ -171,7 +171,7 @@ namespace gpumf
       /// the first problem found on this rank (empty if none)
       std::string error;
       /// HangingNodes::interpolation (internal/hanging_nodes.h): per cell its mask (0: none),
-      /// and the codes of the coarse side's DoFs where a mask is set (else a copy of codes);
+      /// and the codes of the coarse side's DoFs where a mask is set (other cells' entries unset);
       /// empty where interpolation is not possible
       std::vector<unsigned short>         masks;
       boost::container::vector<long long> hanging_codes;
@@ -287,12 +287,10 @@ namespace gpumf
                 masks[c] = static_cast<unsigned short>(kind);
                 continue;
               }
-            long long *const hanging = hanging_codes.data() + std::size_t(c) * dofs_per_cell;
+            // (a cell without a mask keeps its own codes: its entries here are never read)
             if (kind == dealii::internal::MatrixFreeFunctions::ConstraintKinds::unconstrained)
-              {
-                std::copy_n(codes.data() + std::size_t(c) * dofs_per_cell, dofs_per_cell, hanging);
-                continue;
-              }
+              continue;
+            long long *const hanging = hanging_codes.data() + std::size_t(c) * dofs_per_cell;
             for (unsigned int i = 0; i < dofs_per_cell; ++i)
               replaced[i] = dof_indices[dof_numbering[i]];
             hanging_nodes->update_dof_indices(
@@ -312,6 +310,8 @@ namespace gpumf
       std::vector<types::global_dof_index> ghost_masters;
       for (std::size_t k = 0; k < codes.size() + hanging_codes.size(); ++k)
         {
+          if (k >= codes.size() && masks[(k - codes.size()) / dofs_per_cell] == 0)
+            continue; // (no coarse DoFs: the cell reads its own)
           long long &code = k < codes.size() ? codes[k] : hanging_codes[k - codes.size()];
           if (code > -2)
             continue;
@@ -415,7 +415,6 @@ namespace gpumf
                   {
                     ++kept_cells;
                     masks[c] = 0;
-                    std::copy_n(own, dofs_per_cell, hanging);
                   }
               }
           });

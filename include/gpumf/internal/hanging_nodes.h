@@ -33,7 +33,7 @@
 #ifndef gpumf_internal_hanging_nodes_h
 #define gpumf_internal_hanging_nodes_h
 
-#include <gpumf/config.h>
+#include <gpumf/internal/cell_layout.h>
 
 #include <vector>
 
@@ -43,7 +43,6 @@ namespace gpumf
   {
     namespace hanging
     {
-      constexpr unsigned short subcell_x = 1u << 0, face_x = 1u << 3, edge_x = 1u << 6;
       /// gpumf's bit: a replaced DoF code of the cell is a constraint row
       constexpr unsigned short has_rows = 1u << 15;
       /// the bits of deal.II's ConstraintKinds
@@ -81,6 +80,24 @@ namespace gpumf
     }
 
     /**
+     * The value of a DoF interpolated in a sweep: sum_k W[i_d][k] line[k * d_stride] (@p
+     * transpose: W[k][i_d]), @p line the first value of its line, @p i_d its index along it.
+     */
+    template <bool transpose, typename Number>
+    __host__ __device__ inline Number
+    hanging_line_value(const Number      *W,
+                       const Number      *line,
+                       const unsigned int i_d,
+                       const unsigned int n,
+                       const unsigned int d_stride)
+    {
+      Number sum = 0;
+      for (unsigned int k = 0; k < n; ++k)
+        sum += read_only(W + (transpose ? k * n + i_d : i_d * n + k)) * line[k * d_stride];
+      return sum;
+    }
+
+    /**
      * The host reference of the interpolation (deliberately plain): the cell's DoF values @p
      * values, stored at padded points (index sum_e i_e * stride^e, i_e < @p n, @p stride >= n),
      * replaced by the fine side's values (forward: after reading the coarse DoFs) or by the
@@ -113,12 +130,8 @@ namespace gpumf
               for (i[0] = 0; i[0] < n; ++i[0])
                 if (hanging_in_sweep<dim>(mask, d, i, n))
                   {
-                    const unsigned int p     = i[0] + stride * (i[1] + stride * i[2]);
-                    const unsigned int first = p - i[d] * d_stride;
-                    Number             sum   = 0;
-                    for (unsigned int k = 0; k < n; ++k)
-                      sum += (transpose ? W[k * n + i[d]] : W[i[d] * n + k]) * old[first + k * d_stride];
-                    values[p] = sum;
+                    const unsigned int p = i[0] + stride * (i[1] + stride * i[2]);
+                    values[p] = hanging_line_value<transpose>(W, old.data() + p - i[d] * d_stride, i[d], n, d_stride);
                   }
         }
     }

@@ -213,10 +213,10 @@ namespace gpumf
                       u[c][k] = read_dof(src, code[k], data->constraint_rows);
                 }
             if (data->hanging_masks != nullptr && __syncthreads_or(mask != 0))
-              resolve_hanging_nodes<false>(mask, data->hanging_weights, *shared, u);
+              resolve_hanging_nodes<false>(mask, owner, data->hanging_weights, *shared, u);
             apply_lines(cell, *data, *shared, u);
             if (data->hanging_masks != nullptr && __syncthreads_or(mask != 0)) // (after the scratch's last use)
-              resolve_hanging_nodes<true>(mask, data->hanging_weights, *shared, u);
+              resolve_hanging_nodes<true>(mask, owner, data->hanging_weights, *shared, u);
             // written: a DoF without a row at once; a row's entries atomically with atomics, and
             // with colors (no atomics: bitwise repeatable) by the cell's first thread, in DoF order,
             // after every thread's direct writes (a row's master can be a DoF of the cell too)
@@ -391,13 +391,14 @@ namespace gpumf
       template <bool transpose>
       __device__ void
       resolve_hanging_nodes(const unsigned short           mask,
+                            const bool                     owner,
                             const Number                  *weights,
                             const SharedData<dim, Number> &shared,
                             Number (&u)[n_components][n_q_points_1d]) const
       {
         constexpr unsigned int nq = n_q_points_1d, nd = n_dofs_1d, P = nq * nq * nq;
         const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
-        const bool             active = owner_of_column() && (mask & hanging::kind_bits) != 0;
+        const bool             active = owner && (mask & hanging::kind_bits) != 0;
         Number                *values = shared.values;
         if (active)
           for (unsigned int c = 0; c < n_components; ++c)
@@ -410,30 +411,24 @@ namespace gpumf
             const unsigned int d        = transpose ? 2 - sweep : sweep;
             const unsigned int d_stride = d == 0 ? 1 : d == 1 ? nq : nq * nq;
             const Number      *W        = weights + (mask_bit(mask, d) ? 0 : nd * nd);
-            for (unsigned int c = 0; c < n_components; ++c)
-              {
-                Number result[nd];
-                if (active)
-                  for (unsigned int k = 0; k < nd; ++k)
-                    {
-                      const unsigned int i[3] = {tx, ty, k};
-                      result[k]               = 0;
-                      if (hanging_in_sweep<3>(mask, d, i, nd))
-                        {
-                          const Number *line = values + c * P + tx + nq * ty + k * nq * nq - i[d] * d_stride;
-                          for (unsigned int l = 0; l < nd; ++l)
-                            result[k] +=
-                              read_only(W + (transpose ? l * nd + i[d] : i[d] * nd + l)) * line[l * d_stride];
-                        }
-                      else
-                        result[k] = values[c * P + tx + nq * ty + k * nq * nq];
-                    }
-                __syncthreads();
-                if (active)
-                  for (unsigned int k = 0; k < nd; ++k)
-                    values[c * P + tx + nq * ty + k * nq * nq] = result[k];
-                __syncthreads();
-              }
+            Number             result[n_components][nd];
+            if (active)
+              for (unsigned int c = 0; c < n_components; ++c)
+                for (unsigned int k = 0; k < nd; ++k)
+                  {
+                    const unsigned int i[3] = {tx, ty, k};
+                    const unsigned int p    = c * P + tx + nq * ty + k * nq * nq;
+                    result[c][k] =
+                      hanging_in_sweep<3>(mask, d, i, nd) ?
+                        hanging_line_value<transpose>(W, values + p - i[d] * d_stride, i[d], nd, d_stride) :
+                        values[p];
+                  }
+            __syncthreads();
+            if (active)
+              for (unsigned int c = 0; c < n_components; ++c)
+                for (unsigned int k = 0; k < nd; ++k)
+                  values[c * P + tx + nq * ty + k * nq * nq] = result[c][k];
+            __syncthreads();
           }
         if (active)
           for (unsigned int c = 0; c < n_components; ++c)
@@ -441,12 +436,6 @@ namespace gpumf
             for (unsigned int k = 0; k < nd; ++k)
               u[c][k] = values[c * P + tx + nq * ty + k * nq * nq];
         __syncthreads(); // the scratch is free again
-      }
-
-      __device__ static bool
-      owner_of_column()
-      {
-        return threadIdx.x < n_dofs_1d && threadIdx.y < n_dofs_1d;
       }
 
       /// The lines cell operation on the DoF values in shared->values, in place.
