@@ -33,6 +33,21 @@ namespace bench
         unprotected.use_coloring                                  = true;
         CellOperator::operator()(cell, &unprotected, shared, src, dst);
       }
+
+      /// The same for a kernel of one form (cell_loop()'s FormsOf), where the operator has forms.
+      template <unsigned int form>
+      __host__ __device__ void
+      operator()(const unsigned int                                   cell,
+                 const typename gpumf::MatrixFree<dim, double>::Data *data,
+                 gpumf::SharedData<dim, double>                      *shared,
+                 const double                                        *src,
+                 double                                              *dst,
+                 const gpumf::internal::DeviceForm<form>              tag) const
+      {
+        typename gpumf::MatrixFree<dim, double>::Data unprotected = *data;
+        unprotected.use_coloring                                  = true;
+        CellOperator::operator()(cell, &unprotected, shared, src, dst, tag);
+      }
     };
 
     template <typename Number>

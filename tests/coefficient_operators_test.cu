@@ -23,6 +23,31 @@ using namespace dealii;
 
 namespace
 {
+  // cell_loop() instantiates the ready kernel once per form in 3D with gradients where n_q >
+  // n_dofs_1d (even-odd or not), else once; a wrapper that declares its own operator() gets one
+  // kernel
+  template <typename Op>
+  constexpr unsigned int forms =
+    gpumf::internal::FormsOf<Op::FEEval::dimension, double, Op, const double *, double *>::value;
+  using ReadyQ4 = gpumf::internal::CoefficientCellOperator<3, 4, 6, 1, double, false, true>;
+  struct WrappedQ4 : ReadyQ4
+  {
+    __host__ __device__ void
+    operator()(const unsigned int                        cell,
+               const gpumf::MatrixFree<3, double>::Data *data,
+               gpumf::SharedData<3, double>             *shared,
+               const double                             *src,
+               double                                   *dst) const
+    {
+      ReadyQ4::operator()(cell, data, shared, src, dst);
+    }
+  };
+  static_assert(forms<ReadyQ4> == 2);
+  static_assert(forms<gpumf::internal::CoefficientCellOperator<3, 4, 5, 1, double, false, true>> == 1);
+  static_assert(forms<gpumf::internal::CoefficientCellOperator<2, 4, 6, 1, double, false, true>> == 1);
+  static_assert(forms<gpumf::internal::CoefficientCellOperator<3, 4, 6, 1, double, true, false>> == 1);
+  static_assert(forms<WrappedQ4> == 1);
+
   enum class QuadKind
   {
     gauss,

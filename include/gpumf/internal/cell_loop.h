@@ -26,6 +26,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <type_traits>
+#include <utility>
 #include <array>
 #include <vector>
 
@@ -103,6 +105,45 @@ namespace gpumf
     struct MinBlocksOf<Functor, std::void_t<decltype(Functor::device_min_blocks_per_sm)>>
     {
       static constexpr unsigned int value = Functor::device_min_blocks_per_sm;
+    };
+
+    /// The tag of a cell functor's device form (see FormsOf).
+    template <unsigned int form>
+    struct DeviceForm
+    {
+      static constexpr unsigned int value = form;
+    };
+
+    /**
+     * Functor::n_device_forms where the functor declares it and takes
+     * operator()(cell, data, shared, src, dst, DeviceForm<f>) for f < n_device_forms, else 1: on
+     * the GPU cell_loop() instantiates its kernel once per form and launches the one that
+     * functor.device_form(data) names (a choice that is the same for all cells of the object, such
+     * as which 1D matrices a cell operation contracts with): each kernel then holds one code path,
+     * and its registers are that path's alone. A functor derived from one with forms that declares
+     * its own operator() hides the tagged ones and gets one kernel again.
+     */
+    template <int dim, typename Number, typename Functor, typename Src, typename Dst, typename = void>
+    struct FormsOf
+    {
+      static constexpr unsigned int value = 1;
+    };
+    template <int dim, typename Number, typename Functor, typename Src, typename Dst>
+    struct FormsOf<dim,
+                   Number,
+                   Functor,
+                   Src,
+                   Dst,
+                   std::void_t<decltype(Functor::n_device_forms),
+                               decltype(std::declval<const Functor &>()(
+                                 0u,
+                                 std::declval<const typename MatrixFree<dim, Number>::Data *>(),
+                                 std::declval<SharedData<dim, Number> *>(),
+                                 std::declval<const Src &>(),
+                                 std::declval<const Dst &>(),
+                                 DeviceForm<0>{}))>>
+    {
+      static constexpr unsigned int value = Functor::n_device_forms;
     };
 
     /**
@@ -354,14 +395,30 @@ namespace gpumf
 
       // The launch bounds make the compiler fit a block's threads in the registers (and as many
       // blocks on an SM as the functor asks for).
-      template <int dim, typename Number, typename Functor, typename Src, typename Dst>
+      template <int dim, typename Number, typename Functor, typename Src, typename Dst, unsigned int form>
       __global__ void
       __launch_bounds__(layout_of<dim, Functor>().max_block_threads(), MinBlocksOf<Functor>::value)
         cell_kernel(Functor func, const Src src, const Dst dst, const typename MatrixFree<dim, Number>::Data data)
       {
         unsigned int            cell;
         SharedData<dim, Number> shared = device_shared_data<dim, Number, Functor>(data, cell);
-        func(cell, &data, &shared, src, dst);
+        if constexpr (FormsOf<dim, Number, Functor, Src, Dst>::value > 1)
+          func(cell, &data, &shared, src, dst, DeviceForm<form>{});
+        else
+          func(cell, &data, &shared, src, dst);
+      }
+
+      /// The cell kernel of form @p form (FormsOf), one of @p forms.
+      template <int dim, typename Number, typename Functor, typename Src, typename Dst, unsigned int... forms>
+      auto
+      cell_kernel_of_form(const unsigned int form, std::integer_sequence<unsigned int, forms...>)
+      {
+        using Kernel               = decltype(&cell_kernel<dim, Number, Functor, Src, Dst, 0>);
+        constexpr Kernel kernels[] = {&cell_kernel<dim, Number, Functor, Src, Dst, forms>...};
+        AssertThrow(form < sizeof...(forms),
+                    ExcNotSupported("gpumf: a cell functor named a device form it does not declare (device_form() >= "
+                                    "n_device_forms)"));
+        return kernels[form];
       }
 
       template <int dim, typename Number, typename Functor, typename Src>
@@ -406,8 +463,20 @@ namespace gpumf
                      const Src                                        &src,
                      const Dst                                        &dst)
       {
-        launch_per_color<dim, Number, Functor>(
-          mf, range, cell_kernel<dim, Number, Functor, Src, Dst>, true, func, src, dst);
+        constexpr unsigned int n_forms = FormsOf<dim, Number, Functor, Src, Dst>::value;
+        if constexpr (n_forms == 1)
+          launch_per_color<dim, Number, Functor>(
+            mf, range, cell_kernel<dim, Number, Functor, Src, Dst, 0>, true, func, src, dst);
+        else if (mf.n_colors() > 0)
+          launch_per_color<dim, Number, Functor>(
+            mf,
+            range,
+            cell_kernel_of_form<dim, Number, Functor, Src, Dst>(func.device_form(mf.get_data(0)),
+                                                                std::make_integer_sequence<unsigned int, n_forms>{}),
+            true,
+            func,
+            src,
+            dst);
       }
 
       template <int dim, typename Number, typename Functor, typename Src>

@@ -92,6 +92,9 @@ namespace gpumf
                        const unsigned int d_stride)
     {
       Number sum = 0;
+#ifdef __CUDA_ARCH__
+#  pragma unroll // (n is a constant where the GPU sweeps inline it: @p line may be registers)
+#endif
       for (unsigned int k = 0; k < n; ++k)
         sum += read_only(W + (transpose ? k * n + i_d : i_d * n + k)) * line[k * d_stride];
       return sum;

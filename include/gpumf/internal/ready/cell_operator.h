@@ -114,6 +114,23 @@ namespace gpumf
       bool even_odd = false;
 
       /**
+       * The forms of the cell operation on the GPU (cell_loop() instantiates its kernel once per
+       * form, FormsOf): with gradients and n_q > n_dofs_1d (no collocation: BP3, Helmholtz on
+       * p+2 points) two, form 1 the even-odd 1D matrices and form 0 the matrices themselves, each
+       * kernel with one code path and its own registers (BP3 +2 to +8 %); else one kernel that
+       * branches per launch among its paths (collocation or not, even-odd or not): split, ptxas
+       * gave those kernels fewer registers and spills (BP5 -5 to -10 %, BP1 -5 to -11 %;
+       * doc/performance.md, "One kernel per form").
+       */
+      static constexpr unsigned int n_device_forms = lines && with_gradients && n_dofs_1d != n_q_points_1d ? 2 : 1;
+      /// The form every cell of @p data's object takes (n_device_forms > 1 only).
+      unsigned int
+      device_form(const typename MatrixFree<dim, Number>::Data &) const
+      {
+        return even_odd ? 1u : 0u;
+      }
+
+      /**
        * The functor for cell_loop() and diagonal_loop() on @p mf (its quadrature: the functor
        * carries the 1D matrices), with the coefficients @p a and @p kappa per quadrature point
        * (local_q_point_id order; nullptr: 1) and the merged geometry @p metric (internal::PointData;
@@ -168,6 +185,62 @@ namespace gpumf
                  const Number                                 *src,
                  Number                                       *dst) const
       {
+        apply_cell<any_form>(cell, data, shared, src, dst);
+      }
+
+      /// The cell operation of form @p form (n_device_forms; cell_loop()'s kernel of that form).
+      template <unsigned int form>
+      __host__ __device__ void
+      operator()(const unsigned int                            cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number>                      *shared,
+                 const Number                                 *src,
+                 Number                                       *dst,
+                 DeviceForm<form>) const
+      {
+        apply_cell<form>(cell, data, shared, src, dst);
+      }
+
+      __host__ __device__ void
+      operator()(const unsigned int                            cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number>                      *shared,
+                 const unsigned int                            i,
+                 Number                                       *diagonal) const
+      {
+        check_tables();
+#ifdef __CUDA_ARCH__
+        if constexpr (lines)
+          {
+            {
+              FEEval phi(cell, data, shared);
+              phi.set_unit_dof_values(i);
+            }
+            through_shared(cell, data, shared);
+            FEEval phi(cell, data, shared);
+            phi.distribute_local_diagonal(i, diagonal);
+            return;
+          }
+#endif
+        FEEval phi(cell, data, shared);
+        phi.set_unit_dof_values(i);
+        apply(phi, cell, data);
+        phi.distribute_local_diagonal(i, diagonal);
+      }
+
+    private:
+      /// The form chosen per launch, by branches (the diagonal, functors that wrap this one).
+      static constexpr unsigned int any_form = ~0u;
+
+      /// The apply of operator(), with the cell operation of form @p form (any_form: chosen per call).
+      template <unsigned int form>
+      __host__ __device__ void
+      apply_cell(const unsigned int                            cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number>                      *shared,
+                 const Number                                 *src,
+                 Number                                       *dst) const
+      {
         check_tables();
 #ifdef __CUDA_ARCH__
         if constexpr (lines)
@@ -214,7 +287,7 @@ namespace gpumf
                 }
             if (data->hanging_masks != nullptr && __syncthreads_or(mask != 0))
               resolve_hanging_nodes<false>(mask, owner, data->hanging_weights, *shared, u);
-            apply_lines(cell, *data, *shared, u);
+            apply_lines<form>(cell, *data, *shared, u);
             if (data->hanging_masks != nullptr && __syncthreads_or(mask != 0)) // (after the scratch's last use)
               resolve_hanging_nodes<true>(mask, owner, data->hanging_weights, *shared, u);
             // written: a DoF without a row at once; a row's entries atomically with atomics, and
@@ -290,34 +363,6 @@ namespace gpumf
         phi.distribute_local_to_global(dst);
       }
 
-      __host__ __device__ void
-      operator()(const unsigned int                            cell,
-                 const typename MatrixFree<dim, Number>::Data *data,
-                 SharedData<dim, Number>                      *shared,
-                 const unsigned int                            i,
-                 Number                                       *diagonal) const
-      {
-        check_tables();
-#ifdef __CUDA_ARCH__
-        if constexpr (lines)
-          {
-            {
-              FEEval phi(cell, data, shared);
-              phi.set_unit_dof_values(i);
-            }
-            through_shared(cell, data, shared);
-            FEEval phi(cell, data, shared);
-            phi.distribute_local_diagonal(i, diagonal);
-            return;
-          }
-#endif
-        FEEval phi(cell, data, shared);
-        phi.set_unit_dof_values(i);
-        apply(phi, cell, data);
-        phi.distribute_local_diagonal(i, diagonal);
-      }
-
-    private:
       /// The lines path needs the tables of make(); the host says so where they are missing.
       __host__ __device__ void
       check_tables() const
@@ -339,7 +384,9 @@ namespace gpumf
       }
 
 #ifdef __CUDA_ARCH__
-      /// The lines cell operation on the DoF values @p u of the thread's column (all components).
+      /// The lines cell operation on the DoF values @p u of the thread's column (all components), of
+      /// form @p form (n_device_forms; any_form: the form of make()'s tables and @p data).
+      template <unsigned int form>
       __device__ void
       apply_lines(const unsigned int                            cell,
                   const typename MatrixFree<dim, Number>::Data &data,
@@ -355,9 +402,10 @@ namespace gpumf
           z_weights,
           tx,
           ty);
-        // uniform branches (the same for all cells of a launch); each form its own code, so that
-        // the registers of one do not burden the others
-        if (even_odd)
+        if constexpr (form != any_form) // (n_q > n_dofs_1d: no collocation)
+          run_lines<form == 1>(u, false, shared, point);
+        // uniform branches (the same for all cells of a launch)
+        else if (even_odd)
           run_lines<true>(u, data.collocation, shared, point);
         else
           run_lines<false>(u, data.collocation, shared, point);
@@ -373,20 +421,32 @@ namespace gpumf
         if constexpr (n_dofs_1d == n_q_points_1d)
           if (collocation)
             {
-#  pragma unroll
-              for (unsigned int c = 0; c < n_components; ++c)
-                Lines<folded_form, true>::apply(u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, point);
+              run_lines_of<Lines<folded_form, true>>(u, shared, point);
               return;
             }
+        run_lines_of<Lines<folded_form>>(u, shared, point);
+      }
+
+      template <typename CellOperation, typename Point>
+      __device__ void
+      run_lines_of(Number (&u)[n_components][n_q_points_1d],
+                   const SharedData<dim, Number> &shared,
+                   const Point                   &point) const
+      {
 #  pragma unroll
         for (unsigned int c = 0; c < n_components; ++c)
-          Lines<folded_form>::apply(u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, point);
+          CellOperation::apply(u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, point);
       }
 
       /**
        * The interpolation of internal/hanging_nodes.h (@p transpose: its transpose) on the DoF
-       * values @p u of the thread's column, through the cell's shared memory, a sweep per
-       * direction. Called by all threads of the block; cells without a mask keep their values.
+       * values @p u of the thread's column. The sweep along z runs in the thread's registers (its
+       * column is a z-line, interpolated as a whole or not at all); the sweeps along x and y go
+       * through the cell's shared memory, from one buffer into a second where the scratch holds
+       * two (two barriers, else three). Forward x, y, z; transposed z, y, x. Called by all
+       * threads of the block; cells without a mask keep their values. The next use of the
+       * scratch must begin with a barrier (Lines::apply() does; so does the colored constraint
+       * rows' distribution after the transpose).
        */
       template <bool transpose>
       __device__ void
@@ -397,45 +457,97 @@ namespace gpumf
                             Number (&u)[n_components][n_q_points_1d]) const
       {
         constexpr unsigned int nq = n_q_points_1d, nd = n_dofs_1d, P = nq * nq * nq;
+        constexpr bool         two_buffers = 2 * n_components * P <= device_scratch_per_cell;
         const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
         const bool             active = owner && (mask & hanging::kind_bits) != 0;
-        Number                *values = shared.values;
+        Number                *in     = shared.values;
+        Number                *out    = shared.values + (two_buffers ? n_components * P : 0);
+        if constexpr (transpose)
+          hanging_z_sweep<true>(active, mask, weights, u);
         if (active)
+#  pragma unroll
           for (unsigned int c = 0; c < n_components; ++c)
 #  pragma unroll
             for (unsigned int k = 0; k < nd; ++k)
-              values[c * P + tx + nq * ty + k * nq * nq] = u[c][k];
+              in[c * P + tx + nq * ty + k * nq * nq] = u[c][k];
         __syncthreads();
-        for (int sweep = 0; sweep < 3; ++sweep)
-          {
-            const unsigned int d        = transpose ? 2 - sweep : sweep;
-            const unsigned int d_stride = d == 0 ? 1 : d == 1 ? nq : nq * nq;
-            const Number      *W        = weights + (mask_bit(mask, d) ? 0 : nd * nd);
-            Number             result[n_components][nd];
-            if (active)
-              for (unsigned int c = 0; c < n_components; ++c)
-                for (unsigned int k = 0; k < nd; ++k)
-                  {
-                    const unsigned int i[3] = {tx, ty, k};
-                    const unsigned int p    = c * P + tx + nq * ty + k * nq * nq;
-                    result[c][k] =
-                      hanging_in_sweep<3>(mask, d, i, nd) ?
-                        hanging_line_value<transpose>(W, values + p - i[d] * d_stride, i[d], nd, d_stride) :
-                        values[p];
-                  }
-            __syncthreads();
-            if (active)
-              for (unsigned int c = 0; c < n_components; ++c)
-                for (unsigned int k = 0; k < nd; ++k)
-                  values[c * P + tx + nq * ty + k * nq * nq] = result[c][k];
-            __syncthreads();
-          }
+        Number result[n_components][nd];
+        hanging_xy_sweep<transpose, transpose ? 1 : 0>(active, mask, weights, in, result);
+        if constexpr (!two_buffers)
+          __syncthreads();
         if (active)
+#  pragma unroll
           for (unsigned int c = 0; c < n_components; ++c)
 #  pragma unroll
             for (unsigned int k = 0; k < nd; ++k)
-              u[c][k] = values[c * P + tx + nq * ty + k * nq * nq];
-        __syncthreads(); // the scratch is free again
+              out[c * P + tx + nq * ty + k * nq * nq] = result[c][k];
+        __syncthreads();
+        hanging_xy_sweep<transpose, transpose ? 0 : 1>(active, mask, weights, out, result);
+        if (active)
+#  pragma unroll
+          for (unsigned int c = 0; c < n_components; ++c)
+#  pragma unroll
+            for (unsigned int k = 0; k < nd; ++k)
+              u[c][k] = result[c][k];
+        if constexpr (!transpose)
+          hanging_z_sweep<false>(active, mask, weights, u);
+      }
+
+      /// The sweep along z of resolve_hanging_nodes(), in the thread's registers.
+      template <bool transpose>
+      __device__ void
+      hanging_z_sweep(const bool           active,
+                      const unsigned short mask,
+                      const Number        *weights,
+                      Number (&u)[n_components][n_q_points_1d]) const
+      {
+        constexpr unsigned int nd   = n_dofs_1d;
+        const unsigned int     i[3] = {threadIdx.x, threadIdx.y, 0};
+        if (!active || !hanging_in_sweep<3>(mask, 2, i, nd))
+          return;
+        const Number *W = weights + (mask_bit(mask, 2) ? 0 : nd * nd);
+#  pragma unroll
+        for (unsigned int c = 0; c < n_components; ++c)
+          {
+            Number v[nd];
+#  pragma unroll
+            for (unsigned int m = 0; m < nd; ++m)
+              v[m] = u[c][m];
+#  pragma unroll
+            for (unsigned int k = 0; k < nd; ++k)
+              u[c][k] = hanging_line_value<transpose>(W, v, k, nd, 1);
+          }
+      }
+
+      /// The sweep along @p d (x or y) of resolve_hanging_nodes(): @p result the thread's column
+      /// after it, from the cell's DoF values @p values in shared memory.
+      template <bool transpose, unsigned int d>
+      __device__ void
+      hanging_xy_sweep(const bool           active,
+                       const unsigned short mask,
+                       const Number        *weights,
+                       const Number        *values,
+                       Number (&result)[n_components][n_dofs_1d]) const
+      {
+        constexpr unsigned int nq = n_q_points_1d, nd = n_dofs_1d, P = nq * nq * nq;
+        constexpr unsigned int d_stride = d == 0 ? 1 : nq;
+        const unsigned int     tx = threadIdx.x, ty = threadIdx.y, i_d = d == 0 ? tx : ty;
+        if (!active)
+          return;
+        const Number *W = weights + (mask_bit(mask, d) ? 0 : nd * nd);
+#  pragma unroll
+        for (unsigned int k = 0; k < nd; ++k)
+          {
+            const unsigned int i[3] = {tx, ty, k};
+            const bool         in   = hanging_in_sweep<3>(mask, d, i, nd);
+#  pragma unroll
+            for (unsigned int c = 0; c < n_components; ++c)
+              {
+                const unsigned int p = c * P + tx + nq * ty + k * nq * nq;
+                result[c][k] =
+                  in ? hanging_line_value<transpose>(W, values + p - i_d * d_stride, i_d, nd, d_stride) : values[p];
+              }
+          }
       }
 
       /// The lines cell operation on the DoF values in shared->values, in place.
@@ -454,8 +566,8 @@ namespace gpumf
 #  pragma unroll
             for (unsigned int k = 0; k < n_dofs_1d; ++k)
               u[c][k] = shared->values[c * P + tx + nq * ty + k * nq * nq];
-        apply_lines(cell, *data, *shared, u); // (it uses all of the scratch)
-        __syncthreads();                      // the scratch is read no more
+        apply_lines<any_form>(cell, *data, *shared, u); // (it uses all of the scratch)
+        __syncthreads();                                // the scratch is read no more
         if (owner)
 #  pragma unroll
           for (unsigned int c = 0; c < n_components; ++c)
