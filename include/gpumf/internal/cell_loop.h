@@ -121,7 +121,9 @@ namespace gpumf
      * functor.device_form(data) names (a choice that is the same for all cells of the object, such
      * as which 1D matrices a cell operation contracts with): each kernel then holds one code path,
      * and its registers are that path's alone. A functor derived from one with forms that declares
-     * its own operator() hides the tagged ones and gets one kernel again.
+     * its own operator() hides the tagged ones and gets one kernel again; one that also brings the
+     * base's operators back with a using-declaration would run the base's tagged ones: such a
+     * functor overrides both (as the benchmark's Unprotected does) or neither.
      */
     template <int dim, typename Number, typename Functor, typename Src, typename Dst, typename = void>
     struct FormsOf
