@@ -22,31 +22,20 @@ namespace bench
     template <typename CellOperator, int dim>
     struct Unprotected : CellOperator
     {
-      __host__ __device__ void
-      operator()(const unsigned int                                   cell,
-                 const typename gpumf::MatrixFree<dim, double>::Data *data,
-                 gpumf::SharedData<dim, double>                      *shared,
-                 const double                                        *src,
-                 double                                              *dst) const
-      {
-        typename gpumf::MatrixFree<dim, double>::Data unprotected = *data;
-        unprotected.use_coloring                                  = true;
-        CellOperator::operator()(cell, &unprotected, shared, src, dst);
-      }
-
-      /// The same for a kernel of one form (cell_loop()'s FormsOf), where the operator has forms.
-      template <unsigned int form>
+      /// @p form: none, or the DeviceForm of a kernel of one form (cell_loop()'s FormsOf) where
+      /// the operator has forms.
+      template <typename... Form>
       __host__ __device__ void
       operator()(const unsigned int                                   cell,
                  const typename gpumf::MatrixFree<dim, double>::Data *data,
                  gpumf::SharedData<dim, double>                      *shared,
                  const double                                        *src,
                  double                                              *dst,
-                 const gpumf::internal::DeviceForm<form>              tag) const
+                 const Form... form) const
       {
         typename gpumf::MatrixFree<dim, double>::Data unprotected = *data;
         unprotected.use_coloring                                  = true;
-        CellOperator::operator()(cell, &unprotected, shared, src, dst, tag);
+        CellOperator::operator()(cell, &unprotected, shared, src, dst, form...);
       }
     };
 

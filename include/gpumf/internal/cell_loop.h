@@ -118,8 +118,8 @@ namespace gpumf
      * Functor::n_device_forms where the functor declares it and takes
      * operator()(cell, data, shared, src, dst, DeviceForm<f>) for f < n_device_forms, else 1: on
      * the GPU cell_loop() instantiates its kernel once per form and launches the one that
-     * functor.device_form(data) names (a choice that is the same for all cells of the object, such
-     * as which 1D matrices a cell operation contracts with): each kernel then holds one code path,
+     * functor.device_form() names (a choice that is the same for all cells, such as which 1D
+     * matrices a cell operation contracts with): each kernel then holds one code path,
      * and its registers are that path's alone. A functor derived from one with forms that declares
      * its own operator() hides the tagged ones and gets one kernel again; one that also brings the
      * base's operators back with a using-declaration would run the base's tagged ones: such a
@@ -469,11 +469,11 @@ namespace gpumf
         if constexpr (n_forms == 1)
           launch_per_color<dim, Number, Functor>(
             mf, range, cell_kernel<dim, Number, Functor, Src, Dst, 0>, true, func, src, dst);
-        else if (mf.n_colors() > 0)
+        else
           launch_per_color<dim, Number, Functor>(
             mf,
             range,
-            cell_kernel_of_form<dim, Number, Functor, Src, Dst>(func.device_form(mf.get_data(0)),
+            cell_kernel_of_form<dim, Number, Functor, Src, Dst>(func.device_form(),
                                                                 std::make_integer_sequence<unsigned int, n_forms>{}),
             true,
             func,

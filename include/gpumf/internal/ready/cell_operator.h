@@ -123,9 +123,9 @@ namespace gpumf
        * doc/performance.md, "One kernel per form").
        */
       static constexpr unsigned int n_device_forms = lines && with_gradients && n_dofs_1d != n_q_points_1d ? 2 : 1;
-      /// The form every cell of @p data's object takes (n_device_forms > 1 only).
+      /// The form of the functor's cells (n_device_forms > 1 only): that of make()'s tables.
       unsigned int
-      device_form(const typename MatrixFree<dim, Number>::Data &) const
+      device_form() const
       {
         return even_odd ? 1u : 0u;
       }
