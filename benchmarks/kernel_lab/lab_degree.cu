@@ -2,6 +2,7 @@
 // degree). See lab.h.
 #include "lab.h"
 #include "lab_designs.cuh"
+#include "lab_dmma.cuh"
 #include "lab_problem.h"
 
 #include <cuda_runtime.h>
@@ -135,7 +136,8 @@ namespace lab
                            const Number *,
                            Number *,
                            unsigned int)>
-          launch;
+                     launch;
+        unsigned int threads_per_cell = nq * nq;
       };
 
       template <bool compressed, bool rows = false, bool lines = false, int min_blocks = 0, bool even_odd = false>
@@ -204,8 +206,50 @@ namespace lab
       /// lines-b2 in the lab); else the compiler's choice (0).
       static constexpr int lines_blocks = with_gradients && nq >= 8 && sizeof(Number) == 8 ? 2 : 0;
 
+      /// The design dmma (lab_dmma.cuh): a warp a cell, BP5 at n = 8 in double only.
+      template <int min_blocks = 0>
+      static Design
+      dmma(const std::string &name)
+      {
+        auto kernel = dmma_kernel<Number, with_values, with_gradients, min_blocks>;
+        return Design{name,
+                      Variant{},
+                      reinterpret_cast<const void *>(kernel),
+                      [=](const Options &o, bool) {
+                        const unsigned int stride = 2 * nq * nq * nq; // the values, the y gradients
+                        return plan(
+                          kernel,
+                          32,
+                          stride,
+                          [=](unsigned int g) { return std::size_t(g) * stride * sizeof(Number); },
+                          min_blocks > 0 ? 4 : o.cells_per_block);
+                      },
+                      [=](const Plan                   &pl,
+                          const Data<Number>           &d,
+                          const Tables<nd, nq, Number> &t,
+                          const Number                 *src,
+                          Number                       *dst,
+                          unsigned int) {
+                        const unsigned int blocks = (d.n_cells + pl.cells - 1) / pl.cells;
+                        kernel<<<blocks, dim3(32, pl.cells), pl.shared>>>(d, t, src, dst);
+                      },
+                      32};
+      }
+
       static std::vector<Design>
       designs()
+      {
+        std::vector<Design> all = designs_all_forms();
+        if constexpr (nd == 8 && nq == 8 && with_gradients && !with_values && std::is_same_v<Number, double>)
+          {
+            all.push_back(dmma("dmma"));
+            all.push_back(dmma<4>("dmma-b4"));
+          }
+        return all;
+      }
+
+      static std::vector<Design>
+      designs_all_forms()
       {
         return {tiled<false>("tiled"),
                 tiled<true>("tiled-compressed"),
@@ -334,7 +378,7 @@ namespace lab
                   throw std::runtime_error(
                     "kernel lab: unknown design '" + name +
                     "' (tiled, tiled-compressed, tiled-rows, lines, lines-eo, lines-b0, lines-b2, lines-b3, lines-compressed, "
-                    "async, async-compressed, async-metric, async-compressed-metric)");
+                    "async, async-compressed, async-metric, async-compressed-metric; dmma, dmma-b4: BP5 at p = 7 in double)");
                 chosen.push_back(&*it);
               }
             if (o.check)
@@ -391,9 +435,10 @@ namespace lab
                 check(cudaFuncGetAttributes(&attributes, d->kernel), "cudaFuncGetAttributes");
                 row.registers   = attributes.numRegs;
                 row.spill_bytes = attributes.localSizeBytes;
-                row.occupancy   = double(pl.blocks_per_sm * ((pl.cells * nq * nq + 31) / 32 * 32)) / max_threads;
-                row.n_dofs      = big.mesh.n_dofs;
-                row.n_cells     = big.mesh.n_cells;
+                row.occupancy =
+                  double(pl.blocks_per_sm * ((pl.cells * d->threads_per_cell + 31) / 32 * 32)) / max_threads;
+                row.n_dofs                    = big.mesh.n_dofs;
+                row.n_cells                   = big.mesh.n_cells;
                 row.compressed_fraction       = double(big.compressed.n_compressed) / big.mesh.n_cells;
                 const double geometry_numbers = affine ? (with_gradients ? 10. : 1.) : double(L::M) * nq * nq * nq;
                 row.model_bytes =

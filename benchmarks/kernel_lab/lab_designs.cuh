@@ -14,6 +14,8 @@
 //                1D contraction in registers, a thread owning one line at a time
 //                (internal/ready/lines.cuh); lines-eo: the same with the even-odd forms of the 1D
 //                matrices (the library's choice where they are symmetric)
+//   dmma         (lab_dmma.cuh, BP5 at p = 7 in double) a warp a cell, the contractions along x
+//                and y on the FP64 tensor cores
 #ifndef gpumf_kernel_lab_designs_cuh
 #define gpumf_kernel_lab_designs_cuh
 
