@@ -63,8 +63,10 @@ Every combination of the list options is run (cases that do not apply are report
   --layouts LIST         ready,points (default ready): the ready operator's kernel (3D: every 1D
                          contraction in registers, a column of points per thread) or FEEvaluation with a thread per point
                          up to n_q = 10 (user functors; the ready operators before their own kernel)
-  --what LIST            vmult,cg,cg-fused,sweep (default vmult): the operator alone, deal.II's SolverCG
-                         with Jacobi on gpumf vectors, gpumf::SolverCG (fused vector updates), one
+  --what LIST            vmult,cg,cg-fused,cg-fused-unfolded,sweep (default vmult): the operator
+                         alone, deal.II's SolverCG with Jacobi on gpumf vectors, gpumf::SolverCG
+                         (fused vector updates; p.Ap summed by the ready operators' cell kernel,
+                         cg-fused-unfolded: in a pass of its own), one
                          forward Gauss-Seidel sweep (stencil implementations; the CPU comparison:
                          deal.II's TrilinosWrappers::PreconditionSOR, omega 1, on the MPI ranks)
   --numbers LIST         double,float (default double); float: the ready operator's vmult with
@@ -344,7 +346,7 @@ Every combination of the list options is run (cases that do not apply are report
       for (const auto &g : l.geometries)
         check_choice("--geometry", g, {"stored", "affine"});
       for (const auto &w : l.whats)
-        check_choice("--what", w, {"vmult", "cg", "cg-fused", "sweep"});
+        check_choice("--what", w, {"vmult", "cg", "cg-fused", "cg-fused-unfolded", "sweep"});
       for (const auto &n : l.layouts)
         check_choice("--layouts", n, {"ready", "points"});
       for (const auto &n : l.numbers)
@@ -500,7 +502,7 @@ Every combination of the list options is run (cases that do not apply are report
                                       row["roofline_fraction"] = fmt(r.bytes / r.seconds / copy, 3);
                                       row["gflop_per_s"]       = fmt(r.flops / r.seconds * 1e-9);
                                       row["cg_iterations"]     = r.iterations ? std::to_string(r.iterations) : "";
-                                      if (what == "cg" || what == "cg-fused")
+                                      if (what == "cg" || what == "cg-fused" || what == "cg-fused-unfolded")
                                         row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
                                       const std::string key =
                                         cpu_key(dim, form, degree, mesh, size, what, assembled || what == "sweep");

@@ -126,7 +126,8 @@ namespace bench
     /// Sum factorization kernel: "ready" (the ready operator's: every 1D contraction in registers in 3D) or "points"
     /// (FEEvaluation with a thread per point up to n_q = 10, as user functors run)
     std::string layout = "ready";
-    /// "vmult", "cg" (deal.II's SolverCG + Jacobi on gpumf vectors) or "cg-fused" (gpumf::SolverCG + Jacobi)
+    /// "vmult", "cg" (deal.II's SolverCG + Jacobi on gpumf vectors), "cg-fused" (gpumf::SolverCG + Jacobi) or
+    /// "cg-fused-unfolded" (the same with p.Ap in a pass of its own)
     std::string what = "vmult";
     /// "double" or "float" (float: the ready operator's vmult with atomics or coloring)
     std::string number = "double";

@@ -12,8 +12,23 @@
 
 namespace bench
 {
+  /// An operator seen through its vmult() only: gpumf::SolverCG then takes p.Ap in a pass of
+  /// its own instead of the operator's vmult_and_dot() (cg-fused-unfolded).
+  template <typename MatrixType>
+  struct VmultOnly
+  {
+    const MatrixType &A;
+
+    void
+    vmult(gpumf::Vector<double> &dst, const gpumf::Vector<double> &src) const
+    {
+      A.vmult(dst, src);
+    }
+  };
+
   /// Seconds per iteration of CG with Jacobi on @p A, a fixed number of iterations (the
-  /// tolerance is never met): deal.II's SolverCG (cg) or gpumf's (cg-fused), @p b as the
+  /// tolerance is never met): deal.II's SolverCG (cg) or gpumf's (cg-fused; cg-fused-unfolded
+  /// with p.Ap in a pass of its own), @p b as the
   /// right-hand side, @p x the solution; into result.seconds and result.iterations.
   template <typename MatrixType>
   void
@@ -32,6 +47,8 @@ namespace bench
         {
           if (c.what == "cg-fused")
             gpumf::SolverCG<double>(control).solve(A, x, b, inverse_diagonal);
+          else if (c.what == "cg-fused-unfolded")
+            gpumf::SolverCG<double>(control).solve(VmultOnly<MatrixType>{A}, x, b, inverse_diagonal);
           else
             dealii::SolverCG<gpumf::Vector<double>>(control).solve(A, x, b, inverse_diagonal);
         }

@@ -189,7 +189,7 @@ def main():
         finish(fig, ax, out, "memory.png", "degree", "DoFs (device memory / bytes per DoF, CG's 6 vectors included)",
                f"largest problem that fits one GPU, {device}")
 
-    cg = [r for r in rows if r["what"] in ("cg", "cg-fused")]
+    cg = [r for r in rows if r["what"] in ("cg", "cg-fused", "cg-fused-unfolded")]
     if cg:
         series = defaultdict(list)
         for r in cg:

@@ -139,6 +139,27 @@ namespace
     return test::to_rw(dst);
   }
 
+  /// vmult_and_dot() of @p op (on the GPU in 3D: the cells' energies summed by the cell kernel,
+  /// the constrained rows added) against vmult() and the dot product.
+  template <typename Op>
+  void
+  check_vmult_and_dot(test::Checker &checker, const Op &op, const std::string &what)
+  {
+    gpumf::Vector<double> src, dst, fused_dst;
+    op.initialize_dof_vector(src);
+    op.initialize_dof_vector(dst);
+    op.initialize_dof_vector(fused_dst);
+    test::fill_random(src);
+    op.vmult(dst, src);
+    const double expected = src * dst, fused = op.vmult_and_dot(fused_dst, src);
+    checker.check_below(std::abs(fused - expected) / std::abs(expected),
+                        1e4 * std::numeric_limits<double>::epsilon(),
+                        what + ": vmult_and_dot() against src . (A src)");
+    checker.check_below(test::relative_difference(test::to_rw(fused_dst), test::to_rw(dst), MPI_COMM_WORLD),
+                        500 * std::numeric_limits<double>::epsilon(),
+                        what + ": vmult_and_dot()'s A src against vmult()'s");
+  }
+
   template <typename Op>
   LinearAlgebra::ReadWriteVector<double>
   diagonal(Op &op)
@@ -202,6 +223,14 @@ namespace
                           backend == gpumf::Backend::host ? host_tolerance : cuda_tolerance,
                           name + ", " + gpumf::to_string(backend) +
                             " coloring, hanging nodes through the constraint lines vs interpolated (host)");
+      check_vmult_and_dot(checker,
+                          *rows,
+                          name + ", " + gpumf::to_string(backend) +
+                            " coloring, hanging nodes through the constraint lines");
+      check_vmult_and_dot(checker,
+                          *make_operator<Op>(mapping, dof, constraints, backend, false, I::tensor_product, false, true),
+                          name + ", " + gpumf::to_string(backend) +
+                            " atomics, hanging nodes through the constraint lines");
       if (degree == 2)
         {
           // lines that are not the element's interpolation: each such cell keeps its lines
@@ -275,6 +304,7 @@ namespace
           const std::string what   = name + ", cuda " + variant(coloring, implementation);
           const auto        result = apply(*op);
           checker.check_below(test::relative_difference(result, host_result, comm), cuda_tolerance, what + " vs host");
+          check_vmult_and_dot(checker, *op, what);
           if (small)
             checker.check_below(test::relative_difference(diagonal(*op), host_diagonal, comm),
                                 cuda_tolerance,
@@ -359,12 +389,13 @@ namespace
       }
     for (const bool coloring : {true, false})
       for (const auto implementation : {I::tensor_product, I::local_matrix})
-        checker.check_below(test::relative_difference(
-                              apply(*make_operator<Op>(mapping, dof, constraints, backend, coloring, implementation)),
-                              host_result,
-                              comm),
-                            cuda_tolerance,
-                            name + ", cuda " + variant(coloring, implementation) + " vs host");
+        {
+          const auto op = make_operator<Op>(mapping, dof, constraints, backend, coloring, implementation);
+          checker.check_below(test::relative_difference(apply(*op), host_result, comm),
+                              cuda_tolerance,
+                              name + ", cuda " + variant(coloring, implementation) + " vs host");
+          check_vmult_and_dot(checker, *op, name + ", cuda " + variant(coloring, implementation));
+        }
   }
 
   /// Periodic in x (with hanging nodes across the periodic boundary), Dirichlet in y.

@@ -413,8 +413,8 @@ namespace
           dof, l, test::owned_values(coarse), test::owned_values(fine_in), expected_fine, expected_coarse);
         transfer.prolongate(l, fine, coarse);
         transfer.restrict_and_add(l, coarse, fine_in);
-        prolongate_diff = std::max(prolongate_diff, test::relative_difference(fine, expected_fine, comm));
-        restrict_diff   = std::max(restrict_diff, test::relative_difference(coarse, expected_coarse, comm));
+        prolongate_diff = test::max_or_inf(prolongate_diff, test::relative_difference(fine, expected_fine, comm));
+        restrict_diff   = test::max_or_inf(restrict_diff, test::relative_difference(coarse, expected_coarse, comm));
       }
     const double bound = 1e-12;
     using test::sci;

@@ -371,7 +371,8 @@ namespace
     mf->initialize_dof_vector(Ae);
     const auto a_norm = [&](const VectorType &e) {
       op.vmult(Ae, e);
-      return std::sqrt(std::max(0., double(e * Ae)));
+      const double energy = double(e * Ae);
+      return std::isnan(energy) ? energy : std::sqrt(std::max(0., energy)); // (a NaN must fail the check)
     };
     VectorType zero;
     mf->initialize_dof_vector(zero);

@@ -109,11 +109,11 @@ namespace
         for (unsigned int k = 0; k < ga.inverse.size(); ++k)
           max_inverse = std::max(max_inverse, std::abs(ga.inverse[k]));
         for (unsigned int q = 0; q < ga.points.size(); ++q)
-          error[0] = std::max(error[0], ga.points[q].distance(gb.points[q]));
+          error[0] = test::max_or_inf(error[0], ga.points[q].distance(gb.points[q]));
         for (unsigned int k = 0; k < ga.JxW.size(); ++k)
-          error[1] = std::max(error[1], std::abs(ga.JxW[k] - gb.JxW[k]) / max_jxw);
+          error[1] = test::max_or_inf(error[1], std::abs(ga.JxW[k] - gb.JxW[k]) / max_jxw);
         for (unsigned int k = 0; k < ga.inverse.size(); ++k)
-          error[2] = std::max(error[2], std::abs(ga.inverse[k] - gb.inverse[k]) / max_inverse);
+          error[2] = test::max_or_inf(error[2], std::abs(ga.inverse[k] - gb.inverse[k]) / max_inverse);
       }
     for (double &e : error)
       e = Utilities::MPI::max(e, MPI_COMM_WORLD);

@@ -63,7 +63,7 @@ namespace
     const auto rw   = test::to_rw(a);
     double     diff = 0, size = 0;
     for (unsigned int i = 0; i < b.size(); ++i)
-      diff = std::max(diff, std::abs(double(rw(i)) - b(i))), size = std::max(size, std::abs(b(i)));
+      diff = test::max_or_inf(diff, std::abs(double(rw(i)) - b(i))), size = std::max(size, std::abs(b(i)));
     return diff / size;
   }
 

@@ -83,7 +83,7 @@ namespace
     double diff = 0, scale = 0;
     for (std::size_t i = 0; i < n; ++i)
       {
-        diff  = std::max(diff, double(std::abs(a[i] - b[i])));
+        diff  = test::max_or_inf(diff, double(std::abs(a[i] - b[i])));
         scale = std::max(scale, double(std::abs(b[i])));
       }
     return scale == 0 ? diff : diff / scale;

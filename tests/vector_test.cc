@@ -63,7 +63,7 @@ namespace
     const std::vector<double> g    = ghosts_of(v);
     double                    diff = 0;
     for (unsigned int i = 0; i < g.size(); ++i)
-      diff = std::max(diff, std::abs(g[i] - V.local_element(V.locally_owned_size() + i)));
+      diff = test::max_or_inf(diff, std::abs(g[i] - V.local_element(V.locally_owned_size() + i)));
     return Utilities::MPI::max(diff, comm);
   }
 

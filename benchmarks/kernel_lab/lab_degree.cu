@@ -404,7 +404,8 @@ namespace lab
                     const std::vector<Number> v     = dst.download();
                     double                    error = 0;
                     for (std::size_t i = 0; i < v.size(); ++i)
-                      error = std::max(error, std::abs(double(v[i]) - ref[i]));
+                      error = std::isfinite(double(v[i])) ? std::max(error, std::abs(double(v[i]) - ref[i])) :
+                                                            std::numeric_limits<double>::infinity();
                     error /= largest;
                     checked.emplace_back(error, error <= 1000 * eps);
                   }

@@ -629,6 +629,15 @@ namespace gpumf
     set_constrained_values(const Number val, Vector<Number> &dst) const;
 
     /**
+     * This rank's part of src . (A src) of an operator whose constrained rows are the identity:
+     * the sum of @p cell_energy (n_cells() numbers in the backend's memory, u_c . (A_c u_c) of
+     * each cell) plus src[i]^2 over the locally owned constrained DoFs; one pass, summed in a
+     * fixed order.
+     */
+    Number
+    energy_with_constrained_values(const Number *cell_energy, const Vector<Number> &src) const;
+
+    /**
      * Gives @p vec this object's layout and backend: the locally owned DoFs, and as ghosts the
      * locally relevant DoFs plus the entries of the constraints of the cells' DoFs (periodic
      * partners outside the ghost layer, for instance). Vectors for the loops should come from

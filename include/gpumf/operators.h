@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <typeinfo>
 
 namespace gpumf
 {
@@ -209,6 +210,38 @@ namespace gpumf
     }
 
     /**
+     * dst = A src, and returns src . (A src) summed over all ranks: conjugate gradients' p . Ap
+     * (gpumf::SolverCG calls it). In 3D on the GPU with sum factorization the cell kernel sums
+     * each cell's energy u_c . (A_c u_c) at its quadrature points and one pass adds the cells and
+     * the constrained rows (src[i]^2): the pass over src and dst of a separate dot product is
+     * saved. Elsewhere (the host, 2D, element matrices, levels with refinement edges, a class
+     * derived from this one, which may override vmult_add() or apply_add()) it is vmult() and
+     * the dot product. The two differ by rounding only.
+     */
+    Number
+    vmult_and_dot(VectorType &dst, const VectorType &src) const
+    {
+      // (a derived class may override vmult_add() or apply_add(): it gets vmult() and the dot)
+      if constexpr (CellOperator::lines)
+        if (typeid(*this) == typeid(CoefficientOperator) && !local_matrix && !this->has_interface_matrices() &&
+            this->matrix_free().backend() == Backend::cuda)
+          {
+            const auto &mf = this->matrix_free();
+            if (cell_energy.size() != mf.n_cells())
+              cell_energy.reinit(Backend::cuda, mf.n_cells());
+            dst = Number();
+            internal::CellEnergyOperator<CellOperator> energy_op{cell_op};
+            energy_op.cell_energy = cell_energy.data();
+            mf.cell_loop(energy_op, src, dst);
+            mf.add_constrained_values(src, dst);
+            return dealii::Utilities::MPI::sum(mf.energy_with_constrained_values(cell_energy.data(), src),
+                                               mf.get_vector_partitioner()->get_mpi_communicator());
+          }
+      this->vmult(dst, src);
+      return src * dst;
+    }
+
+    /**
      * Computes the exact diagonal of the operator on the backend (each cell's matrix column
      * by column, summed over cells; constrained and refinement-edge rows 1) and its inverse.
      */
@@ -351,6 +384,8 @@ namespace gpumf
     /// The merged geometry and coefficients of the lines path (internal::PointData):
     /// CUDA, 3D, geometry per point; else empty.
     internal::Array<Number> metric;
+    /// vmult_and_dot()'s energy of each cell (GPU, lines path; made at its first call).
+    mutable internal::Array<Number> cell_energy;
 
     void
     clear_own()
@@ -358,6 +393,7 @@ namespace gpumf
       value_coefficient.clear();
       gradient_coefficient.clear();
       metric.clear();
+      cell_energy.clear();
       value_host.clear();
       gradient_host.clear();
       setup.reset();

@@ -15,6 +15,7 @@
 #include <deal.II/lac/solver_control.h>
 
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 namespace gpumf
@@ -23,7 +24,8 @@ namespace gpumf
    * Conjugate gradients with the vector work of an iteration in three passes over memory
    * besides the operator (deal.II's SolverCG with DiagonalMatrix makes seven):
    * @verbatim
-   *   pass 1   p.Ap                                      reads p, Ap
+   *   pass 1   p.Ap                                      reads p, Ap (none where the operator has
+   *                                                      vmult_and_dot(): its cells sum it)
    *   pass 2   x += alpha p, r += alpha Ap, r.r, r.(D r)   reads x, p, r, Ap, D; writes x, r
    *   pass 3   p = -D r + beta p                         reads D, r, p; writes p
    * @endverbatim
@@ -83,8 +85,7 @@ namespace gpumf
       Number rDr = initial_direction(r, p, D, rr);
       for (unsigned int it = 1; state == dealii::SolverControl::iterate; ++it)
         {
-          A.vmult(Ap, p);
-          const Number pAp = p * Ap;
+          const Number pAp = apply_and_dot(A, Ap, p);
           AssertThrow(pAp != Number(0) && std::isfinite(pAp),
                       dealii::ExcMessage("gpumf::SolverCG: p.Ap = " + std::to_string(pAp) +
                                          ": the operator is not positive definite (or not finite)."));
@@ -99,6 +100,33 @@ namespace gpumf
         }
       finish(state);
     }
+
+    /// Ap = A p and p . Ap: by the operator's vmult_and_dot() where it has one (the ready
+    /// operators: on the GPU in the cell kernel), else vmult() and the dot product (pass 1).
+    template <typename MatrixType>
+    static Number
+    apply_and_dot(const MatrixType &A, VectorType &Ap, const VectorType &p)
+    {
+      if constexpr (has_vmult_and_dot<MatrixType>::value)
+        return A.vmult_and_dot(Ap, p);
+      else
+        {
+          A.vmult(Ap, p);
+          return p * Ap;
+        }
+    }
+
+    template <typename MatrixType, typename = void>
+    struct has_vmult_and_dot : std::false_type
+    {};
+
+    template <typename MatrixType>
+    struct has_vmult_and_dot<
+      MatrixType,
+      std::void_t<decltype(std::declval<const MatrixType &>().vmult_and_dot(std::declval<VectorType &>(),
+                                                                            std::declval<const VectorType &>()))>>
+      : std::true_type
+    {};
 
     void
     finish(const dealii::SolverControl::State state) const

@@ -121,6 +121,21 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
+        sum_and_indexed_squares_kernel(const Number       *x,
+                                       std::size_t         n,
+                                       const Number       *y,
+                                       const unsigned int *indices,
+                                       std::size_t         m,
+                                       Number             *partial)
+        {
+          Number r = 0;
+          for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n + m; i += gridDim.x * blockDim.x)
+            r += i < n ? x[i] : y[indices[i - n]] * y[indices[i - n]];
+          block_reduce(Reduction::sum, r, partial);
+        }
+
+        template <typename Number>
+        __global__ void
         add_and_dot_kernel(Number *x, std::size_t n, Number a, const Number *v, const Number *w, Number *partial)
         {
           Number r = 0;
@@ -332,6 +347,22 @@ namespace gpumf
         reduce_kernel<<<blocks, block_size>>>(op, x, y, n, partial_buffer<Number>());
         check_launch();
         return finish_reduction(op, partial_buffer<Number>(), blocks);
+      }
+
+      template <typename Number>
+      Number
+      sum_and_indexed_squares(const Number       *x,
+                              std::size_t         n,
+                              const Number       *y,
+                              const unsigned int *indices,
+                              std::size_t         m)
+      {
+        if (n + m == 0)
+          return 0;
+        const unsigned int blocks = n_blocks(n + m);
+        sum_and_indexed_squares_kernel<<<blocks, block_size>>>(x, n, y, indices, m, partial_buffer<Number>());
+        check_launch();
+        return finish_reduction(Reduction::sum, partial_buffer<Number>(), blocks);
       }
 
       template <typename Number>

@@ -46,6 +46,10 @@ namespace gpumf
   TEMPLATE void reciprocal(Number *x, std::size_t n);                                                                 \
   /* the reduction over this rank's entries; y is used by Reduction::dot only */                                      \
   TEMPLATE Number reduce(Reduction op, const Number *x, const Number *y, std::size_t n);                              \
+  /* sum x[i] (i < n) + sum y[indices[j]]^2 (j < m), in a fixed order: a matrix-free operator's src.(A src) from      \
+     its cells' energies x and its constrained rows (the identity) */                                                 \
+  TEMPLATE Number sum_and_indexed_squares(                                                                            \
+    const Number *x, std::size_t n, const Number *y, const unsigned int *indices, std::size_t m);                     \
   /* x += a*v, returns sum x[i]*w[i] */                                                                               \
   TEMPLATE Number add_and_dot(Number *x, std::size_t n, Number a, const Number *v, const Number *w);                  \
   /* CG pass 2: x += alpha p, r += alpha Ap; sums[0] = r.r, sums[1] = r.(D r) (D null: identity) */                   \

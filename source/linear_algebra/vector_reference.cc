@@ -176,6 +176,22 @@ namespace gpumf
       }
 
       template <typename Number>
+      Number
+      sum_and_indexed_squares(const Number       *x,
+                              std::size_t         n,
+                              const Number       *y,
+                              const unsigned int *indices,
+                              std::size_t         m)
+      {
+        Number sum = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          sum += x[i];
+        for (std::size_t j = 0; j < m; ++j)
+          sum += y[indices[j]] * y[indices[j]];
+        return sum;
+      }
+
+      template <typename Number>
       void
       set_indexed(Number *dst, const unsigned int *indices, const Number *src, Number value, bool add, std::size_t n)
       {

@@ -1126,6 +1126,19 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
+  Number
+  MatrixFree<dim, Number>::energy_with_constrained_values(const Number *cell_energy, const Vector<Number> &src) const
+  {
+    check_owned_entries(src);
+    return GPUMF_DISPATCH(backend_,
+                          sum_and_indexed_squares(cell_energy,
+                                                  std::size_t(n_cells()),
+                                                  src.get_values(),
+                                                  constrained_dofs.data(),
+                                                  constrained_dofs.size()));
+  }
+
+  template <int dim, typename Number>
   void
   MatrixFree<dim, Number>::set_constrained_values(const Number val, Vector<Number> &dst) const
   {

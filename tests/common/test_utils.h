@@ -278,21 +278,35 @@ namespace test
     v.import(rw, VectorOperation::insert);
   }
 
-  /// max |a - b| / max |b| over all ranks' entries (a and b store the same indices).
+  /// max(a, b), or infinity where either is NaN (std::max() passes over a NaN in its second
+  /// argument, and so would the checks of an error that became NaN; infinity survives MPI's max).
+  inline double
+  max_or_inf(const double a, const double b)
+  {
+    return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::infinity() : std::max(a, b);
+  }
+
+  /// max |a - b| / max |b| over all ranks' entries (a and b store the same indices); NaN where
+  /// an entry of either is not finite (std::max() would pass over a NaN, and a check_below() of
+  /// the result with it).
   template <typename Number>
   double
   relative_difference(const LinearAlgebra::ReadWriteVector<Number> &a,
                       const LinearAlgebra::ReadWriteVector<Number> &b,
                       const MPI_Comm                                comm)
   {
-    double diff = 0, scale = 0;
+    double       diff = 0, scale = 0;
+    unsigned int not_finite = 0;
     for (const auto i : b.get_stored_elements())
       {
+        not_finite += !std::isfinite(double(a(i))) || !std::isfinite(double(b(i)));
         diff  = std::max(diff, double(std::abs(a(i) - b(i))));
         scale = std::max(scale, double(std::abs(b(i))));
       }
     diff  = Utilities::MPI::max(diff, comm);
     scale = Utilities::MPI::max(scale, comm);
+    if (Utilities::MPI::sum(not_finite, comm) > 0)
+      return std::numeric_limits<double>::quiet_NaN();
     return scale == 0 ? diff : diff / scale;
   }
 

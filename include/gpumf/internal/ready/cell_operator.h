@@ -46,6 +46,7 @@ namespace gpumf
       using FEEval = FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number, columns>;
 
       static constexpr bool thread_per_column = columns;
+      static constexpr int  dimension         = dim;
 
       static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
       static constexpr unsigned int n_local_dofs = FEEval::tensor_dofs_per_cell;
@@ -105,10 +106,11 @@ namespace gpumf
       /// parameters, so that the contractions read them as constant operands.
       Number tables[n_table]  = {};
       Number folded[n_folded] = {};
-      /// The lines path: the 1D quadrature weights over the first, w_k / w_0 (the weight of point
-      /// (i, j, k) is that of (i, j, 0) times z_weights[k]).
-      Number z_weights[lines ? n_q_points_1d : 1] = {};
-      bool   has_tables                           = false;
+      /// The lines path: the 1D quadrature weights over that of slice weight_slice (of the largest
+      /// weight), w_k / w_s (the weight of point (i, j, k) is that of (i, j, s) times z_weights[k]).
+      Number       z_weights[lines ? n_q_points_1d : 1] = {};
+      unsigned int weight_slice                         = 0;
+      bool         has_tables                           = false;
       /// Whether the 1D matrices are symmetric about the cell's centre (to rounding): the even-odd
       /// forms are exact.
       bool even_odd = false;
@@ -166,8 +168,16 @@ namespace gpumf
               constexpr unsigned int slab = n_q_points_1d * n_q_points_1d;
               Number                 w[n_q_points_1d * slab];
               copy(Backend::host, w, mf.backend(), data.quadrature_weights, sizeof(w));
+              // relative to the point of the largest weight, (i, j, s): a quadrature may weigh a
+              // 1D point zero (the first, for instance), which must not divide; the weight of
+              // (a, b, k) is w(a, b, s) w(i, j, k) / w(i, j, s)
+              unsigned int largest = 0;
+              for (unsigned int p = 0; p < n_q_points_1d * slab; ++p)
+                if (std::abs(w[p]) > std::abs(w[largest]))
+                  largest = p;
+              op.weight_slice = largest / slab;
               for (unsigned int k = 0; k < n_q_points_1d; ++k)
-                op.z_weights[k] = w[k * slab] / w[0];
+                op.z_weights[k] = w[largest] != Number(0) ? w[largest % slab + k * slab] / w[largest] : Number(0);
               // exact to rounding where symmetric (FE_Q, FE_DGQ on symmetric quadratures); FE_DGQHermite,
               // FE_DGQLegendre and quadratures not symmetric take the matrices themselves
               const double violation =
@@ -201,6 +211,37 @@ namespace gpumf
         apply_cell<form>(cell, data, shared, src, dst);
       }
 
+      /**
+       * The cell operation of form @p form that also writes the cell's energy u_c . (A_c u_c)
+       * (src's values on the cell, constraints resolved) to @p cell_energy[row_start + cell]:
+       * summed at the quadrature points, each thread over its column, then over the cell's
+       * threads in a fixed order (bitwise repeatable). The GPU's lines path only (3D with
+       * columns); CellEnergyOperator is its functor.
+       */
+      template <unsigned int form>
+      __host__ __device__ void
+      apply_with_energy(const unsigned int                            cell,
+                        const typename MatrixFree<dim, Number>::Data *data,
+                        SharedData<dim, Number>                      *shared,
+                        const Number                                 *src,
+                        Number                                       *dst,
+                        Number                                       *cell_energy) const
+      {
+        static_assert(lines, "the cell energy is summed by the lines path only (3D with columns)");
+#ifdef __CUDA_ARCH__
+        apply_cell<form, true>(cell, data, shared, src, dst, cell_energy);
+#else
+        (void)cell, (void)data, (void)shared, (void)src, (void)dst, (void)cell_energy;
+        AssertThrow(false,
+                    ExcNotSupported(
+                      "gpumf: the cell energy (CoefficientOperator::vmult_and_dot()) is summed in the "
+                      "GPU's cell kernel; on the host vmult_and_dot() takes vmult() and the dot product."));
+#endif
+      }
+
+      /// The form chosen per launch, by branches (the diagonal, functors that wrap this one).
+      static constexpr unsigned int any_form = ~0u;
+
       __host__ __device__ void
       operator()(const unsigned int                            cell,
                  const typename MatrixFree<dim, Number>::Data *data,
@@ -229,17 +270,16 @@ namespace gpumf
       }
 
     private:
-      /// The form chosen per launch, by branches (the diagonal, functors that wrap this one).
-      static constexpr unsigned int any_form = ~0u;
-
-      /// The apply of operator(), with the cell operation of form @p form (any_form: chosen per call).
-      template <unsigned int form>
+      /// The apply of operator(), with the cell operation of form @p form (any_form: chosen per call);
+      /// with @p energy (the lines path) also the cell's energy into @p cell_energy (apply_with_energy()).
+      template <unsigned int form, bool energy = false>
       __host__ __device__ void
       apply_cell(const unsigned int                            cell,
                  const typename MatrixFree<dim, Number>::Data *data,
                  SharedData<dim, Number>                      *shared,
                  const Number                                 *src,
-                 Number                                       *dst) const
+                 Number                                       *dst,
+                 Number                                       *cell_energy = nullptr) const
       {
         check_tables();
 #ifdef __CUDA_ARCH__
@@ -287,7 +327,8 @@ namespace gpumf
                 }
             if (data->hanging_masks != nullptr && __syncthreads_or(mask != 0))
               resolve_hanging_nodes<false>(mask, owner, data->hanging_weights, *shared, u);
-            apply_lines<form>(cell, *data, *shared, u);
+            Number e = 0; // (energy: this thread's part of the cell's)
+            apply_lines<form, energy>(cell, *data, *shared, u, e);
             if (data->hanging_masks != nullptr && __syncthreads_or(mask != 0)) // (after the scratch's last use)
               resolve_hanging_nodes<true>(mask, owner, data->hanging_weights, *shared, u);
             // written: a DoF without a row at once; a row's entries atomically with atomics, and
@@ -354,6 +395,8 @@ namespace gpumf
                                              });
                           }
               }
+            if constexpr (energy)
+              sum_cell_energy(e, *shared, cell_energy + data->row_start + cell);
             return;
           }
 #endif
@@ -386,12 +429,13 @@ namespace gpumf
 #ifdef __CUDA_ARCH__
       /// The lines cell operation on the DoF values @p u of the thread's column (all components), of
       /// form @p form (n_device_forms; any_form: the form of make()'s tables and @p data).
-      template <unsigned int form>
+      template <unsigned int form, bool energy = false>
       __device__ void
       apply_lines(const unsigned int                            cell,
                   const typename MatrixFree<dim, Number>::Data &data,
                   const SharedData<dim, Number>                &shared,
-                  Number (&u)[n_components][n_q_points_1d]) const
+                  Number (&u)[n_components][n_q_points_1d],
+                  Number &e) const
       {
         constexpr unsigned int                                          nq = n_q_points_1d;
         const unsigned int                                              tx = threadIdx.x, ty = threadIdx.y;
@@ -400,15 +444,64 @@ namespace gpumf
           cell,
           PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient},
           z_weights,
+          weight_slice,
           tx,
           ty);
+        if constexpr (energy)
+          run_lines_of_form<form>(u,
+                                  data.collocation,
+                                  shared,
+                                  EnergyPoint<decltype(point), Number, with_values, with_gradients>{point, e});
+        else
+          {
+            (void)e;
+            run_lines_of_form<form>(u, data.collocation, shared, point);
+          }
+      }
+
+      template <unsigned int form, typename Point>
+      __device__ void
+      run_lines_of_form(Number (&u)[n_components][n_q_points_1d],
+                        const bool                     collocation,
+                        const SharedData<dim, Number> &shared,
+                        const Point                   &point) const
+      {
         if constexpr (form != any_form) // (n_q > n_dofs_1d: no collocation)
           run_lines<form == 1>(u, false, shared, point);
         // uniform branches (the same for all cells of a launch)
         else if (even_odd)
-          run_lines<true>(u, data.collocation, shared, point);
+          run_lines<true>(u, collocation, shared, point);
         else
-          run_lines<false>(u, data.collocation, shared, point);
+          run_lines<false>(u, collocation, shared, point);
+      }
+
+      /**
+       * Sums the cell's threads' parts @p e of its energy in a fixed order (the threads of x = i
+       * for each i, then those sums) and writes the sum to @p out. Called by all threads of the
+       * block (barriers); the padding cells write nothing.
+       */
+      __device__ void
+      sum_cell_energy(const Number e, const SharedData<dim, Number> &shared, Number *out) const
+      {
+        constexpr unsigned int nq = n_q_points_1d;
+        const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
+        __syncthreads(); // the scratch is read no more
+        shared.values[tx + nq * ty] = e;
+        __syncthreads();
+        Number column = 0;
+        if (ty == 0)
+          for (unsigned int j = 0; j < nq; ++j)
+            column += shared.values[tx + nq * j];
+        if (ty == 0)
+          shared.values[tx] = column; // (read by this thread only above)
+        __syncthreads();
+        if (tx == 0 && ty == 0 && shared.writes)
+          {
+            Number sum = 0;
+            for (unsigned int i = 0; i < nq; ++i)
+              sum += shared.values[i];
+            *out = sum;
+          }
       }
 
       template <bool folded_form, typename Point>
@@ -566,8 +659,9 @@ namespace gpumf
 #  pragma unroll
             for (unsigned int k = 0; k < n_dofs_1d; ++k)
               u[c][k] = shared->values[c * P + tx + nq * ty + k * nq * nq];
-        apply_lines<any_form>(cell, *data, *shared, u); // (it uses all of the scratch)
-        __syncthreads();                                // the scratch is read no more
+        Number e = 0;
+        apply_lines<any_form>(cell, *data, *shared, u, e); // (it uses all of the scratch)
+        __syncthreads();                                   // the scratch is read no more
         if (owner)
 #  pragma unroll
           for (unsigned int c = 0; c < n_components; ++c)
@@ -601,6 +695,45 @@ namespace gpumf
             }
         });
         phi.integrate(with_values, with_gradients);
+      }
+    };
+
+    /**
+     * The cell functor of CoefficientOperator::vmult_and_dot(): the cell operation of
+     * @p CellOperator (a CoefficientCellOperator on the GPU's lines path) that also writes each
+     * cell's energy to @p cell_energy (one number a cell of the MatrixFree object, by
+     * row_start + cell). Its own type, so that cell_loop() instantiates its kernels only where
+     * vmult_and_dot() is used.
+     */
+    template <typename CellOperator>
+    struct CellEnergyOperator : CellOperator
+    {
+      using Number = std::remove_cv_t<std::remove_pointer_t<decltype(CellOperator::value_coefficient)>>;
+
+      Number *cell_energy = nullptr;
+
+      static constexpr int dim = CellOperator::dimension;
+
+      __host__ __device__ void
+      operator()(const unsigned int                            cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number>                      *shared,
+                 const Number                                 *src,
+                 Number                                       *dst) const
+      {
+        this->template apply_with_energy<CellOperator::any_form>(cell, data, shared, src, dst, cell_energy);
+      }
+
+      template <unsigned int form>
+      __host__ __device__ void
+      operator()(const unsigned int                            cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number>                      *shared,
+                 const Number                                 *src,
+                 Number                                       *dst,
+                 DeviceForm<form>) const
+      {
+        this->template apply_with_energy<form>(cell, data, shared, src, dst, cell_energy);
       }
     };
   } // namespace internal

@@ -98,13 +98,14 @@ namespace gpumf
       static constexpr unsigned int Q = n_q * n_q * n_q;
 
       /// Per cell: the cell's first point and, on affine meshes, JxW J^{-1} J^{-T}, JxW and the
-      /// quadrature weight of the thread's column at k = 0; @p z_weights[k] = w_k / w_0 (1D
-      /// Gauss weights; a kernel parameter), so that the weight of point k is a product.
+      /// quadrature weight of the thread's column at k = @p weight_slice; @p z_weights[k] = w_k /
+      /// w_slice (1D weights; a kernel parameter), so that the weight of point k is a product.
       __device__
       CoefficientPoint(const typename MatrixFree<3, Number>::Data &data,
                        const unsigned int                          cell,
                        const PointData<Number>                     points,
                        const Number (&z_weights)[n_q],
+                       const unsigned int weight_slice,
                        const unsigned int tx,
                        const unsigned int ty)
         : data(data)
@@ -118,7 +119,7 @@ namespace gpumf
             const unsigned int c = data.row_start + cell;
             jxw                  = read_only(data.JxW + c);
             symmetric_metric(data.inv_jacobian + c, data.jacobian_stride, jxw, g);
-            column_weight = read_only(data.quadrature_weights + column);
+            column_weight = read_only(data.quadrature_weights + column + n_q * n_q * weight_slice);
           }
         else
           require(points.metric != nullptr,
@@ -171,6 +172,30 @@ namespace gpumf
       Number             g[6]          = {};
       Number             jxw           = 0;
       Number             column_weight = 0;
+    };
+
+    /**
+     * A quadrature-point operation that also sums what it gives against what it got,
+     * value' value + grad' . grad: over a cell's points (and components) the cell's energy
+     * u_c . (A_c u_c) of a symmetric form (conjugate gradients' p . Ap cell by cell). @p energy:
+     * the calling thread's sum, in registers.
+     */
+    template <typename Point, typename Number, bool with_values, bool with_gradients>
+    struct EnergyPoint
+    {
+      const Point &point;
+      Number      &energy;
+
+      __device__ void
+      operator()(const unsigned int k, Number &value, Number &gx, Number &gy, Number &gz) const
+      {
+        const Number v = value, x = gx, y = gy, z = gz;
+        point(k, value, gx, gy, gz);
+        if constexpr (with_values)
+          energy += v * value;
+        if constexpr (with_gradients)
+          energy += x * gx + y * gy + z * gz;
+      }
     };
 #endif
   } // namespace internal
