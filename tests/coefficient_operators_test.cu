@@ -217,22 +217,12 @@ namespace
       op.initialize_dof_vector(y);
       test::fill_random(x);
       op.vmult(y, x);
-      {
-        // x . Ax by vmult_and_dot() (on the GPU in 3D: summed by the cell kernel at the
-        // quadrature points, constrained rows added) against the dot product of vmult()'s result
-        gpumf::Vector<Number> z;
-        op.initialize_dof_vector(z);
-        const Number      fused    = op.vmult_and_dot(z, x);
-        const Number      expected = x * y;
-        const std::string where    = name + (b == gpumf::Backend::cuda ? " cuda" : " host") +
-                                  (coloring ? " coloring" : " atomics") + ": vmult_and_dot()";
-        checker.check_below(std::abs(double(fused) - double(expected)) / std::abs(double(expected)),
-                            1e4 * std::numeric_limits<Number>::epsilon(),
-                            where + " against x . (A x)");
-        checker.check_below(test::relative_difference(test::to_rw(z), test::to_rw(y), comm),
-                            500 * std::numeric_limits<Number>::epsilon(),
-                            where + "'s A x against vmult()'s");
-      }
+      test::check_vmult_and_dot(checker,
+                                op,
+                                x,
+                                y,
+                                name + (b == gpumf::Backend::cuda ? " cuda" : " host") +
+                                  (coloring ? " coloring" : " atomics"));
       LinearAlgebra::ReadWriteVector<Number> diagonal;
       if (check_diagonal)
         {

@@ -139,25 +139,17 @@ namespace
     return test::to_rw(dst);
   }
 
-  /// vmult_and_dot() of @p op (on the GPU in 3D: the cells' energies summed by the cell kernel,
-  /// the constrained rows added) against vmult() and the dot product.
+  /// test::check_vmult_and_dot() of @p op on a random vector.
   template <typename Op>
   void
   check_vmult_and_dot(test::Checker &checker, const Op &op, const std::string &what)
   {
-    gpumf::Vector<double> src, dst, fused_dst;
+    gpumf::Vector<double> src, dst;
     op.initialize_dof_vector(src);
     op.initialize_dof_vector(dst);
-    op.initialize_dof_vector(fused_dst);
     test::fill_random(src);
     op.vmult(dst, src);
-    const double expected = src * dst, fused = op.vmult_and_dot(fused_dst, src);
-    checker.check_below(std::abs(fused - expected) / std::abs(expected),
-                        1e4 * std::numeric_limits<double>::epsilon(),
-                        what + ": vmult_and_dot() against src . (A src)");
-    checker.check_below(test::relative_difference(test::to_rw(fused_dst), test::to_rw(dst), MPI_COMM_WORLD),
-                        500 * std::numeric_limits<double>::epsilon(),
-                        what + ": vmult_and_dot()'s A src against vmult()'s");
+    test::check_vmult_and_dot(checker, op, src, dst, what);
   }
 
   template <typename Op>

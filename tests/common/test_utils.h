@@ -407,6 +407,28 @@ namespace test
     unsigned int passed = 0, failed = 0;
   };
 
+  /// @p op's vmult_and_dot() on @p x (on the GPU in 3D: the cells' energies summed by the cell
+  /// kernel, the constrained rows added, over the ranks) against x . y, y = A x by vmult(), and
+  /// the A x it gives against y.
+  template <typename Operator, typename Number>
+  void
+  check_vmult_and_dot(Checker                     &checker,
+                      const Operator              &op,
+                      const gpumf::Vector<Number> &x,
+                      const gpumf::Vector<Number> &y,
+                      const std::string           &what)
+  {
+    gpumf::Vector<Number> z;
+    op.initialize_dof_vector(z);
+    const Number fused = op.vmult_and_dot(z, x), expected = x * y;
+    checker.check_below(std::abs(double(fused) - double(expected)) / std::abs(double(expected)),
+                        1e4 * std::numeric_limits<Number>::epsilon(),
+                        what + ": vmult_and_dot() against x . (A x)");
+    checker.check_below(relative_difference(to_rw(z), to_rw(y), MPI_COMM_WORLD),
+                        500 * std::numeric_limits<Number>::epsilon(),
+                        what + ": vmult_and_dot()'s A x against vmult()'s");
+  }
+
   /// Parses "host" or "cuda"; for "cuda" without a usable GPU prints SKIPPED and returns false.
   inline bool
   backend_from_argument(const int argc, char **argv, gpumf::Backend &backend)

@@ -47,6 +47,7 @@ namespace gpumf
 
       static constexpr bool thread_per_column = columns;
       static constexpr int  dimension         = dim;
+      using value_type                        = Number;
 
       static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
       static constexpr unsigned int n_local_dofs = FEEval::tensor_dofs_per_cell;
@@ -488,12 +489,13 @@ namespace gpumf
         __syncthreads(); // the scratch is read no more
         shared.values[tx + nq * ty] = e;
         __syncthreads();
-        Number column = 0;
         if (ty == 0)
-          for (unsigned int j = 0; j < nq; ++j)
-            column += shared.values[tx + nq * j];
-        if (ty == 0)
-          shared.values[tx] = column; // (read by this thread only above)
+          {
+            Number column = 0;
+            for (unsigned int j = 0; j < nq; ++j)
+              column += shared.values[tx + nq * j];
+            shared.values[tx] = column; // (read by this thread only above)
+          }
         __syncthreads();
         if (tx == 0 && ty == 0 && shared.writes)
           {
@@ -708,7 +710,7 @@ namespace gpumf
     template <typename CellOperator>
     struct CellEnergyOperator : CellOperator
     {
-      using Number = std::remove_cv_t<std::remove_pointer_t<decltype(CellOperator::value_coefficient)>>;
+      using Number = typename CellOperator::value_type;
 
       Number *cell_energy = nullptr;
 
