@@ -4,8 +4,7 @@
 // same solution; Jacobi and Chebyshev must need fewer iterations. Also: twelve MatrixFree
 // objects alive at once (deal.II 9.4's CUDA version allowed five). gpumf::SolverCG (fused
 // vector updates) against deal.II's SolverCG: same iteration counts (+-1), same solution,
-// NoConvergence when the steps run out; also with an operator that forms the direction itself
-// (the ready operators' path on the GPU in 3D) on both backends.
+// NoConvergence when the steps run out.
 //
 //   solvers_test host|cuda      (cuda: skipped without a GPU)
 #include <gpumf/operators.h>
@@ -35,54 +34,6 @@ namespace
     Solver        solver(control);
     x = 0.;
     solver.solve(op, x, b, preconditioner);
-    return control.last_step();
-  }
-
-  /// An operator that forms conjugate gradients' direction d = -D r + beta p itself, as the ready
-  /// operators do in their cell kernel on the GPU in 3D, here by vector operations: gpumf::SolverCG's
-  /// path for such operators (one pass after the operator, which stores d) on every backend.
-  struct FormsDirection
-  {
-    const Operator    &A;
-    mutable VectorType d;
-
-    void
-    vmult(VectorType &dst, const VectorType &src) const
-    {
-      A.vmult(dst, src);
-    }
-
-    bool
-    sums_in_cells() const
-    {
-      return true;
-    }
-
-    double
-    direction_vmult_and_dot(VectorType       &dst,
-                            const VectorType &r,
-                            const VectorType *D,
-                            const VectorType &p,
-                            const double      beta) const
-    {
-      d.reinit(r, true);
-      d.equ(-1., r);
-      if (D != nullptr)
-        d.scale(*D);
-      d.add(beta, p);
-      A.vmult(dst, d);
-      return d * dst;
-    }
-  };
-
-  /// gpumf::SolverCG on FormsDirection; returns the iteration count.
-  template <typename Preconditioner>
-  unsigned int
-  solve_forming_direction(const Operator &op, VectorType &x, const VectorType &b, const Preconditioner &preconditioner)
-  {
-    SolverControl control(2000, 1e-10 * b.l2_norm());
-    x = 0.;
-    gpumf::SolverCG<double>(control).solve(FormsDirection{op, {}}, x, b, preconditioner);
     return control.last_step();
   }
 } // namespace
@@ -140,19 +91,6 @@ main(int argc, char **argv)
     checker.check(near(n_fused_jacobi, n_jacobi),
                   "gpumf::SolverCG + Jacobi: " + std::to_string(n_fused_jacobi) +
                     " iterations, deal.II SolverCG + Jacobi " + std::to_string(n_jacobi));
-    // the path of operators that form the direction (on the GPU in 3D the ready operators
-    // themselves take it: their cells form it)
-    for (const bool jacobi : {false, true})
-      {
-        const unsigned int n = jacobi ? solve_forming_direction(op, x, b, *op.get_matrix_diagonal_inverse()) :
-                                        solve_forming_direction(op, x, b, PreconditionIdentity());
-        const std::string  what =
-          std::string("gpumf::SolverCG") + (jacobi ? " + Jacobi" : "") + ", the direction formed by the operator";
-        same(what);
-        checker.check(near(n, jacobi ? n_fused_jacobi : n_fused_plain),
-                      what + ": " + std::to_string(n) + " iterations, else " +
-                        std::to_string(jacobi ? n_fused_jacobi : n_fused_plain));
-      }
     {
       SolverControl           control(n_fused_jacobi / 2, 1e-10 * b.l2_norm());
       gpumf::SolverCG<double> solver(control);

@@ -638,20 +638,6 @@ namespace gpumf
     energy_with_constrained_values(const Number *cell_energy, const Vector<Number> &src) const;
 
     /**
-     * The same for the conjugate-gradient direction d = -D r + beta p (@p D null: -r + beta p)
-     * that the cells formed in their gather without storing it
-     * (CoefficientOperator::direction_vmult_and_dot()), and dst[i] += d[i] over the locally
-     * owned constrained DoFs (the identity rows' part of A d); one pass.
-     */
-    Number
-    energy_with_constrained_direction(const Number         *cell_energy,
-                                      const Vector<Number> &r,
-                                      const Vector<Number> *D,
-                                      const Vector<Number> &p,
-                                      const Number          beta,
-                                      Vector<Number>       &dst) const;
-
-    /**
      * Gives @p vec this object's layout and backend: the locally owned DoFs, and as ghosts the
      * locally relevant DoFs plus the entries of the constraints of the cells' DoFs (periodic
      * partners outside the ghost layer, for instance). Vectors for the loops should come from

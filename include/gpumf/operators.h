@@ -216,72 +216,29 @@ namespace gpumf
      * the constrained rows (src[i]^2): the pass over src and dst of a separate dot product is
      * saved. Elsewhere (the host, 2D, element matrices, levels with refinement edges, a class
      * derived from this one, which may override vmult_add() or apply_add()) it is vmult() and
-     * the dot product (sums_in_cells() is false). The two differ by rounding only.
+     * the dot product. The two differ by rounding only.
      */
     Number
     vmult_and_dot(VectorType &dst, const VectorType &src) const
     {
+      // (a derived class may override vmult_add() or apply_add(): it gets vmult() and the dot)
       if constexpr (CellOperator::lines)
-        if (sums_in_cells())
+        if (typeid(*this) == typeid(CoefficientOperator) && !local_matrix && !this->has_interface_matrices() &&
+            this->matrix_free().backend() == Backend::cuda)
           {
             const auto &mf = this->matrix_free();
-            dst            = Number();
-            mf.cell_loop(energy_operator(Number()), src, dst);
+            if (cell_energy.size() != mf.n_cells())
+              cell_energy.reinit(Backend::cuda, mf.n_cells());
+            dst = Number();
+            internal::CellEnergyOperator<CellOperator> energy_op{cell_op};
+            energy_op.cell_energy = cell_energy.data();
+            mf.cell_loop(energy_op, src, dst);
             mf.add_constrained_values(src, dst);
             return dealii::Utilities::MPI::sum(mf.energy_with_constrained_values(cell_energy.data(), src),
                                                mf.get_vector_partitioner()->get_mpi_communicator());
           }
       this->vmult(dst, src);
       return src * dst;
-    }
-
-    /**
-     * Whether the cell kernel of vmult_and_dot() sums src . (A src) and direction_vmult_and_dot()
-     * is available: the GPU in 3D with sum factorization, on an operator of this very class
-     * (not a derived one, which may override vmult_add() or apply_add()) without refinement
-     * edges. gpumf::SolverCG asks.
-     */
-    bool
-    sums_in_cells() const
-    {
-      if constexpr (CellOperator::lines)
-        return typeid(*this) == typeid(CoefficientOperator) && !local_matrix && !this->has_interface_matrices() &&
-               this->matrix_free().backend() == Backend::cuda;
-      else
-        return false;
-    }
-
-    /**
-     * dst = A d and returns d . (A d) summed over all ranks, for the conjugate-gradient direction
-     * d = -D r + beta p (@p D the inverse diagonal of Jacobi's preconditioner, or nullptr for
-     * none) that the cell kernel forms as it gathers r, p (and D) and does not store: gpumf::SolverCG
-     * stores d in its next pass, which reads r, p and D anyway, and so saves the pass of its
-     * own that would store d before the operator. Needs sums_in_cells(). The ghost entries of
-     * r and p (and of D unless it has them already) are exchanged first.
-     */
-    Number
-    direction_vmult_and_dot(VectorType       &dst,
-                            const VectorType &r,
-                            const VectorType *D,
-                            const VectorType &p,
-                            const Number      beta) const
-    {
-      AssertThrow(sums_in_cells(),
-                  ExcNotSupported("gpumf: direction_vmult_and_dot() forms the direction in the GPU's 3D cell "
-                                  "kernel (sums_in_cells()); elsewhere form it and call vmult_and_dot()."));
-      if constexpr (CellOperator::lines)
-        {
-          const auto                     &mf = this->matrix_free();
-          std::vector<const VectorType *> sources{&r, &p};
-          if (D != nullptr)
-            sources.push_back(D);
-          dst = Number();
-          mf.cell_loop(energy_operator(beta), sources, dst);
-          return dealii::Utilities::MPI::sum(
-            mf.energy_with_constrained_direction(cell_energy.data(), r, D, p, beta, dst),
-            mf.get_vector_partitioner()->get_mpi_communicator());
-        }
-      return Number();
     }
 
     /**
@@ -429,19 +386,6 @@ namespace gpumf
     internal::Array<Number> metric;
     /// vmult_and_dot()'s energy of each cell (GPU, lines path; made at its first call).
     mutable internal::Array<Number> cell_energy;
-
-    /// The cell functor of vmult_and_dot() (and of direction_vmult_and_dot() with @p beta).
-    internal::CellEnergyOperator<CellOperator>
-    energy_operator(const Number beta) const
-    {
-      const auto &mf = this->matrix_free();
-      if (cell_energy.size() != mf.n_cells())
-        cell_energy.reinit(Backend::cuda, mf.n_cells());
-      internal::CellEnergyOperator<CellOperator> op{cell_op};
-      op.cell_energy = cell_energy.data();
-      op.beta        = beta;
-      return op;
-    }
 
     void
     clear_own()

@@ -21,20 +21,13 @@
 namespace gpumf
 {
   /**
-   * Conjugate gradients with the vector work of an iteration in at most three passes over
-   * memory besides the operator (deal.II's SolverCG with DiagonalMatrix makes seven):
+   * Conjugate gradients with the vector work of an iteration in three passes over memory
+   * besides the operator (deal.II's SolverCG with DiagonalMatrix makes seven):
    * @verbatim
    *   pass 1   p.Ap                                      reads p, Ap (none where the operator has
    *                                                      vmult_and_dot(): its cells sum it)
    *   pass 2   x += alpha p, r += alpha Ap, r.r, r.(D r)   reads x, p, r, Ap, D; writes x, r
    *   pass 3   p = -D r + beta p                         reads D, r, p; writes p
-   * @endverbatim
-   * Where the operator forms the direction in its cells (the ready operators on the GPU in 3D:
-   * sums_in_cells(), direction_vmult_and_dot()) an iteration is the operator and one pass:
-   * @verbatim
-   *   operator  Ap = A d, d.Ap for d = -D r + beta p     reads r, p, D (gather); writes Ap
-   *   pass      p = -D r + beta p, x += alpha p,         reads x, p, r, Ap, D; writes x, r, p
-   *             r += alpha Ap, r.r, r.(D r)
    * @endverbatim
    * D is the inverse diagonal (Jacobi) or the identity (no array read). The two sums of
    * pass 2 travel in one MPI reduction. Works with every operator that has
@@ -74,8 +67,6 @@ namespace gpumf
   private:
     dealii::SolverControl &control;
     VectorType             r, p, Ap;
-    /// The inverse diagonal with its ghost entries, for an operator that forms the direction.
-    VectorType D_ghosted;
 
     template <typename MatrixType>
     void
@@ -92,49 +83,23 @@ namespace gpumf
       if (state != dealii::SolverControl::iterate)
         return finish(state);
       Number rDr = initial_direction(r, p, D, rr);
-      // the operator forms p = -D r + beta p in its gather, pass 2 stores it (beta = 0 first:
-      // p = -D r is stored already)
-      const bool  form_direction = forms_direction(A);
-      const auto *D_cells        = form_direction ? with_ghosts(D) : nullptr;
-      Number      beta           = 0;
       for (unsigned int it = 1; state == dealii::SolverControl::iterate; ++it)
         {
-          Number pAp;
-          if constexpr (has_direction_vmult_and_dot<MatrixType>::value)
-            pAp = form_direction ? A.direction_vmult_and_dot(Ap, r, D_cells, p, beta) : apply_and_dot(A, Ap, p);
-          else
-            pAp = apply_and_dot(A, Ap, p);
+          const Number pAp = apply_and_dot(A, Ap, p);
           AssertThrow(pAp != Number(0) && std::isfinite(pAp),
                       dealii::ExcMessage("gpumf::SolverCG: p.Ap = " + std::to_string(pAp) +
                                          ": the operator is not positive definite (or not finite)."));
           const Number alpha = rDr / pAp;
-          const auto   sums  = update(x, r, p, Ap, D, alpha, beta, form_direction);
+          const auto   sums  = update(x, r, p, Ap, D, alpha);
           state              = control.check(it, std::sqrt(sums.first));
           if (state != dealii::SolverControl::iterate)
             break;
-          beta = sums.second / rDr;
-          rDr  = sums.second;
-          if (!form_direction)
-            direction(p, r, D, beta);
+          const Number beta = sums.second / rDr;
+          rDr               = sums.second;
+          direction(p, r, D, beta);
         }
       finish(state);
     }
-
-    /// Whether @p A forms the direction in its cells (direction_vmult_and_dot()).
-    template <typename MatrixType>
-    static bool
-    forms_direction(const MatrixType &A)
-    {
-      if constexpr (has_direction_vmult_and_dot<MatrixType>::value)
-        return A.sums_in_cells();
-      else
-        return false;
-    }
-
-    /// @p D, or its copy with the ghost entries (several ranks) that the operator's gather reads;
-    /// exchanged once per solve instead of once per iteration.
-    const VectorType *
-    with_ghosts(const VectorType *D);
 
     /// Ap = A p and p . Ap: by the operator's vmult_and_dot() where it has one (the ready
     /// operators: on the GPU in the cell kernel), else vmult() and the dot product (pass 1).
@@ -153,21 +118,6 @@ namespace gpumf
 
     template <typename MatrixType, typename = void>
     struct has_vmult_and_dot : std::false_type
-    {};
-
-    template <typename MatrixType, typename = void>
-    struct has_direction_vmult_and_dot : std::false_type
-    {};
-
-    template <typename MatrixType>
-    struct has_direction_vmult_and_dot<MatrixType,
-                                       std::void_t<decltype(std::declval<const MatrixType &>().sums_in_cells()),
-                                                   decltype(std::declval<const MatrixType &>().direction_vmult_and_dot(
-                                                     std::declval<VectorType &>(),
-                                                     std::declval<const VectorType &>(),
-                                                     std::declval<const VectorType *>(),
-                                                     std::declval<const VectorType &>(),
-                                                     Number()))>> : std::true_type
     {};
 
     template <typename MatrixType>
@@ -189,17 +139,14 @@ namespace gpumf
     static Number
     initial_direction(const VectorType &r, VectorType &p, const VectorType *D, const Number rr);
 
-    /// Pass 2: with @p form_direction first p = -D r + beta p; then x += alpha p, r += alpha Ap;
-    /// returns (r.r, r.(D r)) summed over all ranks.
+    /// Pass 2: x += alpha p, r += alpha Ap; returns (r.r, r.(D r)) summed over all ranks.
     static std::pair<Number, Number>
     update(VectorType       &x,
            VectorType       &r,
-           VectorType       &p,
+           const VectorType &p,
            const VectorType &Ap,
            const VectorType *D,
-           const Number      alpha,
-           const Number      beta,
-           const bool        form_direction);
+           const Number      alpha);
 
     /// Pass 3: p = -D r + beta p.
     static void

@@ -43,12 +43,10 @@ namespace gpumf
   std::pair<Number, Number>
   SolverCG<Number>::update(VectorType       &x,
                            VectorType       &r,
-                           VectorType       &p,
+                           const VectorType &p,
                            const VectorType &Ap,
                            const VectorType *D,
-                           const Number      alpha,
-                           const Number      beta,
-                           const bool        form_direction)
+                           const Number      alpha)
   {
     Number sums[2];
     GPUMF_DISPATCH(x.backend(),
@@ -58,8 +56,6 @@ namespace gpumf
                              Ap.get_values(),
                              values_or_null(D),
                              alpha,
-                             beta,
-                             form_direction,
                              x.locally_owned_size(),
                              sums));
     Number             global[2];
@@ -68,18 +64,6 @@ namespace gpumf
                                 x.get_mpi_communicator(),
                                 dealii::ArrayView<Number>(global, 2));
     return {global[0], global[1]};
-  }
-
-  template <typename Number>
-  const Vector<Number> *
-  SolverCG<Number>::with_ghosts(const VectorType *D)
-  {
-    if (D == nullptr || D->has_ghost_elements() || D->get_partitioner()->n_ghost_indices() == 0)
-      return D;
-    D_ghosted.reinit(*D, true);
-    D_ghosted = *D;
-    D_ghosted.update_ghost_values();
-    return &D_ghosted;
   }
 
   template <typename Number>

@@ -121,26 +121,16 @@ namespace gpumf
 
         template <typename Number>
         __global__ void
-        sum_and_indexed_squares_kernel(const Number                   *x,
-                                       std::size_t                     n,
-                                       const LinearCombination<Number> y,
-                                       const unsigned int             *indices,
-                                       std::size_t                     m,
-                                       Number                         *add_to,
-                                       Number                         *partial)
+        sum_and_indexed_squares_kernel(const Number       *x,
+                                       std::size_t         n,
+                                       const Number       *y,
+                                       const unsigned int *indices,
+                                       std::size_t         m,
+                                       Number             *partial)
         {
           Number r = 0;
           for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n + m; i += gridDim.x * blockDim.x)
-            if (i < n)
-              r += x[i];
-            else
-              {
-                const unsigned int index = indices[i - n];
-                const Number       v     = y[index];
-                r += v * v;
-                if (add_to != nullptr)
-                  add_to[index] += v;
-              }
+            r += i < n ? x[i] : y[indices[i - n]] * y[indices[i - n]];
           block_reduce(Reduction::sum, r, partial);
         }
 
@@ -162,27 +152,17 @@ namespace gpumf
         __global__ void
         cg_update_kernel(Number       *x,
                          Number       *r,
-                         Number       *p,
+                         const Number *p,
                          const Number *Ap,
                          const Number *D,
                          Number        alpha,
-                         Number        beta,
-                         bool          form_direction,
                          std::size_t   n,
                          Number       *partial)
         {
           Number rr = 0, rDr = 0;
           for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
             {
-              Number pi;
-              if (form_direction)
-                {
-                  pi   = -(D != nullptr ? D[i] * r[i] : r[i]) + beta * p[i];
-                  p[i] = pi;
-                }
-              else
-                pi = p[i];
-              x[i]            = x[i] + alpha * pi;
+              x[i]            = x[i] + alpha * p[i];
               const Number ri = r[i] + alpha * Ap[i];
               r[i]            = ri;
               rr += ri * ri;
@@ -371,17 +351,16 @@ namespace gpumf
 
       template <typename Number>
       Number
-      sum_and_indexed_squares(const Number                    *x,
-                              std::size_t                      n,
-                              const LinearCombination<Number> &y,
-                              const unsigned int              *indices,
-                              std::size_t                      m,
-                              Number                          *add_to)
+      sum_and_indexed_squares(const Number       *x,
+                              std::size_t         n,
+                              const Number       *y,
+                              const unsigned int *indices,
+                              std::size_t         m)
       {
         if (n + m == 0)
           return 0;
         const unsigned int blocks = n_blocks(n + m);
-        sum_and_indexed_squares_kernel<<<blocks, block_size>>>(x, n, y, indices, m, add_to, partial_buffer<Number>());
+        sum_and_indexed_squares_kernel<<<blocks, block_size>>>(x, n, y, indices, m, partial_buffer<Number>());
         check_launch();
         return finish_reduction(Reduction::sum, partial_buffer<Number>(), blocks);
       }
@@ -402,12 +381,10 @@ namespace gpumf
       void
       cg_update(Number       *x,
                 Number       *r,
-                Number       *p,
+                const Number *p,
                 const Number *Ap,
                 const Number *D,
                 Number        alpha,
-                Number        beta,
-                bool          form_direction,
                 std::size_t   n,
                 Number (&sums)[2])
       {
@@ -415,8 +392,7 @@ namespace gpumf
         if (n == 0)
           return;
         const unsigned int blocks = n_blocks(n);
-        cg_update_kernel<<<blocks, block_size>>>(
-          x, r, p, Ap, D, alpha, beta, form_direction, n, partial_buffer<Number>());
+        cg_update_kernel<<<blocks, block_size>>>(x, r, p, Ap, D, alpha, n, partial_buffer<Number>());
         check_launch();
         std::vector<Number> partial(2 * blocks);
         RunTimer            timer(RunPart::reduction_copy);

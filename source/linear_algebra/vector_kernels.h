@@ -4,8 +4,6 @@
 #ifndef gpumf_source_linear_algebra_vector_kernels_h
 #define gpumf_source_linear_algebra_vector_kernels_h
 
-#include <gpumf/internal/dof_access.h>
-
 #include <cstddef>
 
 #include "core/executor.h"
@@ -48,27 +46,19 @@ namespace gpumf
   TEMPLATE void reciprocal(Number *x, std::size_t n);                                                                 \
   /* the reduction over this rank's entries; y is used by Reduction::dot only */                                      \
   TEMPLATE Number reduce(Reduction op, const Number *x, const Number *y, std::size_t n);                              \
-  /* sum x[i] (i < n) + sum y[indices[j]]^2 (j < m), in a fixed order, and add_to[indices[j]] += y[indices[j]]        \
-     where add_to is not null: a matrix-free operator's src.(A src) from its cells' energies x and its constrained    \
-     rows (the identity), src = y formed here (LinearCombination) */                                                  \
-  TEMPLATE Number sum_and_indexed_squares(const Number                    *x,                                         \
-                                          std::size_t                      n,                                         \
-                                          const LinearCombination<Number> &y,                                         \
-                                          const unsigned int              *indices,                                   \
-                                          std::size_t                      m,                                         \
-                                          Number                          *add_to);                                                            \
+  /* sum x[i] (i < n) + sum y[indices[j]]^2 (j < m), in a fixed order: a matrix-free operator's src.(A src) from      \
+     its cells' energies x and its constrained rows (the identity) */                                                 \
+  TEMPLATE Number sum_and_indexed_squares(                                                                            \
+    const Number *x, std::size_t n, const Number *y, const unsigned int *indices, std::size_t m);                     \
   /* x += a*v, returns sum x[i]*w[i] */                                                                               \
   TEMPLATE Number add_and_dot(Number *x, std::size_t n, Number a, const Number *v, const Number *w);                  \
-  /* CG pass 2: with form_direction first p = -D r + beta p (stored); then x += alpha p, r += alpha Ap;               \
-     sums[0] = r.r, sums[1] = r.(D r) (D null: identity) */                                                           \
+  /* CG pass 2: x += alpha p, r += alpha Ap; sums[0] = r.r, sums[1] = r.(D r) (D null: identity) */                   \
   TEMPLATE void cg_update(Number       *x,                                                                            \
                           Number       *r,                                                                            \
-                          Number       *p,                                                                            \
+                          const Number *p,                                                                            \
                           const Number *Ap,                                                                           \
                           const Number *D,                                                                            \
                           Number        alpha,                                                                        \
-                          Number        beta,                                                                         \
-                          bool          form_direction,                                                               \
                           std::size_t   n,                                                                            \
                           Number(&sums)[2]);                                                                          \
   /* CG pass 3: p = -D r + (read_p ? beta p : 0) (D null: identity) */                                                \

@@ -97,20 +97,16 @@ namespace gpumf
       void
       cg_update(Number       *x,
                 Number       *r,
-                Number       *p,
+                const Number *p,
                 const Number *Ap,
                 const Number *D,
                 Number        alpha,
-                Number        beta,
-                bool          form_direction,
                 std::size_t   n,
                 Number (&sums)[2])
       {
         sums[0] = sums[1] = 0;
         for (std::size_t i = 0; i < n; ++i)
           {
-            if (form_direction)
-              p[i] = -(D != nullptr ? D[i] * r[i] : r[i]) + beta * p[i];
             x[i] += alpha * p[i];
             r[i] += alpha * Ap[i];
             sums[0] += r[i] * r[i];
@@ -181,23 +177,17 @@ namespace gpumf
 
       template <typename Number>
       Number
-      sum_and_indexed_squares(const Number                    *x,
-                              std::size_t                      n,
-                              const LinearCombination<Number> &y,
-                              const unsigned int              *indices,
-                              std::size_t                      m,
-                              Number                          *add_to)
+      sum_and_indexed_squares(const Number       *x,
+                              std::size_t         n,
+                              const Number       *y,
+                              const unsigned int *indices,
+                              std::size_t         m)
       {
         Number sum = 0;
         for (std::size_t i = 0; i < n; ++i)
           sum += x[i];
         for (std::size_t j = 0; j < m; ++j)
-          {
-            const Number v = y[indices[j]];
-            sum += v * v;
-            if (add_to != nullptr)
-              add_to[indices[j]] += v;
-          }
+          sum += y[indices[j]] * y[indices[j]];
         return sum;
       }
 

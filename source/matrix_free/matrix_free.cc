@@ -1130,37 +1130,12 @@ namespace gpumf
   MatrixFree<dim, Number>::energy_with_constrained_values(const Number *cell_energy, const Vector<Number> &src) const
   {
     check_owned_entries(src);
-    internal::LinearCombination<Number> y;
-    y.r = src.get_values();
     return GPUMF_DISPATCH(backend_,
                           sum_and_indexed_squares(cell_energy,
                                                   std::size_t(n_cells()),
-                                                  y,
+                                                  src.get_values(),
                                                   constrained_dofs.data(),
-                                                  constrained_dofs.size(),
-                                                  static_cast<Number *>(nullptr)));
-  }
-
-  template <int dim, typename Number>
-  Number
-  MatrixFree<dim, Number>::energy_with_constrained_direction(const Number         *cell_energy,
-                                                             const Vector<Number> &r,
-                                                             const Vector<Number> *D,
-                                                             const Vector<Number> &p,
-                                                             const Number          beta,
-                                                             Vector<Number>       &dst) const
-  {
-    check_owned_entries(r);
-    check_owned_entries(p);
-    check_owned_entries(dst);
-    if (D != nullptr)
-      check_owned_entries(*D);
-    const internal::LinearCombination<Number> d{
-      r.get_values(), D != nullptr ? D->get_values() : nullptr, p.get_values(), Number(-1), beta};
-    return GPUMF_DISPATCH(
-      backend_,
-      sum_and_indexed_squares(
-        cell_energy, std::size_t(n_cells()), d, constrained_dofs.data(), constrained_dofs.size(), dst.get_values()));
+                                                  constrained_dofs.size()));
   }
 
   template <int dim, typename Number>

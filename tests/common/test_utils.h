@@ -407,14 +407,9 @@ namespace test
     unsigned int passed = 0, failed = 0;
   };
 
-  /**
-   * @p op's vmult_and_dot() on @p x (on the GPU in 3D: the cells' energies summed by the cell
-   * kernel, the constrained rows added, over the ranks) against x . y, y = A x by vmult(), and
-   * the A x it gives against y. Where the cells sum (sums_in_cells()), also
-   * direction_vmult_and_dot() of random r, p, D and beta, without and with D, against vmult()
-   * and the dot product of d = -D r + beta p formed by vector operations; elsewhere it must
-   * refuse.
-   */
+  /// @p op's vmult_and_dot() on @p x (on the GPU in 3D: the cells' energies summed by the cell
+  /// kernel, the constrained rows added, over the ranks) against x . y, y = A x by vmult(), and
+  /// the A x it gives against y.
   template <typename Operator, typename Number>
   void
   check_vmult_and_dot(Checker                     &checker,
@@ -426,51 +421,12 @@ namespace test
     gpumf::Vector<Number> z;
     op.initialize_dof_vector(z);
     const Number fused = op.vmult_and_dot(z, x), expected = x * y;
-    const double tolerance = 1e4 * std::numeric_limits<Number>::epsilon();
     checker.check_below(std::abs(double(fused) - double(expected)) / std::abs(double(expected)),
-                        tolerance,
+                        1e4 * std::numeric_limits<Number>::epsilon(),
                         what + ": vmult_and_dot() against x . (A x)");
     checker.check_below(relative_difference(to_rw(z), to_rw(y), MPI_COMM_WORLD),
                         500 * std::numeric_limits<Number>::epsilon(),
                         what + ": vmult_and_dot()'s A x against vmult()'s");
-
-    gpumf::Vector<Number> r, p, D, d, Ad;
-    for (auto *v : {&r, &p, &D, &d, &Ad})
-      op.initialize_dof_vector(*v);
-    fill_random(r);
-    fill_random(p);
-    fill_random(D);
-    const Number beta = 0.75;
-    if (!op.sums_in_cells())
-      {
-        bool refused = false;
-        try
-          {
-            op.direction_vmult_and_dot(z, r, nullptr, p, beta);
-          }
-        catch (const gpumf::ExcNotSupported &)
-          {
-            refused = true;
-          }
-        checker.check(refused, what + ": direction_vmult_and_dot() refused where the cells do not sum");
-        return;
-      }
-    for (const bool with_D : {false, true})
-      {
-        d.equ(Number(-1), r);
-        if (with_D)
-          d.scale(D);
-        d.add(beta, p);
-        op.vmult(Ad, d);
-        const Number      dAd = d * Ad, formed = op.direction_vmult_and_dot(z, r, with_D ? &D : nullptr, p, beta);
-        const std::string name = what + ": direction_vmult_and_dot()" + (with_D ? " with D" : "");
-        checker.check_below(std::abs(double(formed) - double(dAd)) / std::abs(double(dAd)),
-                            tolerance,
-                            name + " against d . (A d)");
-        checker.check_below(relative_difference(to_rw(z), to_rw(Ad), MPI_COMM_WORLD),
-                            500 * std::numeric_limits<Number>::epsilon(),
-                            name + "'s A d against vmult()'s");
-      }
   }
 
   /// Parses "host" or "cuda"; for "cuda" without a usable GPU prints SKIPPED and returns false.

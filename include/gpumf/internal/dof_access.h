@@ -48,82 +48,19 @@ namespace gpumf
       return code != no_dof && (code & constrained_flag) != 0;
     }
 
-    /**
-     * A vector whose entries are formed where they are read: entry i is
-     * a (D[i] r[i]) + beta p[i], without D (null) a r[i] + beta p[i], without p beta's term
-     * is zero. gpumf::SolverCG reads its next direction -D r + beta p so in the operator's
-     * gather (D Jacobi's inverse diagonal or null, p the last direction) instead of storing it
-     * first; the squares of the constrained entries of a plain vector are those of {src}.
-     */
-    template <typename Number>
-    struct LinearCombination
-    {
-      const Number *r    = nullptr;
-      const Number *D    = nullptr;
-      const Number *p    = nullptr;
-      Number        a    = 1;
-      Number        beta = 0;
-
-      __host__ __device__ Number
-      operator[](const unsigned int i) const
-      {
-        const Number ri = read_only(r + i);
-        const Number v  = a * (D != nullptr ? read_only(D + i) * ri : ri);
-        return p != nullptr ? v + beta * read_only(p + i) : v;
-      }
-    };
-
-    /**
-     * The conjugate-gradient direction -D r + beta p (with_D) or -r + beta p formed where a
-     * cell kernel's gather reads it: LinearCombination's entries without its run-time
-     * branches, so that the gather's loads of a column are all in flight at once.
-     */
-    template <typename Number, bool with_D>
-    struct Direction
-    {
-      const Number *r    = nullptr;
-      const Number *D    = nullptr;
-      const Number *p    = nullptr;
-      Number        beta = 0;
-
-      __host__ __device__ Number
-      operator[](const unsigned int i) const
-      {
-        const Number ri = read_only(r + i);
-        if constexpr (with_D)
-          return beta * read_only(p + i) - read_only(D + i) * ri;
-        else
-          return beta * read_only(p + i) - ri;
-      }
-    };
-
-    /// Entry @p i of a source: a vector's data, a LinearCombination or a Direction.
+    /// The value of the DoF with @p code in @p src.
     template <typename Number>
     __host__ __device__ inline Number
-    source_entry(const Number *src, const unsigned int i)
-    {
-      return read_only(src + i);
-    }
-    template <typename Source>
-    __host__ __device__ inline auto
-    source_entry(const Source &src, const unsigned int i)
-    {
-      return src[i];
-    }
-
-    /// The value of the DoF with @p code in @p src (a vector's data or a LinearCombination).
-    template <typename Source, typename Number>
-    __host__ __device__ inline Number
-    read_dof(const Source &src, const unsigned int code, const ConstraintRows<Number> &rows)
+    read_dof(const Number *src, const unsigned int code, const ConstraintRows<Number> &rows)
     {
       if (code == no_dof)
         return Number();
       if (!(code & constrained_flag))
-        return source_entry(src, code);
+        return read_only(src + code);
       const unsigned int r   = code & ~constrained_flag;
       Number             sum = 0;
       for (unsigned int k = read_only(rows.row_start + r); k < read_only(rows.row_start + r + 1); ++k)
-        sum += read_only(rows.weights + k) * source_entry(src, read_only(rows.indices + k));
+        sum += read_only(rows.weights + k) * read_only(src + read_only(rows.indices + k));
       return sum;
     }
 

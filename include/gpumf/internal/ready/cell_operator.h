@@ -15,7 +15,6 @@
 
 #include <cmath>
 #include <limits>
-#include <type_traits>
 
 namespace gpumf
 {
@@ -217,16 +216,15 @@ namespace gpumf
        * The cell operation of form @p form that also writes the cell's energy u_c . (A_c u_c)
        * (src's values on the cell, constraints resolved) to @p cell_energy[row_start + cell]:
        * summed at the quadrature points, each thread over its column, then over the cell's
-       * threads in a fixed order (bitwise repeatable). @p src is a vector's data or a
-       * LinearCombination of vectors formed as the cell reads it. The GPU's lines path only (3D
-       * with columns); CellEnergyOperator is its functor.
+       * threads in a fixed order (bitwise repeatable). The GPU's lines path only (3D with
+       * columns); CellEnergyOperator is its functor.
        */
-      template <unsigned int form, typename Source>
+      template <unsigned int form>
       __host__ __device__ void
       apply_with_energy(const unsigned int                            cell,
                         const typename MatrixFree<dim, Number>::Data *data,
                         SharedData<dim, Number>                      *shared,
-                        const Source                                 &src,
+                        const Number                                 *src,
                         Number                                       *dst,
                         Number                                       *cell_energy) const
       {
@@ -274,14 +272,13 @@ namespace gpumf
 
     private:
       /// The apply of operator(), with the cell operation of form @p form (any_form: chosen per call);
-      /// with @p energy (the lines path) also the cell's energy into @p cell_energy (apply_with_energy());
-      /// @p src a vector's data, or on the lines path also a LinearCombination.
-      template <unsigned int form, bool energy = false, typename Source = const Number *>
+      /// with @p energy (the lines path) also the cell's energy into @p cell_energy (apply_with_energy()).
+      template <unsigned int form, bool energy = false>
       __host__ __device__ void
       apply_cell(const unsigned int                            cell,
                  const typename MatrixFree<dim, Number>::Data *data,
                  SharedData<dim, Number>                      *shared,
-                 const Source                                 &src,
+                 const Number                                 *src,
                  Number                                       *dst,
                  Number                                       *cell_energy = nullptr) const
       {
@@ -323,7 +320,7 @@ namespace gpumf
                   if (!rows)
 #  pragma unroll
                     for (unsigned int k = 0; k < n_dofs_1d; ++k)
-                      u[c][k] = code[k] == no_dof ? Number(0) : source_entry(src, code[k]);
+                      u[c][k] = code[k] == no_dof ? Number(0) : read_only(src + code[k]);
                   else
 #  pragma unroll
                     for (unsigned int k = 0; k < n_dofs_1d; ++k)
@@ -404,15 +401,10 @@ namespace gpumf
             return;
           }
 #endif
-        if constexpr (std::is_same_v<Source, const Number *>)
-          {
-            FEEval phi(cell, data, shared);
-            phi.read_dof_values(src);
-            apply(phi, cell, data);
-            phi.distribute_local_to_global(dst);
-          }
-        else
-          internal::require(false, "gpumf: a LinearCombination source is read by the GPU's lines path only.");
+        FEEval phi(cell, data, shared);
+        phi.read_dof_values(src);
+        apply(phi, cell, data);
+        phi.distribute_local_to_global(dst);
       }
 
       /// The lines path needs the tables of make(); the host says so where they are missing.
@@ -713,10 +705,7 @@ namespace gpumf
      * @p CellOperator (a CoefficientCellOperator on the GPU's lines path) that also writes each
      * cell's energy to @p cell_energy (one number a cell of the MatrixFree object, by
      * row_start + cell). Its own type, so that cell_loop() instantiates its kernels only where
-     * vmult_and_dot() is used. Given the sources {r, p} or {r, p, D} (cell_loop() with several
-     * sources) instead of one vector, it reads the conjugate-gradient direction
-     * -D r + beta p (without D: -r + beta p) formed in the gather
-     * (CoefficientOperator::direction_vmult_and_dot()).
+     * vmult_and_dot() is used.
      */
     template <typename CellOperator>
     struct CellEnergyOperator : CellOperator
@@ -724,8 +713,6 @@ namespace gpumf
       using Number = typename CellOperator::value_type;
 
       Number *cell_energy = nullptr;
-      /// The direction's factor of p (several sources only).
-      Number beta = 0;
 
       static constexpr int dim = CellOperator::dimension;
 
@@ -749,46 +736,6 @@ namespace gpumf
                  DeviceForm<form>) const
       {
         this->template apply_with_energy<form>(cell, data, shared, src, dst, cell_energy);
-      }
-
-      template <unsigned int form>
-      __host__ __device__ void
-      operator()(const unsigned int                            cell,
-                 const typename MatrixFree<dim, Number>::Data *data,
-                 SharedData<dim, Number>                      *shared,
-                 const VectorPointers<const Number>           &src,
-                 Number                                       *dst,
-                 DeviceForm<form>) const
-      {
-        with_direction<form>(cell, data, shared, src, dst);
-      }
-
-      __host__ __device__ void
-      operator()(const unsigned int                            cell,
-                 const typename MatrixFree<dim, Number>::Data *data,
-                 SharedData<dim, Number>                      *shared,
-                 const VectorPointers<const Number>           &src,
-                 Number                                       *dst) const
-      {
-        with_direction<CellOperator::any_form>(cell, data, shared, src, dst);
-      }
-
-    private:
-      /// The cell operation on the direction formed from src = {r, p} or {r, p, D}.
-      template <unsigned int form>
-      __host__ __device__ void
-      with_direction(const unsigned int                            cell,
-                     const typename MatrixFree<dim, Number>::Data *data,
-                     SharedData<dim, Number>                      *shared,
-                     const VectorPointers<const Number>           &src,
-                     Number                                       *dst) const
-      {
-        if (src.size() > 2)
-          this->template apply_with_energy<form>(
-            cell, data, shared, Direction<Number, true>{src[0], src[2], src[1], beta}, dst, cell_energy);
-        else
-          this->template apply_with_energy<form>(
-            cell, data, shared, Direction<Number, false>{src[0], nullptr, src[1], beta}, dst, cell_energy);
       }
     };
   } // namespace internal
