@@ -23,9 +23,10 @@ using namespace dealii;
 
 namespace
 {
-  // cell_loop() instantiates the ready kernel once per form in 3D with gradients where n_q >
-  // n_dofs_1d (even-odd or not), else once; a wrapper that declares its own operator() gets one
-  // kernel
+  // cell_loop() instantiates the ready kernel once per form in 3D: with gradients where n_q >
+  // n_dofs_1d once per form of the 1D matrices (even-odd or not), else once per geometry (affine
+  // branching per launch, per point); in 2D once; a wrapper that declares its own operator() gets
+  // one kernel
   template <typename Op>
   constexpr unsigned int forms =
     gpumf::internal::FormsOf<Op::FEEval::dimension, double, Op, const double *, double *>::value;
@@ -42,17 +43,20 @@ namespace
       ReadyQ4::operator()(cell, data, shared, src, dst);
     }
   };
-  static_assert(forms<ReadyQ4> == 2);
-  static_assert(forms<gpumf::internal::CoefficientCellOperator<3, 4, 5, 1, double, false, true>> == 1);
+  // two forms of the 1D matrices without collocation (BP3), else two of the geometry (affine
+  // branching per launch, and per point) in 3D; one in 2D
+  static_assert(forms<ReadyQ4> == 2 && !ReadyQ4::geometry_forms);
+  static_assert(forms<gpumf::internal::CoefficientCellOperator<3, 4, 5, 1, double, false, true>> == 2);
+  static_assert(gpumf::internal::CoefficientCellOperator<3, 4, 5, 1, double, false, true>::geometry_forms);
   static_assert(forms<gpumf::internal::CoefficientCellOperator<2, 4, 6, 1, double, false, true>> == 1);
-  static_assert(forms<gpumf::internal::CoefficientCellOperator<3, 4, 6, 1, double, true, false>> == 1);
+  static_assert(forms<gpumf::internal::CoefficientCellOperator<3, 4, 6, 1, double, true, false>> == 2);
   static_assert(forms<WrappedQ4> == 1);
   // the energy functor of vmult_and_dot() keeps its cell operator's forms
   static_assert(forms<gpumf::internal::CellEnergyOperator<ReadyQ4>> == 2);
   static_assert(
     forms<
       gpumf::internal::CellEnergyOperator<gpumf::internal::CoefficientCellOperator<3, 4, 5, 1, double, false, true>>> ==
-    1);
+    2);
 
   enum class QuadKind
   {

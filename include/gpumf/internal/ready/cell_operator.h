@@ -115,22 +115,58 @@ namespace gpumf
       /// Whether the 1D matrices are symmetric about the cell's centre (to rounding): the even-odd
       /// forms are exact.
       bool even_odd = false;
+      /// Whether make()'s MatrixFree stores its geometry per quadrature point (not affine).
+      bool per_point_geometry = false;
 
       /**
-       * The forms of the cell operation on the GPU (cell_loop() instantiates its kernel once per
-       * form, FormsOf): with gradients and n_q > n_dofs_1d (no collocation: BP3, Helmholtz on
-       * p+2 points) two, form 1 the even-odd 1D matrices and form 0 the matrices themselves, each
-       * kernel with one code path and its own registers (BP3 +2 to +8 %); else one kernel that
-       * branches per launch among its paths (collocation or not, even-odd or not): split, ptxas
-       * gave those kernels fewer registers and spills (BP5 -5 to -10 %, BP1 -5 to -11 %;
-       * doc/performance.md, "One kernel per form").
+       * The forms of the 1D matrices in the cell operation on the GPU: with gradients and
+       * n_q > n_dofs_1d (no collocation: BP3, Helmholtz on p+2 points) two, form 1 the even-odd 1D
+       * matrices and form 0 the matrices themselves, each kernel with one code path and its own
+       * registers (BP3 +2 to +8 %); else one that branches per launch among its paths
+       * (collocation or not, even-odd or not): split, ptxas gave those kernels fewer registers and
+       * spills (BP5 -5 to -10 %, BP1 -5 to -11 %; doc/performance.md, "One kernel per form").
        */
-      static constexpr unsigned int n_device_forms = lines && with_gradients && n_dofs_1d != n_q_points_1d ? 2 : 1;
-      /// The form of the functor's cells (n_device_forms > 1 only): that of make()'s tables.
+      static constexpr unsigned int n_lines_forms = lines && with_gradients && n_dofs_1d != n_q_points_1d ? 2 : 1;
+      /**
+       * Where the 1D matrices have one form (n_q = p+1, with or without collocation, as BP5; or
+       * values only, as BP1), the geometry gives two: form 0 branches per launch on the geometry
+       * (the kernel of affine meshes), form 1 is compiled for geometry per point (the merged
+       * geometry, PointData). A kernel for both kept the affine cell's Jacobian in registers on
+       * curved meshes too: BP5 p=4 74 registers against 64 alone, and BP5 stored 5-7 %, BP1
+       * stored 9-22 % faster alone on an H200. A kernel compiled for affine cells alone took more
+       * registers (BP5 p=4 78) and ran 5-11 % slower, so the affine form keeps the branch; with
+       * two forms of the 1D matrices (BP3) per-point kernels ran -4 to +0.6 %, so there the
+       * geometry stays a branch (doc/performance.md, "Stored geometry"). A functor made for a
+       * MatrixFree with geometry per point therefore runs on such a MatrixFree only (form 1
+       * stops on an affine one), as one made for an affine MatrixFree stops on one per point
+       * (no merged geometry).
+       */
+      static constexpr bool geometry_forms = lines && n_lines_forms == 1;
+      /// The forms of the cell operation on the GPU (cell_loop() instantiates its kernel once per
+      /// form, FormsOf): those of the 1D matrices or of the geometry (above).
+      static constexpr unsigned int n_device_forms = geometry_forms ? 2 : n_lines_forms;
+      /// The form of the functor's cells: that of make()'s tables or of its MatrixFree's geometry.
       unsigned int
       device_form() const
       {
-        return even_odd ? 1u : 0u;
+        if constexpr (geometry_forms)
+          return per_point_geometry ? 1u : 0u;
+        else
+          return even_odd ? 1u : 0u;
+      }
+      /// The 1D matrices of device form @p form: 0 or 1 (n_lines_forms == 2), any_form where
+      /// chosen per launch by branches.
+      static constexpr unsigned int
+      lines_form(const unsigned int form)
+      {
+        return form == any_form || n_lines_forms == 1 ? any_form : form;
+      }
+      /// The geometry of device form @p form known to its kernel: 1 per point, -1 chosen per
+      /// launch.
+      static constexpr int
+      geometry_form(const unsigned int form)
+      {
+        return geometry_forms && form == 1 ? 1 : -1;
       }
 
       /**
@@ -139,6 +175,9 @@ namespace gpumf
        * (local_q_point_id order; nullptr: 1) and the merged geometry @p metric (internal::PointData;
        * needed in 3D on the GPU where the geometry is stored per point: the operator's
        * cell_operator() carries it, a functor made here without it throws ExcNotSupported).
+       * The functor runs on MatrixFree objects of @p mf's geometry (affine or per point) only:
+       * its kernel for geometry per point stops (a device-side trap with a message) on an
+       * affine one; make it anew after a reinit() that changes the geometry.
        */
       static CoefficientCellOperator
       make(const MatrixFree<dim, Number> &mf,
@@ -148,6 +187,7 @@ namespace gpumf
            const std::size_t              metric_stride = 0)
       {
         CoefficientCellOperator op{a, kappa, metric, metric_stride};
+        op.per_point_geometry = !mf.has_affine_geometry();
         if constexpr (lines)
           AssertThrow(mf.backend() != Backend::cuda || mf.has_affine_geometry() || metric != nullptr ||
                         mf.n_cells() == 0,
@@ -438,9 +478,9 @@ namespace gpumf
                   Number (&u)[n_components][n_q_points_1d],
                   Number &e) const
       {
-        constexpr unsigned int                                          nq = n_q_points_1d;
-        const unsigned int                                              tx = threadIdx.x, ty = threadIdx.y;
-        const CoefficientPoint<nq, Number, with_values, with_gradients> point(
+        constexpr unsigned int nq = n_q_points_1d;
+        const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
+        const CoefficientPoint<nq, Number, with_values, with_gradients, geometry_form(form)> point(
           data,
           cell,
           PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient},
@@ -467,8 +507,8 @@ namespace gpumf
                         const SharedData<dim, Number> &shared,
                         const Point                   &point) const
       {
-        if constexpr (form != any_form) // (n_q > n_dofs_1d: no collocation)
-          run_lines<form == 1>(u, false, shared, point);
+        if constexpr (lines_form(form) != any_form) // (n_q > n_dofs_1d: no collocation)
+          run_lines<lines_form(form) == 1>(u, false, shared, point);
         // uniform branches (the same for all cells of a launch)
         else if (even_odd)
           run_lines<true>(u, collocation, shared, point);

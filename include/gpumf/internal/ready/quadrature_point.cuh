@@ -92,7 +92,7 @@ namespace gpumf
      * The quadrature-point operation of the coefficient operators at point (tx, ty, k) of a
      * cell: value *= a JxW, reference gradient g -> kappa JxW J^{-1} J^{-T} g.
      */
-    template <int n_q, typename Number, bool with_values, bool with_gradients>
+    template <int n_q, typename Number, bool with_values, bool with_gradients, int geometry = -1>
     struct CoefficientPoint
     {
       static constexpr unsigned int Q = n_q * n_q * n_q;
@@ -114,7 +114,11 @@ namespace gpumf
         , first(std::size_t(data.row_start + cell) * Q)
         , column(tx + n_q * ty)
       {
-        if (data.affine)
+        if constexpr (geometry >= 0)
+          require(data.affine == (geometry == 0),
+                  "gpumf: a ready cell kernel of one geometry (affine or per point) ran on a MatrixFree of the "
+                  "other: make the cell functor for the MatrixFree it runs on (CellOperator::make()).");
+        if (affine())
           {
             const unsigned int c = data.row_start + cell;
             jxw                  = read_only(data.JxW + c);
@@ -135,7 +139,7 @@ namespace gpumf
         const std::size_t  p = first + q;
         Number             m[6];
         Number             value_scale = 0;
-        if (data.affine)
+        if (affine())
           {
             const Number w = column_weight * z_weights[k];
             if constexpr (with_gradients)
@@ -164,6 +168,17 @@ namespace gpumf
       }
 
     private:
+      /// The cell's geometry: per launch (geometry -1), or fixed by the kernel's form (0 affine,
+      /// 1 per point: the affine cell's numbers below are then never kept in registers).
+      __device__ bool
+      affine() const
+      {
+        if constexpr (geometry < 0)
+          return data.affine;
+        else
+          return geometry == 0;
+      }
+
       const typename MatrixFree<3, Number>::Data &data;
       const PointData<Number>                     points;
       const Number (&z_weights)[n_q];
