@@ -133,7 +133,7 @@ namespace gpumf
        * (the kernel of affine meshes), form 1 is compiled for geometry per point (the merged
        * geometry, PointData). A kernel for both kept the affine cell's Jacobian in registers on
        * curved meshes too: BP5 p=4 74 registers against 64 alone, and BP5 stored 5-7 %, BP1
-       * stored 9-22 % faster alone on an H200. A kernel compiled for affine cells alone took more
+       * stored 8-22 % faster alone on an H200. A kernel compiled for affine cells alone took more
        * registers (BP5 p=4 78) and ran 5-11 % slower, so the affine form keeps the branch; with
        * two forms of the 1D matrices (BP3) per-point kernels ran -4 to +0.6 %, so there the
        * geometry stays a branch (doc/performance.md, "Stored geometry"). A functor made for a
