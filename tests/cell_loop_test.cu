@@ -25,6 +25,16 @@ namespace
 {
   constexpr double a = 0.75;
 
+  // The shared-memory carve-out of the kernels with a column per thread (cell_loop.h): the least
+  // percent of an SM's shared memory (Hopper: 233472 bytes) that holds the blocks, rounded up.
+  // BP5 p=4: 4 blocks of 10 cells, 40470 bytes each and the driver's 1 KB reserve: 72 % (164.2
+  // KB, which the driver rounds up to its 196 KB configuration: 60 KB of L1).
+  static_assert(gpumf::internal::shared_carveout_percent(4, 40470 + 1024, 233472) == 72);
+  static_assert(gpumf::internal::shared_carveout_percent(1, 2334, 233472) == 1);
+  static_assert(gpumf::internal::shared_carveout_percent(5, 40470 + 1024, 233472) == 89);
+  static_assert(gpumf::internal::shared_carveout_percent(6, 40470 + 1024, 233472) == 100); // more than fits
+  static_assert(gpumf::internal::shared_carveout_percent(0, 40470, 233472) == 0);
+
   template <int dim, int p>
   struct Sizes
   {

@@ -1,7 +1,7 @@
 // gpumf_kernel_lab: tries cell-kernel designs on gpumf's data layout (lab.h). Usage:
 //   gpumf_kernel_lab [--degrees 2,4 (default: those compiled in)] [--forms bp5,bp3,bp1] [--geometry affine,stored]
 //                    [--designs tiled,async,...] [--numbers double,float] [--dofs 2e7]
-//                    [--repeat 20] [--cells-per-block G] [--scratch-pad P] [--no-check]
+//                    [--repeat 20] [--cells-per-block G] [--scratch-pad P] [--carveout C] [--no-check]
 // prints one CSV line per design and case, with the copy roofline measured in the same run.
 #include "lab.h"
 
@@ -111,6 +111,13 @@ main(int argc, char **argv)
                 throw std::runtime_error("kernel lab: --scratch-pad takes -2 (the library's), -1 (4 n_q^3) or "
                                          "a padding >= 0");
             }
+          else if (arg == "--carveout")
+            {
+              o.carveout = std::stoi(value());
+              if (o.carveout < -2 || o.carveout > 100)
+                throw std::runtime_error("kernel lab: --carveout takes -2 (the library's rule: the least that holds "
+                                         "the blocks), -1 (the driver's default) or a percent 0-100");
+            }
           else if (arg == "--no-check")
             o.check = false;
           else
@@ -126,9 +133,10 @@ main(int argc, char **argv)
       cudaGetDeviceProperties(&prop, 0);
       const double roofline = copy_bandwidth(); // bytes/s
       std::printf("# device %s, copy roofline %.3f TB/s\n", prop.name, roofline * 1e-12);
-      std::printf("design,form,geometry,number,degree,n_q,dofs,cells,cells_per_block,registers,spill_bytes,"
-                  "shared_bytes,cell_stride,occupancy,seconds,gdofs,model_bytes,roofline_fraction,design_bytes,"
-                  "compressed_cells,error,check\n");
+      std::printf(
+        "design,form,geometry,number,degree,n_q,dofs,cells,cells_per_block,registers,spill_bytes,"
+        "shared_bytes,cell_stride,carveout,occupancy,seconds,gdofs,model_bytes,roofline_fraction,design_bytes,"
+        "compressed_cells,error,check\n");
       bool all_passed = true;
       for (const unsigned int p : degrees)
         {
@@ -140,7 +148,7 @@ main(int argc, char **argv)
           it->second(o, rows);
           for (const auto &r : rows)
             {
-              std::printf("%s,%s,%s,%s,%u,%u,%.0f,%.0f,%u,%u,%u,%zu,%u,%.3f,%.4e,%.2f,%.4e,%.3f,%.4e,%.3f,%.2e,%s\n",
+              std::printf("%s,%s,%s,%s,%u,%u,%.0f,%.0f,%u,%u,%u,%zu,%u,%d,%.3f,%.4e,%.2f,%.4e,%.3f,%.4e,%.3f,%.2e,%s\n",
                           r.design.c_str(),
                           r.form.c_str(),
                           r.geometry.c_str(),
@@ -154,6 +162,7 @@ main(int argc, char **argv)
                           r.spill_bytes,
                           r.shared_bytes,
                           r.cell_stride,
+                          r.carveout,
                           r.occupancy,
                           r.seconds,
                           r.n_dofs / r.seconds * 1e-9,

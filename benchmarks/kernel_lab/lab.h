@@ -21,7 +21,8 @@ namespace lab
     unsigned int             repeat          = 20;
     unsigned int             cells_per_block = 0;  // 0: the most resident cells
     int                      scratch_pad     = -2; // numbers after a cell's scratch (-1: 4 n_q^3, -2: the library's)
-    bool                     check           = true;
+    int                      carveout = -2; // shared-memory carve-out, percent (-1: the driver's, -2: the library's)
+    bool                     check    = true;
   };
 
   /// One line of the lab's table.
@@ -34,6 +35,7 @@ namespace lab
     bool         passed       = true;
     std::size_t  shared_bytes = 0;
     unsigned int cell_stride  = 0;
+    int          carveout     = 0; // the shared-memory carve-out the kernel ran with (percent; -1 the driver's)
     double       compressed_fraction = 0;
   };
 

@@ -82,22 +82,30 @@ namespace lab
       unsigned int cells = 1, blocks_per_sm = 0, grid = 0;
       std::size_t  shared      = 0;
       unsigned int cell_stride = 0; // numbers of a cell's shared scratch
+      int          carveout    = 0; // the shared-memory carve-out the kernel runs with (percent)
     };
 
     /// The block size that keeps the most cells resident on an SM (the library's rule), or
-    /// @p forced cells per block.
+    /// @p forced cells per block, counted with the largest shared-memory carve-out; the kernel
+    /// then runs with @p carveout (percent; -1 the driver's default) or, with -2, the least
+    /// carve-out that holds those blocks (the library's rule, cell_loop.h).
     template <typename Kernel>
     Plan
     plan(Kernel                                          kernel,
          const unsigned int                              threads_per_cell,
          const unsigned int                              cell_stride,
          const std::function<std::size_t(unsigned int)> &shared,
-         const unsigned int                              forced)
+         const unsigned int                              forced,
+         const int                                       carveout)
     {
       int device = 0, optin = 0;
       check(cudaGetDevice(&device), "cudaGetDevice");
       check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "attribute");
       check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin), "cudaFuncSetAttribute");
+      check(cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 cudaSharedmemCarveoutMaxShared),
+            "cudaFuncSetAttribute");
       Plan               best;
       const unsigned int most = std::max(1u, 256 / threads_per_cell);
       for (unsigned int g = forced ? forced : 1; g <= (forced ? forced : most); ++g)
@@ -114,6 +122,20 @@ namespace lab
         throw std::runtime_error("kernel lab: no block of this design fits an SM (" +
                                  std::to_string(shared(best.cells)) + " bytes of shared memory a block, " +
                                  std::to_string(optin) + " available)");
+      best.carveout = carveout;
+      if (carveout == -2)
+        {
+          int                per_sm = 0, reserved = 0;
+          cudaFuncAttributes attributes{};
+          check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "attribute");
+          check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device), "attribute");
+          check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+          best.carveout = gpumf::internal::shared_carveout_percent(best.blocks_per_sm,
+                                                                   best.shared + attributes.sharedSizeBytes + reserved,
+                                                                   std::size_t(per_sm));
+        }
+      check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, best.carveout),
+            "cudaFuncSetAttribute");
       return best;
     }
 
@@ -157,7 +179,12 @@ namespace lab
                 gpumf::internal::Lines<nd, nq, Number, with_values, with_gradients, even_odd, nd == nq>::cell_stride :
                 L::cell_stride(o.scratch_pad);
             return plan(
-              kernel, nq * nq, stride, [=](unsigned int g) { return L::fixed(g, stride); }, o.cells_per_block);
+              kernel,
+              nq * nq,
+              stride,
+              [=](unsigned int g) { return L::fixed(g, stride); },
+              o.cells_per_block,
+              o.carveout);
           },
           [=](const Plan                   &pl,
               const Data<Number>           &d,
@@ -187,7 +214,8 @@ namespace lab
                           [=](unsigned int g) {
                             return L::fixed(g, L::cell_stride(o.scratch_pad)) + L::staged(g, v, affine);
                           },
-                          o.cells_per_block);
+                          o.cells_per_block,
+                          o.carveout);
                       },
                       [=](const Plan                   &pl,
                           const Data<Number>           &d,
@@ -222,7 +250,8 @@ namespace lab
                           32,
                           stride,
                           [=](unsigned int g) { return std::size_t(g) * stride * sizeof(Number); },
-                          min_blocks > 0 ? 4 : o.cells_per_block);
+                          min_blocks > 0 ? 4 : o.cells_per_block,
+                          o.carveout);
                       },
                       [=](const Plan                   &pl,
                           const Data<Number>           &d,
@@ -432,6 +461,7 @@ namespace lab
                 row.cells_per_block = pl.cells;
                 row.shared_bytes    = pl.shared;
                 row.cell_stride     = pl.cell_stride;
+                row.carveout        = pl.carveout;
                 cudaFuncAttributes attributes;
                 check(cudaFuncGetAttributes(&attributes, d->kernel), "cudaFuncGetAttributes");
                 row.registers   = attributes.numRegs;

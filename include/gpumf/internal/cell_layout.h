@@ -7,6 +7,8 @@
 
 #include <gpumf/config.h>
 
+#include <cstddef>
+
 namespace gpumf
 {
   namespace internal
@@ -104,6 +106,24 @@ namespace gpumf
         return max_cells_per_block() * n_threads();
       }
     };
+
+    /**
+     * The shared-memory carve-out, in percent of an SM's @p shared_per_sm bytes (CUDA's
+     * cudaFuncAttributePreferredSharedMemoryCarveout; the driver rounds it up to a configuration
+     * it has, the rest is L1 cache), that holds @p blocks blocks of @p bytes_per_block bytes each
+     * (dynamic and static shared memory and the driver's reserve): the kernels of a column per
+     * thread run with the least one that holds the blocks the registers allow (cell_loop.h,
+     * least_carveout()), the kernel lab likewise.
+     */
+    constexpr int
+    shared_carveout_percent(const unsigned int blocks,
+                            const std::size_t  bytes_per_block,
+                            const std::size_t  shared_per_sm)
+    {
+      const std::size_t needed = std::size_t(blocks) * bytes_per_block;
+      return shared_per_sm == 0 || needed >= shared_per_sm ? 100 :
+                                                             int((100 * needed + shared_per_sm - 1) / shared_per_sm);
+    }
 
     /// *p through the read-only data cache on the GPU (the arrays are not written during a loop).
     template <typename T>

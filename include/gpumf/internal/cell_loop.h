@@ -345,9 +345,52 @@ namespace gpumf
         return best;
       }
 
+      /**
+       * The shared-memory carve-out (percent of an SM's shared memory; the rest is L1 cache) for
+       * blocks of @p threads threads and @p shared_bytes bytes of dynamic shared memory: the least
+       * that holds as many blocks as the largest carve-out does (the registers and threads bound
+       * them first at a column per thread), rounded up by the driver to a configuration it has.
+       * The L1 left over holds the lines of the gather and the geometry in flight: with the
+       * largest carve-out (23 KB of L1 on Hopper) the loads waited for L1 (MIO throttle) and BP5
+       * p=4 on stored geometry ran 21.4 GDoF/s, with this one (72 %: 196 KB of shared memory, 60
+       * KB of L1) 26.4, on an H200 (doc/performance.md, "The L1 carve-out"). Leaves the largest
+       * carve-out set on @p kernel to count the blocks. Cached per kernel and arguments.
+       */
+      template <typename Kernel>
+      int
+      least_carveout(Kernel kernel, const unsigned int threads, const std::size_t shared_bytes)
+      {
+        using Key = std::tuple<const void *, unsigned int, unsigned int, std::size_t>;
+        static std::mutex         mutex;
+        static std::map<Key, int> cache;
+        int                       device = 0;
+        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+        const Key key{reinterpret_cast<const void *>(kernel), threads, unsigned(device), shared_bytes};
+        const std::lock_guard<std::mutex> lock(mutex);
+        const auto                        found = cache.find(key);
+        if (found != cache.end())
+          return found->second;
+        GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel,
+                                              cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              int(cudaSharedmemCarveoutMaxShared)));
+        int blocks = 0, per_sm = 0, reserved = 0;
+        GPUMF_CHECK_CUDA(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, static_cast<int>(threads), shared_bytes));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+        GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+        cudaFuncAttributes attributes{};
+        GPUMF_CHECK_CUDA(cudaFuncGetAttributes(&attributes, kernel));
+        const int percent = shared_carveout_percent(unsigned(blocks),
+                                                    shared_bytes + attributes.sharedSizeBytes + std::size_t(reserved),
+                                                    std::size_t(per_sm));
+        cache.emplace(key, percent);
+        return percent;
+      }
+
       /// Launches kernel(args...) per color on its cells of @p range, data.cells_per_block cells of the
       /// functor's layout per block (for a column per thread: as many as keep the most cells
-      /// resident, most_resident_cells_per_block()).
+      /// resident, most_resident_cells_per_block(), and the least shared-memory carve-out that
+      /// holds them, least_carveout()).
       template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
       void
       launch_per_color(const MatrixFree<dim, Number>                    &mf,
@@ -369,8 +412,10 @@ namespace gpumf
         if (shared_bytes > 48 * 1024)
           GPUMF_CHECK_CUDA(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
-        // a column per thread: few threads, much shared memory per block; without the largest
-        // shared-memory carve-out of L1 the driver fits fewer blocks on an SM than the registers allow
+        // a column per thread: few threads, much shared memory per block; the cells per block are
+        // counted with the largest shared-memory carve-out (without it the driver's default fitted
+        // fewer blocks on an SM than the registers allow), then the kernel runs with the least
+        // carve-out that holds as many blocks (the rest is L1)
         if (with_scratch && layout.columns)
           {
             GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel,
@@ -381,6 +426,9 @@ namespace gpumf
                 k            = most_resident_cells_per_block(kernel, k, layout.n_threads(), shared_for);
                 shared_bytes = shared_for(k);
               }
+            GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel,
+                                                  cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                  least_carveout(kernel, k * layout.n_threads(), shared_bytes)));
           }
         for (unsigned int color = 0; color < mf.n_colors(); ++color)
           {
