@@ -353,8 +353,10 @@ namespace gpumf
        * The L1 left over holds the lines of the gather and the geometry in flight: with the
        * largest carve-out (23 KB of L1 on Hopper) the loads waited for L1 (MIO throttle) and BP5
        * p=4 on stored geometry ran 21.4 GDoF/s, with this one (72 %: 196 KB of shared memory, 60
-       * KB of L1) 26.4, on an H200 (doc/performance.md, "The L1 carve-out"). Leaves the largest
-       * carve-out set on @p kernel to count the blocks. Cached per kernel and arguments.
+       * KB of L1) 26.4, on an H200 (doc/performance.md, "The L1 carve-out"; BP5 at p = 3 and 7 on
+       * stored geometry lose 4-9 % with it, as with any carve-out below the largest: not
+       * understood). Leaves the largest carve-out set on @p kernel to count the blocks. Cached per
+       * kernel and arguments.
        */
       template <typename Kernel>
       int
