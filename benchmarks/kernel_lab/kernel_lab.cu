@@ -113,8 +113,17 @@ main(int argc, char **argv)
             }
           else if (arg == "--carveout")
             {
-              o.carveout = std::stoi(value());
-              if (o.carveout < -2 || o.carveout > 100)
+              const std::string text = value();
+              std::size_t       end  = 0;
+              try
+                {
+                  o.carveout = std::stoi(text, &end);
+                }
+              catch (const std::exception &)
+                {
+                  end = 0;
+                }
+              if (end != text.size() || o.carveout < -2 || o.carveout > 100)
                 throw std::runtime_error("kernel lab: --carveout takes -2 (the library's rule: the least that holds "
                                          "the blocks), -1 (the driver's default) or a percent 0-100");
             }

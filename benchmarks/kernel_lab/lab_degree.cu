@@ -122,6 +122,15 @@ namespace lab
         throw std::runtime_error("kernel lab: no block of this design fits an SM (" +
                                  std::to_string(shared(best.cells)) + " bytes of shared memory a block, " +
                                  std::to_string(optin) + " available)");
+      const auto blocks_at = [&](const int percent) {
+        check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent),
+              "cudaFuncSetAttribute");
+        int blocks = 0;
+        check(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, best.cells * threads_per_cell, best.shared),
+          "occupancy");
+        return unsigned(blocks);
+      };
       best.carveout = carveout;
       if (carveout == -2)
         {
@@ -130,12 +139,16 @@ namespace lab
           check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "attribute");
           check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device), "attribute");
           check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
-          best.carveout = gpumf::internal::shared_carveout_percent(best.blocks_per_sm,
-                                                                   best.shared + attributes.sharedSizeBytes + reserved,
-                                                                   std::size_t(per_sm));
+          best.carveout = gpumf::internal::least_carveout_percent(best.blocks_per_sm,
+                                                                  best.shared + attributes.sharedSizeBytes + reserved,
+                                                                  std::size_t(per_sm),
+                                                                  blocks_at);
         }
-      check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, best.carveout),
-            "cudaFuncSetAttribute");
+      // the blocks at the carve-out the kernel runs with (a percent given may hold fewer)
+      best.blocks_per_sm = blocks_at(best.carveout);
+      if (best.blocks_per_sm == 0)
+        throw std::runtime_error("kernel lab: no block of this design fits an SM at the carve-out " +
+                                 std::to_string(best.carveout) + " %");
       return best;
     }
 

@@ -111,9 +111,8 @@ namespace gpumf
      * The shared-memory carve-out, in percent of an SM's @p shared_per_sm bytes (CUDA's
      * cudaFuncAttributePreferredSharedMemoryCarveout; the driver rounds it up to a configuration
      * it has, the rest is L1 cache), that holds @p blocks blocks of @p bytes_per_block bytes each
-     * (dynamic and static shared memory and the driver's reserve): the kernels of a column per
-     * thread run with the least one that holds the blocks the registers allow (cell_loop.h,
-     * least_carveout()), the kernel lab likewise.
+     * (dynamic and static shared memory and the driver's reserve), rounded up; 100 where they
+     * need all of it or none fits (@p blocks 0).
      */
     constexpr int
     shared_carveout_percent(const unsigned int blocks,
@@ -121,8 +120,33 @@ namespace gpumf
                             const std::size_t  shared_per_sm)
     {
       const std::size_t needed = std::size_t(blocks) * bytes_per_block;
-      return shared_per_sm == 0 || needed >= shared_per_sm ? 100 :
-                                                             int((100 * needed + shared_per_sm - 1) / shared_per_sm);
+      return shared_per_sm == 0 || blocks == 0 || needed >= shared_per_sm ?
+               100 :
+               int((100 * needed + shared_per_sm - 1) / shared_per_sm);
+    }
+
+    /**
+     * The least carve-out at which @p blocks_at(percent) (the blocks a kernel keeps on an SM at
+     * that carve-out: CUDA's occupancy calculator, which follows it) is still @p blocks: from
+     * shared_carveout_percent() up while it holds fewer (the driver's allocation granularity),
+     * then down while it holds as many (a configuration the estimate skipped); 100 for @p blocks
+     * 0. The kernels with a column per thread run with it (cell_loop.h, column_launch_plan()), the kernel lab's too.
+     */
+    template <typename BlocksAt>
+    constexpr int
+    least_carveout_percent(const unsigned int blocks,
+                           const std::size_t  bytes_per_block,
+                           const std::size_t  shared_per_sm,
+                           const BlocksAt    &blocks_at)
+    {
+      if (blocks == 0) // none fits: the driver decides
+        return 100;
+      int percent = shared_carveout_percent(blocks, bytes_per_block, shared_per_sm);
+      while (percent < 100 && blocks_at(percent) < blocks)
+        ++percent;
+      while (percent > 0 && blocks_at(percent - 1) >= blocks)
+        --percent;
+      return percent;
     }
 
     /// *p through the read-only data cache on the GPU (the arrays are not written during a loop).

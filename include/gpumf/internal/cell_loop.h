@@ -307,21 +307,42 @@ namespace gpumf
         return shared;
       }
 
+      /// How a kernel with a column per thread is launched: cells per block and shared-memory
+      /// carve-out (column_launch_plan()).
+      struct ColumnLaunch
+      {
+        unsigned int cells    = 1;
+        int          carveout = 100;
+      };
+
       /**
-       * The cells per block, at most @p k, that keep the most cells resident on an SM by CUDA's
-       * occupancy calculator (registers, shared memory @p shared_bytes(cells) and threads
-       * @p threads_per_cell per cell); on a tie the larger. Cached per kernel and arguments.
+       * The launch of @p kernel with a column per thread, at most @p k cells of @p threads_per_cell
+       * threads and @p shared_bytes(cells) bytes of dynamic shared memory a block:
+       * - the cells per block that keep the most cells resident on an SM by CUDA's occupancy
+       *   calculator (registers, shared memory, threads), counted with the largest shared-memory
+       *   carve-out (the driver's default fitted fewer blocks than the registers allow); on a tie
+       *   the larger;
+       * - the least carve-out (percent of the SM's shared memory; the rest is L1 cache) that still
+       *   holds as many of these blocks (least_carveout_percent(), asking the occupancy
+       *   calculator, which follows the carve-out). The L1 left over holds the lines of the
+       *   gather and the geometry in flight: with the largest carve-out (28 KB of L1 on Hopper)
+       *   the loads waited for L1 (MIO throttle) and BP5 p=4 on stored geometry ran 21.4
+       *   GDoF/s, with 164 KB of shared memory and 92 KB of L1 26.4, on an H200
+       *   (doc/performance.md, "The L1 carve-out"; BP5 at p = 3 and 7 on stored geometry lose
+       *   4-9 % with it, as with any carve-out below the largest: not understood).
+       * Computed under one lock (it sets the kernel's carve-out to count) and cached per kernel
+       * and arguments; the caller sets the carve-out it returns.
        */
       template <typename Kernel, typename SharedBytes>
-      unsigned int
-      most_resident_cells_per_block(Kernel             kernel,
-                                    const unsigned int k,
-                                    const unsigned int threads_per_cell,
-                                    const SharedBytes &shared_bytes)
+      ColumnLaunch
+      column_launch_plan(Kernel             kernel,
+                         const unsigned int k,
+                         const unsigned int threads_per_cell,
+                         const SharedBytes &shared_bytes)
       {
         using Key = std::tuple<const void *, unsigned int, unsigned int, std::size_t>;
         static std::mutex                  mutex;
-        static std::map<Key, unsigned int> cache;
+        static std::map<Key, ColumnLaunch> cache;
         int                                device = 0;
         GPUMF_CHECK_CUDA(cudaGetDevice(&device));
         const Key key{reinterpret_cast<const void *>(kernel), k, unsigned(device), shared_bytes(k)};
@@ -329,70 +350,41 @@ namespace gpumf
         const auto                        found = cache.find(key);
         if (found != cache.end())
           return found->second;
-        unsigned int best = 1, best_cells = 0;
+        const auto blocks_at = [&](const int percent, const unsigned int cells) {
+          GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+          int blocks = 0;
+          GPUMF_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, kernel, static_cast<int>(cells * threads_per_cell), shared_bytes(cells)));
+          return unsigned(blocks);
+        };
+        ColumnLaunch launch;
+        unsigned int best_cells = 0;
         for (unsigned int cells = 1; cells <= k; ++cells)
           {
-            int blocks = 0;
-            GPUMF_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-              &blocks, kernel, static_cast<int>(cells * threads_per_cell), shared_bytes(cells)));
-            if (unsigned(blocks) * cells >= best_cells)
+            const unsigned int blocks = blocks_at(int(cudaSharedmemCarveoutMaxShared), cells);
+            if (blocks * cells >= best_cells)
               {
-                best       = cells;
-                best_cells = unsigned(blocks) * cells;
+                launch.cells = cells;
+                best_cells   = blocks * cells;
               }
           }
-        cache.emplace(key, best);
-        return best;
-      }
-
-      /**
-       * The shared-memory carve-out (percent of an SM's shared memory; the rest is L1 cache) for
-       * blocks of @p threads threads and @p shared_bytes bytes of dynamic shared memory: the least
-       * that holds as many blocks as the largest carve-out does (the registers and threads bound
-       * them first at a column per thread), rounded up by the driver to a configuration it has.
-       * The L1 left over holds the lines of the gather and the geometry in flight: with the
-       * largest carve-out (23 KB of L1 on Hopper) the loads waited for L1 (MIO throttle) and BP5
-       * p=4 on stored geometry ran 21.4 GDoF/s, with this one (72 %: 196 KB of shared memory, 60
-       * KB of L1) 26.4, on an H200 (doc/performance.md, "The L1 carve-out"; BP5 at p = 3 and 7 on
-       * stored geometry lose 4-9 % with it, as with any carve-out below the largest: not
-       * understood). Leaves the largest carve-out set on @p kernel to count the blocks. Cached per
-       * kernel and arguments.
-       */
-      template <typename Kernel>
-      int
-      least_carveout(Kernel kernel, const unsigned int threads, const std::size_t shared_bytes)
-      {
-        using Key = std::tuple<const void *, unsigned int, unsigned int, std::size_t>;
-        static std::mutex         mutex;
-        static std::map<Key, int> cache;
-        int                       device = 0;
-        GPUMF_CHECK_CUDA(cudaGetDevice(&device));
-        const Key key{reinterpret_cast<const void *>(kernel), threads, unsigned(device), shared_bytes};
-        const std::lock_guard<std::mutex> lock(mutex);
-        const auto                        found = cache.find(key);
-        if (found != cache.end())
-          return found->second;
-        GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel,
-                                              cudaFuncAttributePreferredSharedMemoryCarveout,
-                                              int(cudaSharedmemCarveoutMaxShared)));
-        int blocks = 0, per_sm = 0, reserved = 0;
-        GPUMF_CHECK_CUDA(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, static_cast<int>(threads), shared_bytes));
+        int per_sm = 0, reserved = 0;
         GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
         GPUMF_CHECK_CUDA(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
         cudaFuncAttributes attributes{};
         GPUMF_CHECK_CUDA(cudaFuncGetAttributes(&attributes, kernel));
-        const int percent = shared_carveout_percent(unsigned(blocks),
-                                                    shared_bytes + attributes.sharedSizeBytes + std::size_t(reserved),
-                                                    std::size_t(per_sm));
-        cache.emplace(key, percent);
-        return percent;
+        launch.carveout =
+          least_carveout_percent(best_cells / launch.cells,
+                                 shared_bytes(launch.cells) + attributes.sharedSizeBytes + std::size_t(reserved),
+                                 std::size_t(per_sm),
+                                 [&](const int percent) { return blocks_at(percent, launch.cells); });
+        cache.emplace(key, launch);
+        return launch;
       }
 
       /// Launches kernel(args...) per color on its cells of @p range, data.cells_per_block cells of the
       /// functor's layout per block (for a column per thread: as many as keep the most cells
-      /// resident, most_resident_cells_per_block(), and the least shared-memory carve-out that
-      /// holds them, least_carveout()).
+      /// resident, with the least shared-memory carve-out that holds them, column_launch_plan()).
       template <int dim, typename Number, typename Functor, typename Kernel, typename... Args>
       void
       launch_per_color(const MatrixFree<dim, Number>                    &mf,
@@ -414,23 +406,14 @@ namespace gpumf
         if (shared_bytes > 48 * 1024)
           GPUMF_CHECK_CUDA(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
-        // a column per thread: few threads, much shared memory per block; the cells per block are
-        // counted with the largest shared-memory carve-out (without it the driver's default fitted
-        // fewer blocks on an SM than the registers allow), then the kernel runs with the least
-        // carve-out that holds as many blocks (the rest is L1)
+        // a column per thread: few threads, much shared memory per block (column_launch_plan())
         if (with_scratch && layout.columns)
           {
-            GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel,
-                                                  cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                  int(cudaSharedmemCarveoutMaxShared)));
-            if (k > 1)
-              {
-                k            = most_resident_cells_per_block(kernel, k, layout.n_threads(), shared_for);
-                shared_bytes = shared_for(k);
-              }
-            GPUMF_CHECK_CUDA(cudaFuncSetAttribute(kernel,
-                                                  cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                  least_carveout(kernel, k * layout.n_threads(), shared_bytes)));
+            const ColumnLaunch launch = column_launch_plan(kernel, k, layout.n_threads(), shared_for);
+            k                         = launch.cells;
+            shared_bytes              = shared_for(k);
+            GPUMF_CHECK_CUDA(
+              cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, launch.carveout));
           }
         for (unsigned int color = 0; color < mf.n_colors(); ++color)
           {
