@@ -123,7 +123,7 @@ main(int argc, char **argv)
                 {
                   end = 0;
                 }
-              if (end != text.size() || o.carveout < -2 || o.carveout > 100)
+              if (text.empty() || end != text.size() || o.carveout < -2 || o.carveout > 100)
                 throw std::runtime_error("kernel lab: --carveout takes -2 (the library's rule: the least that holds "
                                          "the blocks), -1 (the driver's default) or a percent 0-100");
             }
