@@ -403,6 +403,9 @@ namespace gpumf
                  std::size_t(cells) * S::n_slots * S::device_slot_stride * sizeof(Number);
         };
         std::size_t shared_bytes = with_scratch ? shared_for(k) : 0;
+        // (the kernel's attributes are set per call, outside any lock: one kernel launched from
+        // several host threads at once for MatrixFree objects of different block sizes could see
+        // another thread's smaller limit here, or another carve-out below; not met in the tests)
         if (shared_bytes > 48 * 1024)
           GPUMF_CHECK_CUDA(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
