@@ -85,11 +85,11 @@ namespace lab
       int          carveout    = 0; // the shared-memory carve-out the kernel runs with (percent)
     };
 
-    /// The block size that keeps the most cells resident on an SM (the library's rule, but on a
-    /// tie the smaller: the lab's figures were taken so), or
-    /// @p forced cells per block, counted with the largest shared-memory carve-out; the kernel
-    /// then runs with @p carveout (percent; -1 the driver's default) or, with -2, the least
-    /// carve-out that holds those blocks (the library's rule, cell_loop.h).
+    /// The block size that keeps the most cells resident on an SM, counted with the largest
+    /// shared-memory carve-out (the library's rule, but on a tie the smaller: the lab's figures
+    /// were taken so), or @p forced cells per block; the kernel then runs with @p carveout
+    /// (percent; -1 the driver's default) or, with -2, the least carve-out that holds those blocks
+    /// (the library's rule, cell_loop.h).
     template <typename Kernel>
     Plan
     plan(Kernel                                          kernel,
