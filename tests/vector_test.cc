@@ -534,7 +534,7 @@ main(int argc, char **argv)
       LinearAlgebra::ReadWriteVector<double> rw(partitioner->locally_owned_range());
       for (const auto i : rw.get_stored_elements())
         rw(i) = 1. + (i % 17);
-      d.import(rw, VectorOperation::insert), D.import(rw, VectorOperation::insert);
+      d.import(rw, VectorOperation::insert), gpumf::internal::import_elements(D, rw, VectorOperation::insert);
       test::fill_random(r, 7), test::fill_random(R, 7);
       DiagonalMatrix<gpumf::Vector<double>> matrix(d);
       DiagonalMatrix<HostVector>            MATRIX(D);
@@ -586,8 +586,8 @@ main(int argc, char **argv)
       HostVector                                        expected(partitioner);
       test::fill_random(expected, 11);
       LinearAlgebra::ReadWriteVector<double> rw(partitioner->locally_owned_range());
-      rw.import(expected, VectorOperation::insert);
-      D.import(rw, VectorOperation::insert);
+      gpumf::internal::import_elements(rw, expected, VectorOperation::insert);
+      gpumf::internal::import_elements(D, rw, VectorOperation::insert);
       gpumf::Vector<double> x(partitioner, backend);
       test::fill_random(x, 12);
       x.import_elements(D, VectorOperation::insert);
@@ -601,7 +601,7 @@ main(int argc, char **argv)
                             test::to_rw(x),
                             [&] {
                               LinearAlgebra::ReadWriteVector<double> r(partitioner->locally_owned_range());
-                              r.import(E, VectorOperation::insert);
+                              gpumf::internal::import_elements(r, E, VectorOperation::insert);
                               return r;
                             }(),
                             comm),
@@ -609,7 +609,7 @@ main(int argc, char **argv)
                           "export_to(" + name + ", insert)");
       x.export_to(D, VectorOperation::add);
       LinearAlgebra::ReadWriteVector<double> sum(partitioner->locally_owned_range()), from_x = test::to_rw(x);
-      sum.import(D, VectorOperation::insert);
+      gpumf::internal::import_elements(sum, D, VectorOperation::insert);
       for (const auto i : sum.get_stored_elements())
         from_x(i) += expected(i) / 2.;
       checker.check_below(test::relative_difference(sum, from_x, comm), tol, "export_to(" + name + ", add)");

@@ -147,9 +147,7 @@ main(int argc, char **argv)
                 constraints.distribute_local_to_global(cell_rhs, dof_indices, rhs_host);
               }
           rhs_host.compress(VectorOperation::add);
-          LinearAlgebra::ReadWriteVector<double> rw(dof_handler.locally_owned_dofs());
-          rw.import(rhs_host, VectorOperation::insert);
-          rhs.import(rw, VectorOperation::insert);
+          rhs.import_elements(rhs_host, VectorOperation::insert);
 
           // 5. deal.II's conjugate gradient method on gpumf vectors: every vector operation
           //    and every operator application runs on the GPU.
@@ -160,9 +158,8 @@ main(int argc, char **argv)
           solve_timer.stop();
 
           // 6. Back to the host for the error against the exact solution.
-          solution.export_to(rw, VectorOperation::insert);
           LinearAlgebra::distributed::Vector<double> solution_host(dof_handler.locally_owned_dofs(), relevant, comm);
-          solution_host.import(rw, VectorOperation::insert);
+          solution.export_to(solution_host, VectorOperation::insert);
           constraints.distribute(solution_host);
           solution_host.update_ghost_values();
           Vector<float> cell_errors(triangulation.n_active_cells());

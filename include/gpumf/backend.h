@@ -62,6 +62,10 @@ namespace gpumf
   void
   synchronize(const Backend backend);
 
+  /// synchronize(default_backend()): deal.II 9.5+'s Kokkos::fence() in a ported program.
+  void
+  synchronize();
+
   /**
    * @name Exceptions
    * @{

@@ -7,6 +7,7 @@
 #ifndef gpumf_fe_evaluation_h
 #define gpumf_fe_evaluation_h
 
+#include <gpumf/device_vector.h>
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/host_block.h>
 #include <gpumf/matrix_free.h>
@@ -167,11 +168,23 @@ namespace gpumf
 #endif
     }
 
-    /// deal.II 9.5+'s Portable::FEEvaluation constructor: the cell is the one the loop gave
+    /// deal.II 9.5 and 9.6's Portable::FEEvaluation constructor: the cell is the one the loop gave
     /// @p shdata (SharedData::cell), the cell argument of the functor.
     __host__ __device__
     FEEvaluation(const data_type *data_in, SharedData<dim, Number> *shdata)
       : FEEvaluation(shdata->cell, data_in, shdata)
+    {}
+
+    /**
+     * deal.II 9.7+'s Portable::FEEvaluation constructor, in a cell functor of the form
+     * `operator()(const Data *data, const Portable::DeviceVector<Number> &src,
+     * Portable::DeviceVector<Number> &dst)`: the cell and its scratch travel in @p data_in
+     * (Data::cell_index, Data::shared_data). @p dof_index selects the DoFHandler of a MatrixFree
+     * object with several; gpumf's has one, so it must be 0.
+     */
+    template <typename Index = unsigned int, std::enable_if_t<std::is_integral_v<Index>, int> = 0>
+    __host__ __device__ explicit FEEvaluation(const data_type *data_in, const Index dof_index = 0)
+      : FEEvaluation(checked_cell(data_in, dof_index), data_in, data_in->shared_data)
     {}
 
     /// Gives the scratch back: a later FEEvaluation of the functor reuses it. Objects end in the
@@ -187,6 +200,27 @@ namespace gpumf
     FEEvaluation(const FEEvaluation &) = delete;
     FEEvaluation &
     operator=(const FEEvaluation &) = delete;
+
+    /// read_dof_values() from the vector of a deal.II 9.7+ functor's `src` argument.
+    __host__ __device__ void
+    read_dof_values(const Portable::DeviceVector<Number> &src)
+    {
+      read_dof_values(static_cast<const Number *>(src.data()));
+    }
+
+    /// read_dof_values_plain() from the vector of a deal.II 9.7+ functor's `src` argument.
+    __host__ __device__ void
+    read_dof_values_plain(const Portable::DeviceVector<Number> &src)
+    {
+      read_dof_values_plain(static_cast<const Number *>(src.data()));
+    }
+
+    /// distribute_local_to_global() into the vector of a deal.II 9.7+ functor's `dst` argument.
+    __host__ __device__ void
+    distribute_local_to_global(const Portable::DeviceVector<Number> &dst) const
+    {
+      distribute_local_to_global(dst.data());
+    }
 
     /// Reads the cell's DoF values from @p src (constrained DoFs read as zero). In
     /// MatrixFree::loop_diagonal() the unit vector of the loop's DoF instead.
@@ -602,12 +636,32 @@ namespace gpumf
       return data.q_points[cell * n_q_points + q];
     }
 
-    /// The cell's index among all cells of the MatrixFree object (MatrixFree::get_cell_iterator()),
-    /// for data stored per cell (deal.II's get_current_cell_index()).
+    /**
+     * The cell's number in the loop's launch (its color), as deal.II's Portable::FEEvaluation
+     * returns it: the cell argument of the functor, what Data::local_q_point_id(cell, q) and
+     * Data::get_quadrature_point(cell, q) take. For the cell's index among all cells of the
+     * object, get_cell_index_in_object().
+     */
     __host__ __device__ unsigned int
     get_current_cell_index() const
     {
+      return cell - data.row_start;
+    }
+
+    /// The cell's index among all cells of the MatrixFree object, 0 <= c < MatrixFree::n_cells()
+    /// (MatrixFree::get_cell_iterator(c)), for data stored per cell of the object.
+    __host__ __device__ unsigned int
+    get_cell_index_in_object() const
+    {
       return cell;
+    }
+
+    /// The data of the loop's launch this object reads (deal.II 9.7+'s get_matrix_free_data()):
+    /// Data::local_q_point_id(get_current_cell_index(), q) is the cell's point q.
+    __host__ __device__ const data_type *
+    get_matrix_free_data() const
+    {
+      return &data;
     }
 
     /// JxW at quadrature point @p q: stored, or det J times the weight (affine geometry); deal.II's
@@ -707,6 +761,23 @@ namespace gpumf
     }
 
   private:
+    /// The cell of a deal.II 9.7+ functor's @p data (stops with a message where the data has no
+    /// cell or @p dof_index is not 0).
+    template <typename Index>
+    __host__ __device__ static unsigned int
+    checked_cell(const data_type *data, const Index dof_index)
+    {
+      internal::require(dof_index == 0,
+                        "gpumf::FEEvaluation(data, dof_index): gpumf's MatrixFree has one DoFHandler; dof_index "
+                        "must be 0.");
+      internal::require(data->shared_data != nullptr,
+                        "gpumf::FEEvaluation(data): this data has no cell; the constructor without shared data "
+                        "serves cell functors of deal.II 9.7's form operator()(const Data *data, const "
+                        "DeviceVector<Number> &src, DeviceVector<Number> &dst). In a functor of the 9.4/9.6 form "
+                        "write FEEvaluation(cell, data, shared_data) or FEEvaluation(data, shared_data).");
+      return data->cell_index;
+    }
+
     template <int, int, int, typename, bool>
     friend class CellwiseInverseMassMatrix;
     template <int, typename>

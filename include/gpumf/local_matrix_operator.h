@@ -7,6 +7,7 @@
 #ifndef gpumf_local_matrix_operator_h
 #define gpumf_local_matrix_operator_h
 
+#include <gpumf/internal/dealii_compat.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/vector.h>
 
@@ -57,7 +58,7 @@ namespace gpumf
    * (a block per cell, a thread per row, the cell's vector in shared memory; n <= 1024).
    */
   template <int dim, typename Number = double>
-  class LocalMatrixOperator : public dealii::Subscriptor
+  class LocalMatrixOperator : public internal::EnableObserverPointer
   {
   public:
     using VectorType    = Vector<Number>;

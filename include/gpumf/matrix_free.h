@@ -9,7 +9,9 @@
 
 #include <gpumf/backend.h>
 #include <gpumf/cost_model.h>
+#include <gpumf/device_vector.h>
 #include <gpumf/internal/cell_layout.h>
+#include <gpumf/internal/dealii_compat.h>
 #include <gpumf/internal/dof_access.h>
 #include <gpumf/internal/hanging_nodes.h>
 #include <gpumf/internal/dealii_host_functions.h>
@@ -20,7 +22,6 @@
 
 #include <deal.II/base/point.h>
 #include <deal.II/base/quadrature.h>
-#include <deal.II/base/smartpointer.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_update_flags.h>
 #include <deal.II/fe/mapping.h>
@@ -95,8 +96,11 @@ namespace gpumf
    *   inverse_shape_values [i * n_dofs_1d + l]  (shape_values)^-1, where n_q_1d == n_dofs_1d
    * @endverbatim
    */
+  template <int dim, typename Number>
+  struct SharedData;
+
   template <int dim, typename Number = double>
-  class MatrixFree : public dealii::Subscriptor
+  class MatrixFree : public internal::EnableObserverPointer
   {
   public:
     using point_type = dealii::Point<dim, Number>;
@@ -313,10 +317,37 @@ namespace gpumf
       /// unless AdditionalData asked for faces).
       internal::FaceData<dim, Number> faces;
 
-      /// Position of point @p q of cell @p cell (of this color) in an array with @p n_q_points
-      /// entries per cell over all cells of the object (deal.II 9.5+'s Data::local_q_point_id()).
+      /// Quadrature points per cell, n_q_points_1d^dim (deal.II 9.7+'s Data::n_q_points).
+      unsigned int n_q_points;
+
+      /// @name deal.II 9.7+'s per-cell members: what a cell functor of the form
+      /// `operator()(const Data *data, const Portable::DeviceVector<Number> &src,
+      /// Portable::DeviceVector<Number> &dst)` receives besides the arrays (deal.II:
+      /// Data::cell_index and Data::shared_data); set by the loops for that form and for
+      /// evaluate_coefficients(), else 0 and nullptr.
+      /// @{
+      /// The cell (its number in this color, as the functor's cell argument of the other forms).
+      int cell_index = 0;
+      /// The cell's scratch, for FEEvaluation(data, dof_index).
+      SharedData<dim, Number> *shared_data = nullptr;
+      /// The functor's thread layout (its thread_per_column): which points a thread owns in
+      /// for_each_quad_point().
+      bool thread_per_column = false;
+      /// @}
+
+      /// Position of point @p q of cell @p cell (of this color) in an array with @p n_q_points_
+      /// entries per cell over all cells of the object (deal.II 9.5 and 9.6's Data::local_q_point_id();
+      /// deprecated in 9.8, which asks n_q_points_ to be n_q_points).
       __host__ __device__ unsigned int
-      local_q_point_id(const unsigned int cell, const unsigned int n_q_points, const unsigned int q) const
+      local_q_point_id(const unsigned int cell, const unsigned int n_q_points_, const unsigned int q) const
+      {
+        return (row_start + cell) * n_q_points_ + q;
+      }
+
+      /// Position of point @p q of cell @p cell (of this color) in an array with n_q_points entries
+      /// per cell over all cells of the object (deal.II 9.7+'s two-argument form).
+      __host__ __device__ unsigned int
+      local_q_point_id(const unsigned int cell, const unsigned int q) const
       {
         return (row_start + cell) * n_q_points + q;
       }
@@ -326,11 +357,18 @@ namespace gpumf
       __host__ __device__ point_type
       get_quadrature_point(const unsigned int cell, const unsigned int q) const
       {
-        unsigned int n_q_points = 1;
-        for (int d = 0; d < dim; ++d)
-          n_q_points *= n_q_points_1d;
-        return q_points[local_q_point_id(cell, n_q_points, q)];
+        return q_points[local_q_point_id(cell, q)];
       }
+
+      /**
+       * Calls `func(q)` for each quadrature point q of the cell that the calling thread owns,
+       * then waits for the cell's threads (deal.II 9.7+'s Data::for_each_quad_point(), a
+       * Kokkos::TeamThreadRange over the points followed by a team barrier). Every thread of
+       * the cell calls it. @p func takes the point as `const int &` or `unsigned int`.
+       */
+      template <typename Functor>
+      __host__ __device__ void
+      for_each_quad_point(const Functor &func) const;
     };
 
     MatrixFree();
@@ -673,7 +711,7 @@ namespace gpumf
 
     /**
      * The cell (active, or of the level) with index @p cell_index < n_cells() in the loops'
-     * order: what FEEvaluation::get_current_cell_index() returns inside a functor (deal.II's
+     * order: what FEEvaluation::get_cell_index_in_object() returns inside a functor (deal.II's
      * MatrixFree::get_cell_iterator(), without SIMD lanes). For per-cell data a functor reads,
      * e.g. TensorProductMatrixSymmetricSumCollection::insert().
      */
@@ -756,7 +794,7 @@ namespace gpumf
                   const unsigned int n_components) const;
 
 
-    dealii::SmartPointer<const dealii::DoFHandler<dim>>        dof_handler;
+    internal::ObserverPointer<const dealii::DoFHandler<dim>>   dof_handler;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
     Backend                                                    backend_      = Backend::host;
     ConflictStrategy                                           strategy      = ConflictStrategy::atomics;
@@ -904,6 +942,21 @@ namespace gpumf
     }
   };
 
+  template <int dim, typename Number>
+  template <typename Functor>
+  __host__ __device__ void
+  MatrixFree<dim, Number>::Data::for_each_quad_point(const Functor &func) const
+  {
+    const internal::CellLayout<dim> layout{n_q_points_1d, thread_per_column};
+    const auto                      thread = internal::thread_index(layout);
+    for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+      {
+        const int q = internal::owned_point(layout, thread, s);
+        func(q);
+      }
+    syncthreads();
+  }
+
   /**
    * Position of the calling thread's (first) quadrature point in an array with @p n_q_points
    * entries per cell over all cells of @p data's object (as deal.II's
@@ -966,6 +1019,24 @@ namespace gpumf
     /// Position of the color's first cell among all cells (as MatrixFree::Data::row_start).
     unsigned int row_start    = 0;
     bool         use_coloring = false;
+
+    /// Position of point @p q of cell @p cell of the color in an array with @p n_q_points entries
+    /// per cell over all cells (deal.II 9.5+'s DataHost::local_q_point_id()).
+    unsigned int
+    local_q_point_id(const unsigned int cell, const unsigned int n_q_points, const unsigned int q) const
+    {
+      return (row_start + cell) * n_q_points + q;
+    }
+
+    /// Point @p q of cell @p cell of the color (deal.II 9.5+'s DataHost::get_quadrature_point()).
+    dealii::Point<dim, Number>
+    get_quadrature_point(const unsigned int cell, const unsigned int q) const
+    {
+      AssertThrow(!q_points.empty(),
+                  dealii::ExcMessage("gpumf::DataHost::get_quadrature_point: the DataHost has no quadrature points; "
+                                     "pass update_quadrature_points to copy_mf_data_to_host()."));
+      return q_points[cell * padding_length + q];
+    }
   };
 
   /**

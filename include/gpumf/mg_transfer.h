@@ -9,13 +9,13 @@
 #define gpumf_mg_transfer_h
 
 #include <gpumf/backend.h>
+#include <gpumf/internal/dealii_compat.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/multigrid.h>
 #include <gpumf/vector.h>
 
 #include <deal.II/base/mg_level_object.h>
 #include <deal.II/base/partitioner.h>
-#include <deal.II/base/smartpointer.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/multigrid/mg_base.h>
 #include <deal.II/multigrid/mg_constrained_dofs.h>
@@ -201,7 +201,7 @@ namespace gpumf
       mutable CopyPairs with_edges;
     };
 
-    dealii::SmartPointer<const dealii::MGConstrainedDoFs> mg_constrained_dofs;
+    internal::ObserverPointer<const dealii::MGConstrainedDoFs> mg_constrained_dofs;
     Backend                                               backend_  = Backend::host;
     unsigned int                                          fe_degree = 0, n_components = 1;
     /// a discontinuous element: each child has its own (p+1)^dim DoFs, 2p+2 patch points per direction

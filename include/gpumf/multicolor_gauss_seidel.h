@@ -13,13 +13,13 @@
 #define gpumf_multicolor_gauss_seidel_h
 
 #include <gpumf/backend.h>
+#include <gpumf/internal/dealii_compat.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/stencil_operator.h>
 #include <gpumf/vector.h>
 
 #include <deal.II/base/partitioner.h>
-#include <deal.II/base/subscriptor.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping.h>
@@ -98,7 +98,7 @@ namespace gpumf
    * Vector<Number>>` initialized with the level operators (initialize(), step(), Tstep()).
    */
   template <int dim, typename Number = double>
-  class MultiColorGaussSeidel : public dealii::Subscriptor
+  class MultiColorGaussSeidel : public internal::EnableObserverPointer
   {
   public:
     using VectorType = Vector<Number>;

@@ -8,11 +8,11 @@
 #ifndef gpumf_operator_base_h
 #define gpumf_operator_base_h
 
+#include <gpumf/internal/dealii_compat.h>
 #include <gpumf/internal/diagonal.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/vector.h>
 
-#include <deal.II/base/smartpointer.h>
 #include <deal.II/lac/diagonal_matrix.h>
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/multigrid/mg_constrained_dofs.h>
@@ -44,7 +44,7 @@ namespace gpumf
      * (adaptively refined meshes).
      */
     template <int dim, typename VectorType>
-    class Base : public dealii::Subscriptor
+    class Base : public internal::EnableObserverPointer
     {
     public:
       using value_type = typename VectorType::value_type;
@@ -320,7 +320,7 @@ namespace gpumf
      * (deal.II: MatrixFreeOperators::MGInterfaceOperator).
      */
     template <typename OperatorType>
-    class MGInterfaceOperator : public dealii::Subscriptor
+    class MGInterfaceOperator : public internal::EnableObserverPointer
     {
     public:
       using value_type = typename OperatorType::value_type;
@@ -361,7 +361,7 @@ namespace gpumf
       }
 
     private:
-      dealii::SmartPointer<const OperatorType> mf_base_operator;
+      internal::ObserverPointer<const OperatorType> mf_base_operator;
     };
   } // namespace MatrixFreeOperators
 } // namespace gpumf

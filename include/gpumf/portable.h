@@ -1,33 +1,41 @@
 /**
  * @file gpumf/portable.h
  * deal.II 9.5+'s GPU matrix-free dialect (namespace Portable, deal.II's
- * portable_matrix_free.h and portable_fe_evaluation.h) on gpumf, for deal.II 9.4 and newer
- * alike: a program written for deal.II's Portable::MatrixFree ports by substitution
- * (doc/porting.md, "deal.II 9.5 and newer").
+ * portable_matrix_free.h and portable_fe_evaluation.h) on gpumf, in both of its forms: deal.II 9.5
+ * and 9.6's (the functor receives the cell and its shared data) and 9.7 and 9.8's (they travel
+ * in Data, the vectors as DeviceVector), for deal.II 9.4 and newer alike: a program written for
+ * deal.II's Portable::MatrixFree ports by substitution (doc/porting.md). The forms mix freely
+ * with each other and with deal.II 9.4's CUDAWrappers one (gpumf::MatrixFree,
+ * gpumf::FEEvaluation, gpumf::SharedData are the same classes).
  *
- * | deal.II 9.5+                                                  | gpumf                            |
+ * | deal.II                                                       | gpumf                            |
  * |---------------------------------------------------------------|----------------------------------|
  * | Portable::MatrixFree<dim, Number> (AdditionalData(flags, ...)) | gpumf::Portable::MatrixFree       |
  * | Portable::FEEvaluation<dim, p, n_q, n_comp, Number>            | gpumf::Portable::FEEvaluation     |
- * | Portable::SharedData<dim, Number>                              | gpumf::Portable::SharedData       |
- * | FEEvaluation(gpu_data, shared_data)                            | the same                          |
- * | evaluate(EvaluationFlags::values | EvaluationFlags::gradients) | the same with gpumf::EvaluationFlags (deal.II's operator| runs on the host only) |
- * | apply_for_each_quad_point(f), f(fe_eval *, q)                  | the same                          |
- * | Data::local_q_point_id(cell, n_q_points, q)                    | the same                          |
+ * | LinearAlgebra::distributed::Vector<Number, MemorySpace::Default> | gpumf::Vector<Number>          |
+ * | 9.5/9.6: operator()(cell, gpu_data, shared_data, src, dst), Number pointers | the same         |
+ * | 9.5/9.6: Portable::SharedData<dim, Number>, FEEvaluation(gpu_data, shared_data) | the same     |
+ * | 9.5/9.6: apply_for_each_quad_point(f), f(fe_eval *, q)         | the same                          |
+ * | 9.5/9.6: Data::local_q_point_id(cell, n_q_points, q)           | the same                          |
+ * | 9.7+: operator()(const Data *data, const DeviceVector<Number> &src, DeviceVector<Number> &dst) | the same (gpumf::Portable::DeviceVector) |
+ * | 9.7+: FEEvaluation(data, dof_index = 0)                        | the same (dof_index 0: one DoFHandler) |
+ * | 9.7+: data->for_each_quad_point([&](const int &q) {...})       | the same                          |
+ * | 9.7+: Data::local_q_point_id(cell, q), data->cell_index, data->n_q_points | the same           |
+ * | 9.7+: fe_eval.get_current_cell_index(), get_matrix_free_data() | the same                          |
+ * | 9.7+: only `n_q_points` required of a functor                  | the same (n_dofs_1d, n_local_dofs optional) |
+ * | 9.7+: MatrixFreeTools::compute_diagonal<dim, p, n_q, n_comp, Number>(mf, diag, quad_op, eval_flags, integ_flags) | the same (gpumf/matrix_free_tools.h) |
  * | Data::get_quadrature_point(cell, q)                            | the same                          |
  * | evaluate_coefficients(f), f(gpu_data, cell, q)                 | the same                          |
- * | LinearAlgebra::distributed::Vector<Number, MemorySpace::Default> | gpumf::Vector<Number>          |
+ * | evaluate(EvaluationFlags::values | EvaluationFlags::gradients) | the same with gpumf::EvaluationFlags (deal.II's operator| runs on the host only) |
  * | DEAL_II_HOST_DEVICE                                            | `__host__ __device__` (below)     |
- * | Kokkos::fence()                                                | gpumf::synchronize()              |
- * | Portable::copy_mf_data_to_host(), DataHost                     | the same                          |
+ * | Portable::copy_mf_data_to_host(), DataHost (local_q_point_id(), get_quadrature_point()) | the same |
+ * | Kokkos::fence(), Kokkos::parallel_for(n, KOKKOS_LAMBDA(int i) {...}) | gpumf::Kokkos:: (gpumf/kokkos.h), `[=] __host__ __device__` |
  *
- * Not available: what reaches into Kokkos (shared_data->team_member and Kokkos loops over
- * it, Data's arrays as Kokkos::View): gpumf's Data holds plain pointers (gpumf/matrix_free.h),
- * and a functor runs on the threads of a cell (internal::CellLayout).
- *
- * These are gpumf's own classes under deal.II's names (the same as gpumf::MatrixFree,
- * gpumf::FEEvaluation and gpumf::SharedData, which also keep deal.II 9.4's CUDAWrappers
- * interface): the two dialects mix freely.
+ * Not available: what reaches into Kokkos inside a functor (data->team_member and Kokkos' team
+ * loops over it, Data's arrays as Kokkos::View): gpumf's Data holds plain pointers
+ * (gpumf/matrix_free.h), a functor runs on the threads of a cell (internal::CellLayout);
+ * Data::for_each_quad_point() and gpumf::syncthreads() do what the team loops do there. Several
+ * DoFHandlers and DeviceBlockVector (deal.II 9.8): not yet.
  *
  * DEAL_II_HOST_DEVICE: deal.II 9.5+ defines it from its Kokkos; where that Kokkos has no CUDA
  * (as Debian's), it marks host functions only and nvcc refuses to call them in a kernel
@@ -38,9 +46,12 @@
 #ifndef gpumf_portable_h
 #define gpumf_portable_h
 
+#include <gpumf/device_vector.h>
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/internal/dealii_compat.h>
+#include <gpumf/kokkos.h>
 #include <gpumf/matrix_free.h>
+#include <gpumf/matrix_free_tools.h>
 #include <gpumf/vector.h>
 
 // what deal.II's Portable headers bring with them, so that a program written against them compiles

@@ -9,10 +9,10 @@
 #ifndef gpumf_sparse_matrix_h
 #define gpumf_sparse_matrix_h
 
+#include <gpumf/internal/dealii_compat.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
 
-#include <deal.II/base/subscriptor.h>
 #include <deal.II/lac/sparse_matrix.h>
 
 #include <cstdint>
@@ -40,7 +40,7 @@ namespace gpumf
    * ExcMatrixDoesNotFit, naming the bytes needed, when they are not there.
    */
   template <typename Number>
-  class SparseMatrix : public dealii::Subscriptor
+  class SparseMatrix : public internal::EnableObserverPointer
   {
   public:
     using value_type = Number;

@@ -10,11 +10,11 @@
 #define gpumf_stencil_operator_h
 
 #include <gpumf/backend.h>
+#include <gpumf/internal/dealii_compat.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/vector.h>
 
-#include <deal.II/base/subscriptor.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping.h>
@@ -97,7 +97,7 @@ namespace gpumf
    * where it cannot represent the operator.
    */
   template <int dim, typename Number = double>
-  class StencilOperator : public dealii::Subscriptor
+  class StencilOperator : public internal::EnableObserverPointer
   {
   public:
     using VectorType    = Vector<Number>;

@@ -42,7 +42,7 @@ namespace gpumf
 
     /**
      * phi's DoF values <- A_K^-1 phi's DoF values for the running cell K (phi's
-     * get_current_cell_index()), A_K = sum_d M_1 (x) .. K_d .. (x) M_dim (direction d's K, the
+     * get_cell_index_in_object()), A_K = sum_d M_1 (x) .. K_d .. (x) M_dim (direction d's K, the
      * others' M; deal.II's order: direction 0 fastest), for each component: S^T in each
      * direction, a division by lambda_0 + ... + lambda_dim-1, S in each direction (deal.II's
      * apply_inverse()). Every thread of the cell calls it. Needs n_q_points_1d = fe_degree + 1
@@ -122,7 +122,7 @@ namespace gpumf
     using Evaluation          = FEEvaluation<dim, fe_degree, fe_degree + 1, n_components, Number, thread_per_column>;
     constexpr unsigned int nn = fe_degree + 1;
     constexpr unsigned int n_points = Evaluation::n_q_points;
-    const unsigned int     cell     = phi.get_current_cell_index();
+    const unsigned int     cell     = phi.get_cell_index_in_object();
     internal::require(n == nn && cell < n_cells,
                       "gpumf::TensorProductMatrixSymmetricSumView::apply_inverse: the collection's matrices have "
                       "another size than fe_degree + 1, or the cell is beyond those it was set up for.");

@@ -13,7 +13,6 @@
 
 #include <deal.II/base/index_set.h>
 #include <deal.II/base/partitioner.h>
-#include <deal.II/base/subscriptor.h>
 #include <deal.II/lac/precondition.h>
 #include <deal.II/lac/read_write_vector.h>
 #include <deal.II/lac/vector_operation.h>
@@ -61,7 +60,7 @@ namespace gpumf
    * LinearAlgebra::ReadWriteVector (import(), export_to()).
    */
   template <typename Number>
-  class Vector : public dealii::Subscriptor
+  class Vector : public internal::EnableObserverPointer
   {
   public:
     using value_type = Number;

@@ -147,6 +147,12 @@ namespace gpumf
 #endif
   }
 
+  void
+  synchronize()
+  {
+    synchronize(default_backend());
+  }
+
   CostModel
   CostModel::of(const Backend backend)
   {

@@ -57,7 +57,7 @@ namespace gpumf
 
   template <typename Number>
   Vector<Number>::Vector(const Vector &other)
-    : Subscriptor()
+    : internal::EnableObserverPointer()
     , partitioner(other.partitioner)
     , values(other.values)
     , import_indices(other.import_indices)

@@ -7,6 +7,8 @@
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q.h>
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <exception>
 #include <limits>
@@ -29,18 +31,26 @@ namespace gpumf
        * MappingQ::compute_mapping_support_points(), which deal.II declares protected: a
        * derived class may name it, and the member pointer it gives calls the mapping's own
        * (virtual) version, MappingQCache's cached points included. No object of this class
-       * is made.
+       * is made. deal.II 9.4 and 9.6 return the points; 9.8 fills a small_vector argument: the
+       * member pointer's type says which (no version test: whichever deal.II has it).
        */
       template <int dim>
       struct SupportPoints : MappingQ<dim>
       {
-        using Function =
-          std::vector<Point<dim>> (MappingQ<dim>::*)(const typename Triangulation<dim>::cell_iterator &) const;
-
-        static Function
-        function()
+        static std::vector<Point<dim>>
+        of(const MappingQ<dim> &mapping, const typename Triangulation<dim>::cell_iterator &cell)
         {
-          return &SupportPoints::compute_mapping_support_points;
+          const auto function = &SupportPoints::compute_mapping_support_points;
+          using Returning =
+            std::vector<Point<dim>> (MappingQ<dim>::*)(const typename Triangulation<dim>::cell_iterator &) const;
+          if constexpr (std::is_same_v<decltype(function), const Returning>)
+            return (mapping.*function)(cell);
+          else
+            {
+              boost::container::small_vector<Point<dim>, 200> points;
+              (mapping.*function)(cell, points);
+              return std::vector<Point<dim>>(points.begin(), points.end());
+            }
         }
       };
 
@@ -167,11 +177,10 @@ namespace gpumf
 
         // written by the threads (first touch there)
         std::unique_ptr<double[]> support(new double[std::size_t(n_cells) * n_s * dim]);
-        const auto                support_points = SupportPoints<dim>::function();
         internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
           for (unsigned int c = begin; c < end; ++c)
             {
-              const std::vector<Point<dim>> points = (mapping.*support_points)(cells[c]);
+              const std::vector<Point<dim>> points = SupportPoints<dim>::of(mapping, cells[c]);
               AssertThrow(points.size() == n_s,
                           ExcInternalError("gpumf::MatrixFree: MappingQ(" + std::to_string(degree) + ") gave " +
                                            std::to_string(points.size()) + " support points for a cell, not " +

@@ -988,6 +988,7 @@ namespace gpumf
     data.jacobian_stride          = JxW.size();
     data.n_dofs_1d                = fe_degree + 1;
     data.n_q_points_1d            = n_q_points_1d;
+    data.n_q_points               = dealii::Utilities::pow(n_q_points_1d, dim);
     data.n_components             = n_components_;
     data.cells_per_block          = 1; // set per launch (cells_per_block(layout))
     data.use_coloring             = strategy != ConflictStrategy::atomics;
@@ -1063,8 +1064,9 @@ namespace gpumf
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
     const unsigned int n_tensor_dofs = Utilities::pow(fe_degree + 1, dim);
-    AssertThrow(n_dofs_1d == fe_degree + 1 && n_q_points == this->n_q_points() &&
-                  (n_local_dofs == n_tensor_dofs || n_local_dofs == n_components * n_tensor_dofs) &&
+    // 0: not declared (deal.II 9.7+'s functors need not), the object's
+    AssertThrow((n_dofs_1d == 0 || n_dofs_1d == fe_degree + 1) && n_q_points == this->n_q_points() &&
+                  (n_local_dofs == 0 || n_local_dofs == n_tensor_dofs || n_local_dofs == n_components * n_tensor_dofs) &&
                   n_components == n_components_,
                 ExcNotSupported("The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) + ", n_local_dofs = " +
                                 std::to_string(n_local_dofs) + ", n_q_points = " + std::to_string(n_q_points) +

@@ -155,7 +155,7 @@ namespace test
     for (unsigned int k = 0; k < 2; ++k)
       {
         mf.initialize_dof_vector(src[k]);
-        src[k].import(k == 0 ? u : v, VectorOperation::insert);
+        gpumf::internal::import_elements(src[k], k == 0 ? u : v, VectorOperation::insert);
       }
     mf.initialize_dof_vector(result);
     const std::function<void(const MatrixFree<dim, double> &,
@@ -187,7 +187,7 @@ namespace test
       };
     mf.cell_loop(cell_operation, result, src, true);
     dst.reinit(result.locally_owned_elements());
-    dst.import(result, VectorOperation::insert);
+    gpumf::internal::import_elements(dst, result, VectorOperation::insert);
   }
 
   template void

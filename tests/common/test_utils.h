@@ -263,7 +263,7 @@ namespace test
   to_rw(const LinearAlgebra::distributed::Vector<Number> &v)
   {
     LinearAlgebra::ReadWriteVector<Number> rw(v.locally_owned_elements());
-    rw.import(v, VectorOperation::insert);
+    gpumf::internal::import_elements(rw, v, VectorOperation::insert);
     return rw;
   }
 
@@ -275,7 +275,7 @@ namespace test
     LinearAlgebra::ReadWriteVector<typename VectorType::value_type> rw(v.locally_owned_elements());
     for (const auto i : rw.get_stored_elements())
       rw(i) = random_value(i, seed);
-    v.import(rw, VectorOperation::insert);
+    gpumf::internal::import_elements(v, rw, VectorOperation::insert);
   }
 
   /// max(a, b), or infinity where either is NaN (std::max() passes over a NaN in its second

@@ -47,6 +47,48 @@ namespace gpumf
       static constexpr unsigned int value = Functor::n_components;
     };
 
+    /// Functor::n_dofs_1d and Functor::n_local_dofs where the functor declares them (deal.II 9.4
+    /// and 9.6 require them), else 0: the MatrixFree object's (deal.II 9.7+ requires n_q_points alone).
+    template <typename Functor, typename = void>
+    struct Dofs1dOf
+    {
+      static constexpr unsigned int value = 0;
+    };
+    template <typename Functor>
+    struct Dofs1dOf<Functor, std::void_t<decltype(Functor::n_dofs_1d)>>
+    {
+      static constexpr unsigned int value = Functor::n_dofs_1d;
+    };
+    template <typename Functor, typename = void>
+    struct LocalDofsOf
+    {
+      static constexpr unsigned int value = 0;
+    };
+    template <typename Functor>
+    struct LocalDofsOf<Functor, std::void_t<decltype(Functor::n_local_dofs)>>
+    {
+      static constexpr unsigned int value = Functor::n_local_dofs;
+    };
+
+    template <typename>
+    inline constexpr bool always_false = false;
+
+    /// Functor::n_q_points, which every functor of the loops declares (deal.II's requirement too).
+    template <typename Functor, typename = void>
+    struct QPointsOf
+    {
+      static_assert(always_false<Functor>,
+                    "gpumf: a functor of MatrixFree::cell_loop(), evaluate_coefficients() or loop() declares the "
+                    "quadrature points of a cell, `static const unsigned int n_q_points = "
+                    "dealii::Utilities::pow(n_q_points_1d, dim);`, as deal.II requires.");
+      static constexpr unsigned int value = 0;
+    };
+    template <typename Functor>
+    struct QPointsOf<Functor, std::void_t<decltype(Functor::n_q_points)>>
+    {
+      static constexpr unsigned int value = Functor::n_q_points;
+    };
+
     /// Functor::thread_per_column where the functor declares it, else false.
     template <typename Functor, typename = void>
     struct ColumnsOf
@@ -77,7 +119,7 @@ namespace gpumf
     constexpr CellLayout<dim>
     layout_of()
     {
-      return CellLayout<dim>{root(Functor::n_q_points, dim), ColumnsOf<Functor>::value};
+      return CellLayout<dim>{root(QPointsOf<Functor>::value, dim), ColumnsOf<Functor>::value};
     }
 
     /// Functor::device_scratch_per_cell where the functor declares it (the Numbers of shared
@@ -213,13 +255,52 @@ namespace gpumf
       using Data = typename MatrixFree<dim, Number>::Data;
       if constexpr (std::is_invocable_v<Functor &, const Data *, unsigned int, unsigned int>)
         {
-          constexpr CellLayout<dim> layout = layout_of<dim, Functor>();
-          const auto                thread = thread_index(layout);
+          constexpr CellLayout<dim> layout    = layout_of<dim, Functor>();
+          const auto                thread    = thread_index(layout);
+          Data                      cell_data = data; // deal.II 9.7+'s Data::cell_index
+          cell_data.cell_index                = cell;
+          cell_data.thread_per_column         = layout.columns;
           for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-            func(&data, cell, owned_point(layout, thread, s));
+            func(&cell_data, cell, owned_point(layout, thread, s));
         }
       else
         func(cell, &data);
+    }
+
+    /// A cell functor of deal.II 9.7+'s form `operator()(const Data *data, const
+    /// Portable::DeviceVector<Number> &src, Portable::DeviceVector<Number> &dst)`.
+    template <int dim, typename Number, typename Functor>
+    inline constexpr bool is_portable_cell_functor = std::is_invocable_v<const Functor &,
+                                                                         const typename MatrixFree<dim, Number>::Data *,
+                                                                         const Portable::DeviceVector<Number> &,
+                                                                         Portable::DeviceVector<Number> &>;
+
+    /**
+     * One thread's call of a cell functor on cell @p cell: deal.II 9.4/9.6's
+     * `func(cell, &data, &shared, src, dst)`, or, where @p src is a Portable::DeviceVector (the
+     * loop's choice for a functor of deal.II 9.7+'s form), `func(&cell_data, src, dst)` with the
+     * cell and its scratch in a copy of @p data (Data::cell_index, Data::shared_data).
+     */
+    template <int dim, typename Number, typename Functor, typename Src, typename Dst>
+    __host__ __device__ inline void
+    call_cell_functor(const Functor                                &func,
+                      const unsigned int                            cell,
+                      const typename MatrixFree<dim, Number>::Data &data,
+                      SharedData<dim, Number>                      &shared,
+                      const Src                                    &src,
+                      const Dst                                    &dst)
+    {
+      if constexpr (std::is_same_v<Src, Portable::DeviceVector<Number>>)
+        {
+          typename MatrixFree<dim, Number>::Data cell_data = data;
+          cell_data.cell_index                             = cell;
+          cell_data.shared_data                            = &shared;
+          cell_data.thread_per_column                      = ColumnsOf<Functor>::value;
+          Portable::DeviceVector<Number> out               = dst;
+          func(&cell_data, src, out);
+        }
+      else
+        func(cell, &data, &shared, src, dst);
     }
 
     /**
@@ -443,7 +524,7 @@ namespace gpumf
         if constexpr (FormsOf<dim, Number, Functor, Src, Dst>::value > 1)
           func(cell, &data, &shared, src, dst, DeviceForm<form>{});
         else
-          func(cell, &data, &shared, src, dst);
+          call_cell_functor<dim, Number>(func, cell, data, shared, src, dst);
       }
 
       /// The cell kernel of form @p form (FormsOf), one of @p forms.
@@ -627,11 +708,19 @@ namespace gpumf
 
     /// What the functor receives for the vectors @p vectors: the data of the one vector of a
     /// single-vector argument, else VectorPointers.
-    template <bool single, typename Pointer, typename VectorPointer>
+    /// What a cell functor receives for @p vectors: a Portable::DeviceVector of the one vector
+    /// (@p portable: deal.II 9.7+'s form), its data (@p single), or VectorPointers of them all.
+    template <bool portable, bool single, typename Pointer, typename VectorPointer>
     auto
     functor_argument(const std::vector<VectorPointer> &vectors)
     {
-      if constexpr (single)
+      if constexpr (portable)
+        {
+          using Plain = std::remove_const_t<Pointer>;
+          return Portable::DeviceVector<Plain>(const_cast<Plain *>(vectors[0]->get_values()),
+                                               vectors[0]->locally_owned_size());
+        }
+      else if constexpr (single)
         return static_cast<Pointer *>(vectors[0]->get_values());
       else
         {
@@ -655,9 +744,38 @@ namespace gpumf
   {
     constexpr bool single_src = std::is_same_v<SrcType, Vector<Number>>;
     constexpr bool single_dst = std::is_same_v<std::remove_const_t<DstType>, Vector<Number>>;
-    check_functor(Functor::n_dofs_1d,
-                  Functor::n_local_dofs,
-                  Functor::n_q_points,
+    // deal.II 9.7+'s form (data, src, dst) or 9.4/9.6's (cell, data, shared_data, src, dst)
+    constexpr bool portable = internal::is_portable_cell_functor<dim, Number, Functor>;
+    static_assert(!portable || (single_src && single_dst),
+                  "gpumf::MatrixFree::cell_loop: a functor of deal.II 9.7's form operator()(const Data *, const "
+                  "DeviceVector<Number> &src, DeviceVector<Number> &dst) takes one source and one destination "
+                  "gpumf::Vector (gpumf has no block vectors yet: pass several vectors to a functor of the form "
+                  "operator()(cell, data, shared_data, src, dst), which receives gpumf::VectorPointers).");
+    static_assert(
+      portable ||
+        std::is_invocable_v<
+          const Functor &,
+          unsigned int,
+          const Data *,
+          SharedData<dim, Number> *,
+          decltype(internal::functor_argument<false, single_src, const Number>(std::vector<const Vector<Number> *>())),
+          decltype(internal::functor_argument<false, single_dst, Number>(std::vector<Vector<Number> *>()))> ||
+        internal::FormsOf<
+          dim,
+          Number,
+          Functor,
+          decltype(internal::functor_argument<false, single_src, const Number>(std::vector<const Vector<Number> *>())),
+          decltype(internal::functor_argument<false, single_dst, Number>(std::vector<Vector<Number> *>()))>::value > 1,
+      "gpumf::MatrixFree::cell_loop: the functor takes neither of the cell functor forms. deal.II 9.7 "
+      "and newer: operator()(const typename gpumf::Portable::MatrixFree<dim, Number>::Data *data, const "
+      "gpumf::Portable::DeviceVector<Number> &src, gpumf::Portable::DeviceVector<Number> &dst) const; "
+      "deal.II 9.4 to 9.6: operator()(unsigned int cell, const typename MatrixFree<dim, Number>::Data "
+      "*data, SharedData<dim, Number> *shared_data, const Number *src, Number *dst) const (with several "
+      "vectors: gpumf::VectorPointers<const Number> src, gpumf::VectorPointers<Number> dst). Mark it "
+      "__host__ __device__.");
+    check_functor(internal::Dofs1dOf<Functor>::value,
+                  internal::LocalDofsOf<Functor>::value,
+                  internal::QPointsOf<Functor>::value,
                   internal::ComponentsOf<Functor>::value);
     std::vector<const Vector<Number> *> sources;
     std::vector<Vector<Number> *>       destinations;
@@ -726,13 +844,13 @@ namespace gpumf
         *v = Number(0);
       else
         v->zero_out_ghost_values();
-    const auto src_arg = internal::functor_argument<single_src, const Number>(sources);
-    const auto dst_arg = internal::functor_argument<single_dst, Number>(destinations);
+    const auto src_arg = internal::functor_argument<portable, single_src, const Number>(sources);
+    const auto dst_arg = internal::functor_argument<portable, single_dst, Number>(destinations);
     const auto run     = [&](const CellRange range) {
       if (backend_ == Backend::host)
         internal::host_loop<dim, Number, Functor>(
           *this, range, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
-            func(cell, &data, &shared, src_arg, dst_arg);
+            internal::call_cell_functor<dim, Number>(func, cell, data, shared, src_arg, dst_arg);
           });
       else
         internal::cuda_cell_loop(*this, range, func, src_arg, dst_arg);
@@ -841,9 +959,9 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::diagonal_loop(const Functor &func, Vector<Number> &diagonal) const
   {
-    check_functor(Functor::n_dofs_1d,
-                  Functor::n_local_dofs,
-                  Functor::n_q_points,
+    check_functor(internal::Dofs1dOf<Functor>::value,
+                  internal::LocalDofsOf<Functor>::value,
+                  internal::QPointsOf<Functor>::value,
                   internal::ComponentsOf<Functor>::value);
     check_vector(diagonal);
     internal::SetupSection section("diagonal (MatrixFree::diagonal_loop)", backend_);
@@ -866,9 +984,9 @@ namespace gpumf
   void
   MatrixFree<dim, Number>::evaluate_coefficients(Functor func) const
   {
-    check_functor(Functor::n_dofs_1d,
-                  Functor::n_local_dofs,
-                  Functor::n_q_points,
+    check_functor(internal::Dofs1dOf<Functor>::value,
+                  internal::LocalDofsOf<Functor>::value,
+                  internal::QPointsOf<Functor>::value,
                   internal::ComponentsOf<Functor>::value);
     internal::SetupSection section("coefficients (MatrixFree::evaluate_coefficients)", backend_);
     if (backend_ == Backend::host)
@@ -886,9 +1004,9 @@ namespace gpumf
   MatrixFree<dim, Number>::evaluate_coefficients(const Functor &func, const SrcType &src) const
   {
     constexpr bool single_src = std::is_same_v<SrcType, Vector<Number>>;
-    check_functor(Functor::n_dofs_1d,
-                  Functor::n_local_dofs,
-                  Functor::n_q_points,
+    check_functor(internal::Dofs1dOf<Functor>::value,
+                  internal::LocalDofsOf<Functor>::value,
+                  internal::QPointsOf<Functor>::value,
                   internal::ComponentsOf<Functor>::value);
     std::vector<const Vector<Number> *> sources;
     if constexpr (single_src)

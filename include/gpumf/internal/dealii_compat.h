@@ -13,6 +13,14 @@
 
 #include <deal.II/base/config.h>
 
+#if DEAL_II_VERSION_GTE(9, 7, 0)
+#  include <deal.II/base/enable_observer_pointer.h>
+#  include <deal.II/base/observer_pointer.h>
+#else
+#  include <deal.II/base/smartpointer.h>
+#  include <deal.II/base/subscriptor.h>
+#endif
+
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/precondition.h>
 #include <deal.II/lac/read_write_vector.h>
@@ -20,7 +28,7 @@
 #include <type_traits>
 
 #if !DEAL_II_VERSION_GTE(9, 4, 0)
-#  error "gpumf needs deal.II 9.4 or newer (tested: 9.4.1 and 9.6.2)."
+#  error "gpumf needs deal.II 9.4 or newer (tested: 9.4.1, 9.6.2 and 9.8.0)."
 #endif
 
 /// deal.II has MemorySpace::Default (Kokkos) and the 9.5 names ReadWriteVector::import_elements()
@@ -45,6 +53,19 @@ namespace gpumf
 
   namespace internal
   {
+    /// The base of objects that deal.II's ObserverPointer (9.4, 9.6: SmartPointer) may watch:
+    /// deal.II 9.7's EnableObserverPointer, the new name of 9.4's Subscriptor (deprecated in 9.7).
+#if DEAL_II_VERSION_GTE(9, 7, 0)
+    using EnableObserverPointer = dealii::EnableObserverPointer;
+    template <typename T>
+    using ObserverPointer = dealii::ObserverPointer<T>;
+#else
+    using EnableObserverPointer = dealii::Subscriptor;
+    /// deal.II 9.7's ObserverPointer, the new name of 9.4's SmartPointer (deprecated in 9.7).
+    template <typename T>
+    using ObserverPointer = dealii::SmartPointer<T>;
+#endif
+
     /// The vector of entry (global index) % 11 minus its mean, deal.II's start vector of the
     /// eigenvalue estimate of PreconditionChebyshev for its distributed vectors (vector.cc).
     template <typename Number>
@@ -98,6 +119,17 @@ namespace gpumf
 #else
       v.import(rw, operation);
 #endif
+    }
+
+    /// v.import_elements(rw, operation) for a vector of gpumf's (which has both names), so that
+    /// code generic in the vector type calls one function.
+    template <typename VectorType, typename Number>
+    void
+    import_elements(VectorType                                           &v,
+                    const dealii::LinearAlgebra::ReadWriteVector<Number> &rw,
+                    const dealii::VectorOperation::values                 operation)
+    {
+      v.import_elements(rw, operation);
     }
   } // namespace internal
 } // namespace gpumf

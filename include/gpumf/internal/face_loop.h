@@ -344,7 +344,10 @@ namespace gpumf
                     internal::same_layout<Main, BoundaryFaceFunctor>(),
                   "gpumf::MatrixFree::loop: the cell and face functors must declare the same n_q_points, "
                   "n_components and thread_per_column (one thread layout runs them all).");
-    check_functor(Main::n_dofs_1d, Main::n_local_dofs, Main::n_q_points, internal::ComponentsOf<Main>::value);
+    check_functor(internal::Dofs1dOf<Main>::value,
+                  internal::LocalDofsOf<Main>::value,
+                  internal::QPointsOf<Main>::value,
+                  internal::ComponentsOf<Main>::value);
     AssertThrow(face_arrays.available ||
                   (!internal::is_operation<InnerFaceFunctor> && !internal::is_operation<BoundaryFaceFunctor>),
                 ExcNotSupported("gpumf::MatrixFree::loop with face functors, but reinit() set up no faces: set "

@@ -1,0 +1,135 @@
+/**
+ * @file gpumf/kokkos.h
+ * What deal.II's GPU tutorials (9.5 and newer) call of Kokkos directly, on gpumf's backends, under
+ * Kokkos' names in namespace gpumf::Kokkos: a program ports by writing `gpumf::Kokkos::` for
+ * `Kokkos::` and `[=] __host__ __device__` for `KOKKOS_LAMBDA` (doc/porting.md).
+ *
+ * | Kokkos                                   | gpumf::Kokkos                                          |
+ * |------------------------------------------|--------------------------------------------------------|
+ * | fence()                                  | gpumf::synchronize() (default_backend())               |
+ * | initialize(argc, argv), finalize()       | nothing to do (gpumf needs no initialization; pick the GPU with gpumf::select_device()) |
+ * | parallel_for(n, f), parallel_for(label, n, f) | f(i) for i in [0, n) on default_backend(): a CUDA kernel (the call compiled by nvcc) or a host loop |
+ *
+ * Not offered: Kokkos' team API (`team_member`, TeamThreadRange, team_barrier()) inside a cell
+ * functor; gpumf's equivalents are Data::for_each_quad_point() (a loop over the points the thread
+ * owns, then a barrier) and gpumf::syncthreads() (a barrier of the cell's threads).
+ */
+#ifndef gpumf_kokkos_h
+#define gpumf_kokkos_h
+
+#include <gpumf/backend.h>
+#include <gpumf/config.h>
+
+#include <deal.II/base/exceptions.h>
+
+#include <cstddef>
+#include <string>
+
+#ifdef __CUDACC__
+#  include <gpumf/internal/cuda_check.h>
+
+#  include <algorithm>
+#endif
+
+namespace gpumf
+{
+  namespace internal
+  {
+#ifdef __CUDACC__
+    inline namespace nvcc_compiled
+    {
+      template <typename Function>
+      __global__ void
+      parallel_for_kernel(const std::size_t n, const Function f)
+      {
+        for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+             i += std::size_t(gridDim.x) * blockDim.x)
+          f(i);
+      }
+
+      template <typename Function>
+      void
+      cuda_parallel_for(const std::size_t n, const Function &f)
+      {
+        if (n == 0)
+          return;
+        constexpr unsigned int block  = 256;
+        const std::size_t      blocks = std::min<std::size_t>((n + block - 1) / block, 65535);
+        parallel_for_kernel<<<static_cast<unsigned int>(blocks), block>>>(n, f);
+        GPUMF_CHECK_CUDA(cudaGetLastError());
+      }
+    } // namespace nvcc_compiled
+#else
+    inline namespace host_compiled
+    {
+      template <typename Function>
+      void
+      cuda_parallel_for(const std::size_t, const Function &)
+      {
+        AssertThrow(false,
+                    dealii::ExcMessage("gpumf::Kokkos::parallel_for() on the CUDA backend, called from a file compiled "
+                                       "by a host compiler: compile the call in a .cu file with nvcc, or use the host "
+                                       "backend (GPUMF_BACKEND=host)."));
+      }
+    } // namespace host_compiled
+#endif
+  } // namespace internal
+
+  namespace Kokkos
+  {
+    /// Kokkos::fence(): waits for the GPU's work.
+    inline void
+    fence()
+    {
+      synchronize();
+    }
+
+    /// Kokkos::fence(label).
+    inline void
+    fence(const std::string &)
+    {
+      synchronize();
+    }
+
+    /// Kokkos::initialize(): gpumf needs none (deal.II's MPI_InitFinalize initializes deal.II's own Kokkos).
+    inline void
+    initialize(int &, char **&)
+    {}
+
+    inline void
+    initialize()
+    {}
+
+    /// Kokkos::finalize(): nothing to do.
+    inline void
+    finalize()
+    {}
+
+    /**
+     * Kokkos::parallel_for(n, f): `f(i)` for every i in [0, n) on default_backend(), as a CUDA
+     * kernel or a host loop (Kokkos' default execution space); the call returns before the GPU
+     * is done, as Kokkos' does (fence() waits). @p f is a `[=] __host__ __device__` lambda
+     * (Kokkos: KOKKOS_LAMBDA) or a functor with a __host__ __device__ operator()(i).
+     */
+    template <typename Function, typename Compiler = internal::ThisCompiler>
+    void
+    parallel_for(const std::size_t n, const Function &f)
+    {
+      if (default_backend() == Backend::host)
+        for (std::size_t i = 0; i < n; ++i)
+          f(i);
+      else
+        internal::cuda_parallel_for(n, f);
+    }
+
+    /// Kokkos::parallel_for(label, n, f).
+    template <typename Function, typename Compiler = internal::ThisCompiler>
+    void
+    parallel_for(const std::string &, const std::size_t n, const Function &f)
+    {
+      parallel_for<Function, Compiler>(n, f);
+    }
+  } // namespace Kokkos
+} // namespace gpumf
+
+#endif

@@ -1,0 +1,130 @@
+/**
+ * @file gpumf/matrix_free_tools.h
+ * deal.II's MatrixFreeTools::compute_diagonal() for gpumf's MatrixFree (deal.II 9.7+'s form for
+ * Portable::MatrixFree: a quadrature-point operation and the evaluation and integration flags).
+ *
+ * `MatrixFreeTools::compute_diagonal<dim, fe_degree, n_q_points_1d, n_components, Number>(
+ *    mf, diagonal, quad_operation, evaluation_flags, integration_flags)` compiles unchanged in a
+ * program written for deal.II (`using namespace dealii`): the function is declared in
+ * gpumf::MatrixFreeTools and brought into dealii::MatrixFreeTools, where it is chosen for a
+ * gpumf::MatrixFree. @p quad_operation is called as `quad_operation(&fe_eval, q)` for every
+ * quadrature point q of every cell (the FEEvaluation's get_current_cell_index() and
+ * get_matrix_free_data() say which cell, as in deal.II); mark its operator() __host__ __device__.
+ *
+ * As deal.II's: @p diagonal is reinitialized to the object's layout, each cell's contribution is
+ * the cell operator applied to its unit vectors, resolved through the constraints (hanging nodes
+ * and periodicity add into their masters), and every constrained entry is then 1.
+ */
+#ifndef gpumf_matrix_free_tools_h
+#define gpumf_matrix_free_tools_h
+
+#include <gpumf/fe_evaluation.h>
+#include <gpumf/matrix_free.h>
+#include <gpumf/vector.h>
+
+#include <deal.II/matrix_free/evaluation_flags.h>
+
+#include <type_traits>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /// The cell functor of compute_diagonal(): column i of the cell matrix from the unit vector,
+    /// its diagonal entry added through the constraints (FEEvaluation::distribute_local_diagonal()).
+    template <int dim, int fe_degree, int n_q_points_1d, int n_components_, typename Number, typename QuadOperation>
+    struct DiagonalCellAction
+    {
+      static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
+      static constexpr unsigned int n_components = n_components_;
+      static constexpr unsigned int n_local_dofs = n_components_ * ipow(fe_degree + 1, dim);
+      static constexpr unsigned int n_q_points   = ipow(n_q_points_1d, dim);
+
+      QuadOperation quad_operation;
+      unsigned int  evaluation_flags;
+      unsigned int  integration_flags;
+
+      __host__ __device__ void
+      operator()(const unsigned int                            cell,
+                 const typename MatrixFree<dim, Number>::Data *data,
+                 SharedData<dim, Number>                      *shared,
+                 const unsigned int                            i,
+                 Number                                       *diagonal) const
+      {
+        // deal.II 9.7+'s per-cell data, for quad operations that call get_matrix_free_data()
+        typename MatrixFree<dim, Number>::Data cell_data = *data;
+        cell_data.cell_index                             = cell;
+        cell_data.shared_data                            = shared;
+        FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number> phi(cell, &cell_data, shared);
+        phi.set_unit_dof_values(i);
+        phi.evaluate(static_cast<EvaluationFlags::EvaluationFlags>(evaluation_flags));
+        cell_data.for_each_quad_point([&](const int &q) { quad_operation(&phi, q); });
+        phi.integrate(static_cast<EvaluationFlags::EvaluationFlags>(integration_flags));
+        phi.distribute_local_diagonal(i, diagonal);
+      }
+    };
+
+    template <typename Flags>
+    inline constexpr bool is_evaluation_flags = std::is_same_v<Flags, EvaluationFlags::EvaluationFlags> ||
+                                                std::is_same_v<Flags, dealii::EvaluationFlags::EvaluationFlags>;
+  } // namespace internal
+
+  namespace MatrixFreeTools
+  {
+    /**
+     * The diagonal of the operator whose quadrature-point work is @p quad_operation (deal.II
+     * 9.7+'s MatrixFreeTools::compute_diagonal() for Portable::MatrixFree). @p evaluation_flags
+     * and @p integration_flags: deal.II's or gpumf's (values, gradients). gpumf's MatrixFree has
+     * one DoFHandler and one quadrature: the indices must be 0, as deal.II 9.8 requires of the
+     * last three.
+     */
+    template <int dim,
+              int fe_degree,
+              int n_q_points_1d,
+              int n_components,
+              typename Number,
+              typename QuadOperation,
+              typename EvaluationFlagsType,
+              typename IntegrationFlagsType,
+              typename Compiler = internal::ThisCompiler>
+    void
+    compute_diagonal(const MatrixFree<dim, Number> &matrix_free,
+                     Vector<Number>                &diagonal,
+                     const QuadOperation           &quad_operation,
+                     const EvaluationFlagsType      evaluation_flags,
+                     const IntegrationFlagsType     integration_flags,
+                     const unsigned int             dof_handler_index        = 0,
+                     const unsigned int             quadrature_index         = 0,
+                     const unsigned int             first_selected_component = 0,
+                     const unsigned int             first_vector_component   = 0)
+    {
+      static_assert(internal::is_evaluation_flags<EvaluationFlagsType> &&
+                      internal::is_evaluation_flags<IntegrationFlagsType>,
+                    "gpumf::MatrixFreeTools::compute_diagonal: the flags are deal.II's or gpumf's EvaluationFlags "
+                    "(values, gradients).");
+      AssertThrow(dof_handler_index == 0 && quadrature_index == 0 && first_selected_component == 0 &&
+                    first_vector_component == 0,
+                  ExcNotSupported("gpumf::MatrixFreeTools::compute_diagonal: gpumf's MatrixFree has one "
+                                  "DoFHandler and one quadrature, and the diagonal covers all components: "
+                                  "dof_handler_index, quadrature_index, first_selected_component and "
+                                  "first_vector_component must be 0."));
+      matrix_free.initialize_dof_vector(diagonal);
+      const internal::DiagonalCellAction<dim, fe_degree, n_q_points_1d, n_components, Number, QuadOperation> action{
+        quad_operation, static_cast<unsigned int>(evaluation_flags), static_cast<unsigned int>(integration_flags)};
+      matrix_free.template diagonal_loop<decltype(action), Compiler>(action, diagonal);
+      matrix_free.set_constrained_values(Number(1), diagonal);
+    }
+  } // namespace MatrixFreeTools
+} // namespace gpumf
+
+namespace dealii
+{
+  namespace MatrixFreeTools
+  {
+    // chosen by overload resolution for a gpumf::MatrixFree (deal.II's take deal.II's objects;
+    // their header, deal.II/matrix_free/tools.h, is not needed for that)
+    using gpumf::MatrixFreeTools::compute_diagonal;
+  } // namespace MatrixFreeTools
+} // namespace dealii
+
+#endif
