@@ -49,7 +49,7 @@ if [ -z "${GPUMF_DEBIAN13_NAMESPACE:-}" ]; then
   mkdir -p "$ccache_dir"
   exec $sudo env GPUMF_DEBIAN13_NAMESPACE=1 GPUMF_DEBIAN13_ROOT="${GPUMF_DEBIAN13_ROOT:-}" GPUMF_SID_ROOT="${GPUMF_SID_ROOT:-}" \
     GPUMF_DEBIAN_MIRROR="$mirror" CCACHE_DIR="$ccache_dir" \
-    ${CI:+"CI=$CI"} ${CCACHE_DISABLE:+"CCACHE_DISABLE=$CCACHE_DISABLE"} \
+    ${CI:+"CI=$CI"} ${CCACHE_DISABLE:+"CCACHE_DISABLE=$CCACHE_DISABLE"} ${GPUMF_TEST_ALL_PROGRAMS:+"GPUMF_TEST_ALL_PROGRAMS=$GPUMF_TEST_ALL_PROGRAMS"} \
     unshare --mount --propagation private bash "$self" "$name" "$@"
 fi
 
@@ -123,9 +123,39 @@ bind /dev /dev --rbind # /dev/shm for MPI's shared memory
 if [ -d /usr/local/cuda-13.0 ]; then
   bind /usr/local/cuda-13.0 /usr/local/cuda-13.0
   [ -e "$root/usr/local/cuda" ] || ln -s cuda-13.0 "$root/usr/local/cuda"
+  # glibc 2.42 (sid has 2.43) declares C23's rsqrt() and rsqrtf() noexcept; CUDA 13.0's
+  # crt/math_functions.h declares them without, and nvcc stops on every file ("exception
+  # specification is incompatible with that of previous function rsqrt"). /opt/gpumf-cuda in the
+  # root is CUDA 13.0 with that header's two declarations made noexcept in C++: its own nvcc,
+  # nvcc.profile and include tree (nvcc finds its toolkit relative to itself), links to the rest.
+  if grep -q 'rsqrt,' "$root/usr/include/x86_64-linux-gnu/bits/mathcalls.h" 2>/dev/null &&
+     ! grep -q 'rsqrt(double x) noexcept' /usr/local/cuda-13.0/targets/x86_64-linux/include/crt/math_functions.h &&
+     [ ! -x "$root/opt/gpumf-cuda/bin/nvcc" ]; then
+    echo "gpumf: CUDA 13.0 for this root's glibc in $root/opt/gpumf-cuda (rsqrt, rsqrtf declared noexcept)"
+    rm -rf "$root/opt/gpumf-cuda.new"
+    mkdir -p "$root/opt/gpumf-cuda.new/bin" "$root/opt/gpumf-cuda.new/targets/x86_64-linux"
+    for f in /usr/local/cuda-13.0/bin/*; do
+      ln -s "$f" "$root/opt/gpumf-cuda.new/bin/$(basename "$f")"
+    done
+    rm "$root/opt/gpumf-cuda.new/bin/nvcc" "$root/opt/gpumf-cuda.new/bin/nvcc.profile"
+    cp /usr/local/cuda-13.0/bin/nvcc /usr/local/cuda-13.0/bin/nvcc.profile "$root/opt/gpumf-cuda.new/bin/"
+    for d in nvvm lib lib64; do
+      ln -s "/usr/local/cuda-13.0/$d" "$root/opt/gpumf-cuda.new/$d"
+    done
+    ln -s ../../lib "$root/opt/gpumf-cuda.new/targets/x86_64-linux/lib"
+    cp -rL /usr/local/cuda-13.0/targets/x86_64-linux/include "$root/opt/gpumf-cuda.new/targets/x86_64-linux/include"
+    ln -s targets/x86_64-linux/include "$root/opt/gpumf-cuda.new/include"
+    header="$root/opt/gpumf-cuda.new/targets/x86_64-linux/include/crt/math_functions.h"
+    sed -i -e 's/^\(extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ double *rsqrt(double x)\);/\1 GPUMF_GLIBC_NOEXCEPT;/' \
+           -e 's/^\(extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ float *rsqrtf(float x)\);/\1 GPUMF_GLIBC_NOEXCEPT;/' "$header"
+    [ "$(grep -c GPUMF_GLIBC_NOEXCEPT "$header")" = 2 ] || { echo "gpumf: CUDA's math_functions.h changed: rsqrt not patched"; exit 1; }
+    sed -i '0,/^#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)/s//#if defined(__cplusplus)\n#define GPUMF_GLIBC_NOEXCEPT noexcept(true)\n#else\n#define GPUMF_GLIBC_NOEXCEPT\n#endif\n&/' "$header"
+    grep -q 'define GPUMF_GLIBC_NOEXCEPT noexcept' "$header" || { echo "gpumf: CUDA's math_functions.h changed: no place for the macro"; exit 1; }
+    mv -T "$root/opt/gpumf-cuda.new" "$root/opt/gpumf-cuda"
+  fi
 fi
 bind "$ccache_dir" /root/.cache/ccache
 
 chroot "$root" env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin CCACHE_DIR=/root/.cache/ccache \
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${CI:+"CI=$CI"} ${CCACHE_DISABLE:+"CCACHE_DISABLE=$CCACHE_DISABLE"} \
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${CI:+"CI=$CI"} ${CCACHE_DISABLE:+"CCACHE_DISABLE=$CCACHE_DISABLE"} ${GPUMF_TEST_ALL_PROGRAMS:+"GPUMF_TEST_ALL_PROGRAMS=$GPUMF_TEST_ALL_PROGRAMS"} \
   bash -c 'cd "$1" && shift && exec "$@"' bash "$here" "$@" 9>&-

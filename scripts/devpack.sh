@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# devpack.sh [--debian13] <out folder> <program>...: packs programs built here with the deal.II
-# run-time they need for the lent GPU machine (Ubuntu 24.04, CUDA, Open MPI; no deal.II), as
+# devpack.sh [--debian13 | --sid] <out folder> <program>...: packs programs built here with the
+# deal.II run-time they need for the lent GPU machine (Ubuntu 24.04, CUDA, Open MPI; no deal.II), as
 # ../shared/gpu/devlibs.py does (its README: carry <out folder>, then `. ./env.sh` there), each
 # <out folder> unpacking to its own /tmp/devlibs-<name> there.
 #
@@ -10,26 +10,66 @@
 # root's libraries were linked against, keeps the C ABI of the machine's 4.1): this script checks
 # that no packed library or program needs a newer glibc or libstdc++ than the GPU machine has
 # (GLIBC_2.39, GLIBCXX_3.4.33) and stops, naming the file, where one does.
+#
+# --sid: built in the sid root (scripts/debian-sid.sh; deal.II 9.8), whose glibc (2.43) and
+# libstdc++ are newer than the GPU machine's: the pack also carries the root's loader and C/C++
+# run-time (rt/) and Kokkos (deal.II 9.8 keeps its vectors in Kokkos views), and each program in
+# bin/ is a script that starts the real one (bin/.programs/) through that loader, with the
+# machine's Open MPI and CUDA driver after the packed libraries: `mpirun -np 2 bin/prog` works.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-in_root=0
-if [ "${1:-}" = --debian13 ]; then
-  in_root=1
-  shift
-fi
+root=""
+case "${1:-}" in
+  --debian13) root=debian13 && shift ;;
+  --sid) root=sid && shift ;;
+esac
 out=$1
 shift
 devlibs=${GPUMF_DEVLIBS:-../shared/gpu/devlibs.py}
 mkdir -p "$out"
 cp "$devlibs" "$out/devlibs.py"
-if [ $in_root = 1 ]; then
-  bash scripts/debian13.sh python3 "$out/devlibs.py" --out "$out" "$@"
+if [ "$root" = sid ]; then
+  # Kokkos copied, not stubbed (deal.II 9.8's host vectors allocate through it)
+  sed -i 's/r"gmp|mpfr|openblas|atlas|blis)"/r"gmp|mpfr|openblas|atlas|blis|kokkos)"/' "$out/devlibs.py"
+  grep -q 'blis|kokkos' "$out/devlibs.py" || { echo "gpumf: devlibs.py's list of copied libraries changed: cannot add Kokkos"; exit 1; }
+fi
+if [ -n "$root" ]; then
+  bash scripts/debian-root.sh "$root" python3 "$out/devlibs.py" --out "$out" "$@"
 else
   python3 "$out/devlibs.py" --out "$out" "$@"
 fi
 rm "$out/devlibs.py"
-# a run-time folder of its own on the GPU machine, so that packs of both deal.II versions run in one call
-sed -i "s|/tmp/devlibs|/tmp/devlibs-$(basename "$out")|g" "$out/env.sh"
+name=$(basename "$out")
+# a run-time folder of its own on the GPU machine, so that packs of several deal.II versions run in one call
+sed -i "s|/tmp/devlibs|/tmp/devlibs-$name|g" "$out/env.sh"
+if [ "$root" = sid ]; then
+  # the root's loader and C/C++ run-time, and a starter script per program
+  rt=$(mktemp -d)
+  mkdir "$rt/rt"
+  for lib in ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libdl.so.2 librt.so.1 libpthread.so.0 libstdc++.so.6 libgcc_s.so.1; do
+    cp -L "/var/lib/gpumf/sid/usr/lib/x86_64-linux-gnu/$lib" "$rt/rt/"
+  done
+  tar cJf "$out/rt.tar.xz" -C "$rt" rt
+  rm -rf "$rt"
+  cat >> "$out/env.sh" <<ENV
+[ -d /tmp/devlibs-$name/rt ] || tar xJf "\$here/rt.tar.xz" -C /tmp/devlibs-$name
+ENV
+  mkdir -p "$out/bin/.programs"
+  for p in "$@"; do
+    prog=$(basename "$p")
+    mv "$out/bin/$prog" "$out/bin/.programs/$prog"
+    cat > "$out/bin/$prog" <<STARTER
+#!/bin/sh
+# $prog, built against Debian sid's deal.II 9.8: through sid's loader and C/C++ run-time, then the
+# packed libraries, then the machine's (Open MPI, the CUDA driver)
+d=/tmp/devlibs-$name
+exec \$d/rt/ld-linux-x86-64.so.2 --library-path "\$d/rt:\$d/lib:/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu/openmpi/lib:\${LD_LIBRARY_PATH:-}" "\$(dirname "\$0")/.programs/$prog" "\$@"
+STARTER
+    chmod +x "$out/bin/$prog"
+  done
+  echo "gpumf: $out: sid's loader and C/C++ run-time packed (rt.tar.xz); bin/ starts each program through them"
+  exit 0
+fi
 
 # The newest glibc / libstdc++ symbol versions the packed files need, against the GPU machine's.
 tmp=$(mktemp -d)

@@ -187,8 +187,9 @@ namespace
   public:
     static constexpr unsigned int n_q_points = Utilities::pow(fe_degree + 1, dim);
 
-    LocalHelmholtz97(double *coefficient)
+    LocalHelmholtz97(double *coefficient, const bool scale_dofs)
       : coef(coefficient)
+      , scale_dofs(scale_dofs)
     {}
 
     GPUMF_HOST_DEVICE void
@@ -198,6 +199,12 @@ namespace
     {
       gpumf::Portable::FEEvaluation<dim, fe_degree, fe_degree + 1, 1, double> fe_eval(data);
       fe_eval.read_dof_values(src);
+      if (scale_dofs) // the DoF values doubled through Kokkos' team loop over the cell's threads
+        {
+          gpumf::Kokkos::parallel_for(gpumf::Kokkos::TeamThreadRange(data->team_member, n_q_points),
+                                      [&](const int q) { fe_eval.submit_dof_value(2. * fe_eval.get_dof_value(q), q); });
+          data->team_member.team_barrier();
+        }
       fe_eval.evaluate(gpumf::EvaluationFlags::values | gpumf::EvaluationFlags::gradients);
       HelmholtzQuad97<dim, fe_degree> quad(coef);
       data->for_each_quad_point([&](const int &q_point) { quad(&fe_eval, q_point); });
@@ -207,6 +214,7 @@ namespace
 
   private:
     double *coef;
+    bool    scale_dofs;
   };
 
   /// A 9.7-form functor that asks for a second DoFHandler: refused (gpumf has one).
@@ -317,7 +325,7 @@ namespace
       if (form96)
         mf_data.cell_loop(LocalHelmholtz<dim, fe_degree>(coef.get_values(), scale_dofs), src, dst);
       else
-        mf_data.cell_loop(LocalHelmholtz97<dim, fe_degree>(coef.get_values()), src, dst);
+        mf_data.cell_loop(LocalHelmholtz97<dim, fe_degree>(coef.get_values(), scale_dofs), src, dst);
       if (scale_dofs)
         dst *= 0.5;
       mf_data.copy_constrained_values(src, dst);
@@ -372,6 +380,9 @@ namespace
         checker.check_below(test::relative_difference(apply(backend, coloring, false, false), host, comm),
                             tolerance,
                             name + variant + ", 9.7 form (data, src, dst) vs host");
+        checker.check_below(test::relative_difference(apply(backend, coloring, true, false), host, comm),
+                            tolerance,
+                            name + variant + ", 9.7 form, DoF values through TeamThreadRange(data->team_member)");
         checker.check_below(test::relative_difference(apply(backend, coloring, false, false, true),
                                                       apply(gpumf::Backend::host, false, false, false, true),
                                                       comm),

@@ -10,15 +10,25 @@
  * | initialize(argc, argv), finalize()       | nothing to do (gpumf needs no initialization; pick the GPU with gpumf::select_device()) |
  * | parallel_for(n, f), parallel_for(label, n, f) | f(i) for i in [0, n) on default_backend(): a CUDA kernel (the call compiled by nvcc) or a host loop |
  *
- * Not offered: Kokkos' team API (`team_member`, TeamThreadRange, team_barrier()) inside a cell
- * functor; gpumf's equivalents are Data::for_each_quad_point() (a loop over the points the thread
- * owns, then a barrier) and gpumf::syncthreads() (a barrier of the cell's threads).
+ *
+ * Inside a cell functor, over `data->team_member` (deal.II 9.7+) or `shared_data->team_member`
+ * (9.5/9.6), a gpumf::Portable::TeamHandle (gpumf/team_handle.h: the cell's threads):
+ *
+ * | Kokkos                                   | gpumf::Kokkos                                          |
+ * |------------------------------------------|--------------------------------------------------------|
+ * | parallel_for(TeamThreadRange(team, n), f), TeamVectorRange | f(i) for i in [0, n), spread over the cell's threads (no barrier after it, as in Kokkos) |
+ * | parallel_for(ThreadVectorRange(team, n), f) | f(i) for i in [0, n) by the calling thread (gpumf has no vector level below a thread) |
+ * | single(PerTeam(team), f), single(PerThread(team), f) | f() by the cell's first thread, by each thread |
+ * | team.team_barrier(), team_rank(), team_size(), league_rank() | the same (gpumf::syncthreads() is the barrier) |
+ *
+ * Data::for_each_quad_point() is deal.II's own loop over the points (then a barrier).
  */
 #ifndef gpumf_kokkos_h
 #define gpumf_kokkos_h
 
 #include <gpumf/backend.h>
 #include <gpumf/config.h>
+#include <gpumf/team_handle.h>
 
 #include <deal.II/base/exceptions.h>
 
@@ -128,6 +138,122 @@ namespace gpumf
     parallel_for(const std::string &, const std::size_t n, const Function &f)
     {
       parallel_for<Function, Compiler>(n, f);
+    }
+
+    /// The indices [begin, end) spread over the threads of a cell (TeamThreadRange).
+    template <typename Index>
+    struct TeamRange
+    {
+      const Portable::TeamHandle *team;
+      Index                       begin;
+      Index                       end;
+    };
+
+    /// The indices [begin, end) that each thread runs through alone (ThreadVectorRange).
+    template <typename Index>
+    struct ThreadRange
+    {
+      Index begin;
+      Index end;
+    };
+
+    template <typename Index>
+    __host__ __device__ TeamRange<Index>
+                        TeamThreadRange(const Portable::TeamHandle &team, const Index n)
+    {
+      return {&team, Index(0), n};
+    }
+
+    template <typename Index>
+    __host__ __device__ TeamRange<Index>
+                        TeamThreadRange(const Portable::TeamHandle &team, const Index begin, const Index end)
+    {
+      return {&team, begin, end};
+    }
+
+    /// Kokkos' team-and-vector level: gpumf has no vector level below a thread, so TeamThreadRange.
+    template <typename Index>
+    __host__ __device__ TeamRange<Index>
+                        TeamVectorRange(const Portable::TeamHandle &team, const Index n)
+    {
+      return {&team, Index(0), n};
+    }
+
+    template <typename Index>
+    __host__ __device__ TeamRange<Index>
+                        TeamVectorRange(const Portable::TeamHandle &team, const Index begin, const Index end)
+    {
+      return {&team, begin, end};
+    }
+
+    template <typename Index>
+    __host__ __device__ ThreadRange<Index>
+                        ThreadVectorRange(const Portable::TeamHandle &, const Index n)
+    {
+      return {Index(0), n};
+    }
+
+    template <typename Index>
+    __host__ __device__ ThreadRange<Index>
+                        ThreadVectorRange(const Portable::TeamHandle &, const Index begin, const Index end)
+    {
+      return {begin, end};
+    }
+
+    /// f(i) for the indices of @p range, spread over the cell's threads (no barrier after them).
+    template <typename Index, typename Function>
+    __host__ __device__ void
+    parallel_for(const TeamRange<Index> &range, const Function &f)
+    {
+      const Index rank = range.team->team_rank(), size = range.team->team_size();
+      for (Index i = range.begin + rank; i < range.end; i += size)
+        f(i);
+    }
+
+    /// f(i) for the indices of @p range, by the calling thread.
+    template <typename Index, typename Function>
+    __host__ __device__ void
+    parallel_for(const ThreadRange<Index> &range, const Function &f)
+    {
+      for (Index i = range.begin; i < range.end; ++i)
+        f(i);
+    }
+
+    struct PerTeamTag
+    {
+      const Portable::TeamHandle *team;
+    };
+
+    struct PerThreadTag
+    {};
+
+    __host__ __device__ inline PerTeamTag
+    PerTeam(const Portable::TeamHandle &team)
+    {
+      return {&team};
+    }
+
+    __host__ __device__ inline PerThreadTag
+    PerThread(const Portable::TeamHandle &)
+    {
+      return {};
+    }
+
+    /// f() by the cell's first thread (no barrier: team_barrier() before others read what it wrote).
+    template <typename Function>
+    __host__ __device__ void
+    single(const PerTeamTag tag, const Function &f)
+    {
+      if (tag.team->team_rank() == 0)
+        f();
+    }
+
+    /// f() by each thread.
+    template <typename Function>
+    __host__ __device__ void
+    single(const PerThreadTag, const Function &f)
+    {
+      f();
     }
   } // namespace Kokkos
 } // namespace gpumf

@@ -10,6 +10,7 @@
 #include <gpumf/backend.h>
 #include <gpumf/cost_model.h>
 #include <gpumf/device_vector.h>
+#include <gpumf/team_handle.h>
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/dealii_compat.h>
 #include <gpumf/internal/dof_access.h>
@@ -330,6 +331,8 @@ namespace gpumf
       int cell_index = 0;
       /// The cell's scratch, for FEEvaluation(data, dof_index).
       SharedData<dim, Number> *shared_data = nullptr;
+      /// The cell's threads (deal.II: a Kokkos team handle; gpumf/kokkos.h loops over it).
+      Portable::TeamHandle team_member;
       /// The functor's thread layout (its thread_per_column): which points a thread owns in
       /// for_each_quad_point().
       bool thread_per_column = false;
@@ -906,6 +909,9 @@ namespace gpumf
     /// distribute_local_to_global() adds; no_unit_dof in every other loop.
     unsigned int                  unit_dof    = no_unit_dof;
     static constexpr unsigned int no_unit_dof = ~0u;
+    /// The cell's threads (deal.II 9.5/9.6: SharedData::team_member, a Kokkos team handle;
+    /// gpumf/kokkos.h loops over it); set by cell_loop().
+    Portable::TeamHandle team_member;
     /// False for the padding cells of a CUDA block (see MatrixFree::AdditionalData::cells_per_block):
     /// FEEvaluation's distribute functions then add nothing. A functor that writes into its
     /// output without FEEvaluation checks it.

@@ -13,6 +13,7 @@
 
 #include <deal.II/base/index_set.h>
 #include <deal.II/base/partitioner.h>
+#include <deal.II/lac/diagonal_matrix.h>
 #include <deal.II/lac/precondition.h>
 #include <deal.II/lac/read_write_vector.h>
 #include <deal.II/lac/vector_operation.h>
@@ -558,6 +559,24 @@ namespace gpumf
                     "e.g. with MatrixFree::initialize_dof_vector().");
   /// @}
 } // namespace gpumf
+
+namespace dealii
+{
+  /*
+   * DiagonalMatrix<gpumf::Vector>::operator()(i, j) (non-const) hands out a reference to an entry,
+   * which a vector in GPU memory cannot give: deal.II's generic version does not compile
+   * (gpumf::Vector's element proxy is no reference), and deal.II's PreconditionChebyshev
+   * compiles a call of it through the matrix's el() (deal.II 9.8's step-64 defines one). These
+   * give the entry's reference on the host backend and throw, naming the cause, on the CUDA
+   * backend (deal.II calls el() only where no preconditioner is given: none is needed there).
+   */
+  template <>
+  gpumf::Vector<double>::value_type &
+  DiagonalMatrix<gpumf::Vector<double>>::operator()(const size_type i, const size_type j);
+  template <>
+  gpumf::Vector<float>::value_type &
+  DiagonalMatrix<gpumf::Vector<float>>::operator()(const size_type i, const size_type j);
+} // namespace dealii
 
 #include <gpumf/internal/vector_transform.h>
 

@@ -1183,6 +1183,45 @@ template class dealii::VectorMemory<gpumf::Vector<double>>;
 template class dealii::GrowingVectorMemory<gpumf::Vector<float>>;
 template class dealii::GrowingVectorMemory<gpumf::Vector<double>>;
 
+// DiagonalMatrix<gpumf::Vector>::operator()(i, j), declared in vector.h.
+namespace dealii
+{
+  namespace
+  {
+    template <typename Number>
+    Number &
+    diagonal_entry(const gpumf::Vector<Number>  &diagonal,
+                   const types::global_dof_index i,
+                   const types::global_dof_index j)
+    {
+      AssertThrow(i == j, ExcIndexRange(j, i, i + 1));
+      AssertThrow(diagonal.backend() == gpumf::Backend::host,
+                  gpumf::ExcNotSupported("DiagonalMatrix<gpumf::Vector>::operator()(i, j) (a matrix's el(i, i), "
+                                         "called by deal.II's PreconditionChebyshev when it is given no "
+                                         "preconditioner): the entries live in GPU memory, which hands out no "
+                                         "reference. Give PreconditionChebyshev the inverse diagonal "
+                                         "(AdditionalData::preconditioner), as deal.II's step-64 does."));
+      return const_cast<Number *>(diagonal.get_values())[diagonal.get_partitioner()->global_to_local(i)];
+    }
+  } // namespace
+
+  template <>
+  gpumf::Vector<double>::value_type &
+  DiagonalMatrix<gpumf::Vector<double>>::operator()(const size_type i, const size_type j)
+  {
+    return diagonal_entry(get_vector(), i, j);
+  }
+
+
+  template <>
+  gpumf::Vector<float>::value_type &
+  DiagonalMatrix<gpumf::Vector<float>>::operator()(const size_type i, const size_type j)
+  {
+    return diagonal_entry(get_vector(), i, j);
+  }
+
+} // namespace dealii
+
 // AffineConstraints::set_zero(), which deal.II's PreconditionChebyshev and the tutorials call:
 // one scatter of zeros on the vector's backend (deal.II's generic version writes entry by entry).
 namespace dealii

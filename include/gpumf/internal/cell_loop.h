@@ -260,6 +260,7 @@ namespace gpumf
           Data                      cell_data = data; // deal.II 9.7+'s Data::cell_index
           cell_data.cell_index                = cell;
           cell_data.thread_per_column         = layout.columns;
+          cell_data.team_member               = Portable::TeamHandle(layout, cell);
           for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
             func(&cell_data, cell, owned_point(layout, thread, s));
         }
@@ -290,12 +291,14 @@ namespace gpumf
                       const Src                                    &src,
                       const Dst                                    &dst)
     {
+      shared.team_member = Portable::TeamHandle(layout_of<dim, Functor>(), cell);
       if constexpr (std::is_same_v<Src, Portable::DeviceVector<Number>>)
         {
           typename MatrixFree<dim, Number>::Data cell_data = data;
           cell_data.cell_index                             = cell;
           cell_data.shared_data                            = &shared;
           cell_data.thread_per_column                      = ColumnsOf<Functor>::value;
+          cell_data.team_member                            = shared.team_member;
           Portable::DeviceVector<Number> out               = dst;
           func(&cell_data, src, out);
         }
@@ -1039,7 +1042,7 @@ namespace gpumf
     // every cell may read ghost entries (read_dof_values_plain() reads constrained ghost DoFs
     // too): the ghosts of all sources first, then all cells
     std::vector<const Vector<Number> *> exchanged;
-    const auto                          src_arg = internal::functor_argument<single_src, const Number>(sources);
+    const auto                          src_arg = internal::functor_argument<false, single_src, const Number>(sources);
     try
       {
         for (const Vector<Number> *v : sources)

@@ -31,6 +31,14 @@
 #  error "gpumf needs deal.II 9.4 or newer (tested: 9.4.1, 9.6.2 and 9.8.0)."
 #endif
 
+/// deal.II's TrilinosWrappers are Epetra's: always before 9.7, where deal.II's Trilinos has Epetra
+/// after it (Debian's deal.II 9.8 is built with Trilinos 17, which has none).
+#if defined(DEAL_II_WITH_TRILINOS) && (!DEAL_II_VERSION_GTE(9, 7, 0) || defined(DEAL_II_TRILINOS_WITH_EPETRA))
+#  define GPUMF_DEAL_II_HAS_EPETRA 1
+#else
+#  define GPUMF_DEAL_II_HAS_EPETRA 0
+#endif
+
 /// deal.II has MemorySpace::Default (Kokkos) and the 9.5 names ReadWriteVector::import_elements()
 /// and LinearAlgebra::distributed::Vector::import_elements() (9.4: import()).
 #define GPUMF_DEAL_II_HAS_KOKKOS DEAL_II_VERSION_GTE(9, 5, 0)
