@@ -6,6 +6,7 @@
 #define gpumf_benchmarks_benchmark_h
 
 #include <gpumf/backend.h>
+#include <gpumf/internal/dealii_compat.h>
 
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/quadrature.h>

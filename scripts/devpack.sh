@@ -15,7 +15,10 @@
 # libstdc++ are newer than the GPU machine's: the pack also carries the root's loader and C/C++
 # run-time (rt/) and Kokkos (deal.II 9.8 keeps its vectors in Kokkos views), and each program in
 # bin/ is a script that starts the real one (bin/.programs/) through that loader, with the
-# machine's Open MPI and CUDA driver after the packed libraries: `mpirun -np 2 bin/prog` works.
+# machine's Open MPI and CUDA driver after the packed libraries. Not enough yet: the programs start
+# on the GPU machine (H200, 2026-11-28), but sid's Open MPI is 6.0 (rc), whose predefined datatypes
+# the machine's 4.1 does not take ("MPI_Allreduce: the reduction operation MPI_SUM is not defined
+# for non-intrinsic datatypes"): sid's Open MPI must travel too (doc/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=""
@@ -29,9 +32,13 @@ devlibs=${GPUMF_DEVLIBS:-../shared/gpu/devlibs.py}
 mkdir -p "$out"
 cp "$devlibs" "$out/devlibs.py"
 if [ "$root" = sid ]; then
-  # Kokkos copied, not stubbed (deal.II 9.8's host vectors allocate through it)
-  sed -i 's/r"gmp|mpfr|openblas|atlas|blis)"/r"gmp|mpfr|openblas|atlas|blis|kokkos)"/' "$out/devlibs.py"
-  grep -q 'blis|kokkos' "$out/devlibs.py" || { echo "gpumf: devlibs.py's list of copied libraries changed: cannot add Kokkos"; exit 1; }
+  # Kokkos copied, not stubbed (deal.II 9.8's host vectors allocate through it); of Trilinos 17 only
+  # Kokkos, Kokkos Kernels, Teuchos and Tpetra (the rest, MueLu, Ifpack2, Belos, ..., is 60 MB
+  # that no gpumf program calls: stubbed, to keep the pack under the call's 64 MiB)
+  sed -i -e 's/r"gmp|mpfr|openblas|atlas|blis)"/r"gmp|mpfr|openblas|atlas|blis|kokkos)"/' \
+         -e 's/|trilinos_|/|trilinos_(?:kokkos|teuchos|tpetra\\.|tpetraclassic)|/' "$out/devlibs.py"
+  grep -q 'blis|kokkos' "$out/devlibs.py" && grep -q 'trilinos_(?:kokkos' "$out/devlibs.py" ||
+    { echo "gpumf: devlibs.py's list of copied libraries changed: cannot adapt it to deal.II 9.8"; exit 1; }
 fi
 if [ -n "$root" ]; then
   bash scripts/debian-root.sh "$root" python3 "$out/devlibs.py" --out "$out" "$@"

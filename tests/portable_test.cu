@@ -259,12 +259,17 @@ namespace
   };
 
   /// 1/x entry by entry, as deal.II 9.8's step-64 inverts its diagonal (Kokkos::parallel_for
-  /// with a KOKKOS_LAMBDA).
+  /// with a KOKKOS_LAMBDA). gpumf::Kokkos::parallel_for runs on default_backend() (Kokkos' default
+  /// execution space): a vector of another backend (the host reference while a GPU is the default)
+  /// takes Vector::transform().
   void
   invert_entries(gpumf::Vector<double> &v)
   {
     double *raw = v.get_values();
-    gpumf::Kokkos::parallel_for(v.locally_owned_size(), [=] __host__ __device__(int i) { raw[i] = 1. / raw[i]; });
+    if (v.backend() == gpumf::default_backend())
+      gpumf::Kokkos::parallel_for(v.locally_owned_size(), [=] __host__ __device__(int i) { raw[i] = 1. / raw[i]; });
+    else
+      v.transform([] __host__ __device__(const double x) { return 1. / x; });
   }
 
   template <int dim, int fe_degree>

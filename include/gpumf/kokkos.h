@@ -119,7 +119,9 @@ namespace gpumf
      * Kokkos::parallel_for(n, f): `f(i)` for every i in [0, n) on default_backend(), as a CUDA
      * kernel or a host loop (Kokkos' default execution space); the call returns before the GPU
      * is done, as Kokkos' does (fence() waits). @p f is a `[=] __host__ __device__` lambda
-     * (Kokkos: KOKKOS_LAMBDA) or a functor with a __host__ __device__ operator()(i).
+     * (Kokkos: KOKKOS_LAMBDA) or a functor with a __host__ __device__ operator()(i). The data it
+     * touches must live there: a vector made for another backend than the default (an object's
+     * AdditionalData::backend) takes Vector::transform(), which runs on the vector's backend.
      */
     template <typename Function, typename Compiler = internal::ThisCompiler>
     void
