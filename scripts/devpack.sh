@@ -54,7 +54,7 @@ if [ "$root" = sid ]; then
   rt=$(mktemp -d)
   mkdir "$rt/rt"
   for lib in ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libdl.so.2 librt.so.1 libpthread.so.0 libstdc++.so.6 libgcc_s.so.1; do
-    cp -L "/var/lib/gpumf/sid/usr/lib/x86_64-linux-gnu/$lib" "$rt/rt/"
+    cp -L "${GPUMF_SID_ROOT:-/var/lib/gpumf/sid}/usr/lib/x86_64-linux-gnu/$lib" "$rt/rt/"
   done
   tar cJf "$out/rt.tar.xz" -C "$rt" rt
   rm -rf "$rt"

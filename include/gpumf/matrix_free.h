@@ -910,7 +910,7 @@ namespace gpumf
     unsigned int                  unit_dof    = no_unit_dof;
     static constexpr unsigned int no_unit_dof = ~0u;
     /// The cell's threads (deal.II 9.5/9.6: SharedData::team_member, a Kokkos team handle;
-    /// gpumf/kokkos.h loops over it); set by cell_loop().
+    /// gpumf/kokkos.h loops over it); set by every loop.
     Portable::TeamHandle team_member;
     /// False for the padding cells of a CUDA block (see MatrixFree::AdditionalData::cells_per_block):
     /// FEEvaluation's distribute functions then add nothing. A functor that writes into its

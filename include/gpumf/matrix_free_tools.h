@@ -55,6 +55,7 @@ namespace gpumf
         typename MatrixFree<dim, Number>::Data cell_data = *data;
         cell_data.cell_index                             = cell;
         cell_data.shared_data                            = shared;
+        cell_data.team_member                            = shared->team_member;
         FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number> phi(cell, &cell_data, shared);
         phi.set_unit_dof_values(i);
         phi.evaluate(static_cast<EvaluationFlags::EvaluationFlags>(evaluation_flags));

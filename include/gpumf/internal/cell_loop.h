@@ -291,7 +291,6 @@ namespace gpumf
                       const Src                                    &src,
                       const Dst                                    &dst)
     {
-      shared.team_member = Portable::TeamHandle(layout_of<dim, Functor>(), cell);
       if constexpr (std::is_same_v<Src, Portable::DeviceVector<Number>>)
         {
           typename MatrixFree<dim, Number>::Data cell_data = data;
@@ -327,7 +326,8 @@ namespace gpumf
           run_host_block(S::layout.n_threads(), S::layout.n_q, data.n_cells, [&](const unsigned int cell) {
             SharedData<dim, Number> shared =
               S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data, access.data());
-            shared.cell = cell;
+            shared.cell        = cell;
+            shared.team_member = Portable::TeamHandle(S::layout, cell);
             body(cell, data, shared);
           });
         }
@@ -387,7 +387,8 @@ namespace gpumf
             cell          = data.n_cells - 1;
             shared.writes = false;
           }
-        shared.cell = cell;
+        shared.cell        = cell;
+        shared.team_member = Portable::TeamHandle(S::layout, cell);
         return shared;
       }
 
