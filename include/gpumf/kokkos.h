@@ -28,6 +28,7 @@
 
 #include <gpumf/backend.h>
 #include <gpumf/config.h>
+#include <gpumf/internal/index_loop.h>
 #include <gpumf/team_handle.h>
 
 #include <deal.II/base/exceptions.h>
@@ -35,56 +36,8 @@
 #include <cstddef>
 #include <string>
 
-#ifdef __CUDACC__
-#  include <gpumf/internal/cuda_check.h>
-
-#  include <algorithm>
-#endif
-
 namespace gpumf
 {
-  namespace internal
-  {
-#ifdef __CUDACC__
-    inline namespace nvcc_compiled
-    {
-      template <typename Function>
-      __global__ void
-      parallel_for_kernel(const std::size_t n, const Function f)
-      {
-        for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-             i += std::size_t(gridDim.x) * blockDim.x)
-          f(i);
-      }
-
-      template <typename Function>
-      void
-      cuda_parallel_for(const std::size_t n, const Function &f)
-      {
-        if (n == 0)
-          return;
-        constexpr unsigned int block  = 256;
-        const std::size_t      blocks = std::min<std::size_t>((n + block - 1) / block, 65535);
-        parallel_for_kernel<<<static_cast<unsigned int>(blocks), block>>>(n, f);
-        GPUMF_CHECK_CUDA(cudaGetLastError());
-      }
-    } // namespace nvcc_compiled
-#else
-    inline namespace host_compiled
-    {
-      template <typename Function>
-      void
-      cuda_parallel_for(const std::size_t, const Function &)
-      {
-        AssertThrow(false,
-                    dealii::ExcMessage("gpumf::Kokkos::parallel_for() on the CUDA backend, called from a file compiled "
-                                       "by a host compiler: compile the call in a .cu file with nvcc, or use the host "
-                                       "backend (GPUMF_BACKEND=host)."));
-      }
-    } // namespace host_compiled
-#endif
-  } // namespace internal
-
   namespace Kokkos
   {
     /// Kokkos::fence(): waits for the GPU's work.
@@ -131,7 +84,7 @@ namespace gpumf
         for (std::size_t i = 0; i < n; ++i)
           f(i);
       else
-        internal::cuda_parallel_for(n, f);
+        internal::cuda_for_each_index(n, f, "gpumf::Kokkos::parallel_for() on the CUDA backend");
     }
 
     /// Kokkos::parallel_for(label, n, f).
@@ -178,14 +131,14 @@ namespace gpumf
     __host__ __device__ TeamRange<Index>
                         TeamVectorRange(const Portable::TeamHandle &team, const Index n)
     {
-      return {&team, Index(0), n};
+      return TeamThreadRange(team, n);
     }
 
     template <typename Index>
     __host__ __device__ TeamRange<Index>
                         TeamVectorRange(const Portable::TeamHandle &team, const Index begin, const Index end)
     {
-      return {&team, begin, end};
+      return TeamThreadRange(team, begin, end);
     }
 
     template <typename Index>
