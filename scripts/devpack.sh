@@ -12,13 +12,13 @@
 # (GLIBC_2.39, GLIBCXX_3.4.33) and stops, naming the file, where one does.
 #
 # --sid: built in the sid root (scripts/debian-sid.sh; deal.II 9.8), whose glibc (2.43) and
-# libstdc++ are newer than the GPU machine's: the pack also carries the root's loader and C/C++
-# run-time (rt/) and Kokkos (deal.II 9.8 keeps its vectors in Kokkos views), and each program in
-# bin/ is a script that starts the real one (bin/.programs/) through that loader, with the
-# machine's Open MPI and CUDA driver after the packed libraries. Not enough yet: the programs start
-# on the GPU machine (H200, 2026-11-28), but sid's Open MPI is 6.0 (rc), whose predefined datatypes
-# the machine's 4.1 does not take ("MPI_Allreduce: the reduction operation MPI_SUM is not defined
-# for non-intrinsic datatypes"): sid's Open MPI must travel too (doc/testing.md).
+# libstdc++ are newer than the GPU machine's: the pack also carries the root's loader, its C/C++
+# run-time and its Open MPI (rt/; sid's Open MPI is 6.0, whose predefined datatypes the machine's
+# 4.1 does not take: "MPI_Allreduce: the reduction operation MPI_SUM is not defined for
+# non-intrinsic datatypes"), and Kokkos (deal.II 9.8 keeps its vectors in Kokkos views). Each
+# program in bin/ is a script that starts the real one (bin/.programs/) through that loader, with
+# the machine's CUDA driver after the packed libraries; bin/mpirun is sid's (PRRTE's prterun,
+# through the same loader): `bin/mpirun -np 4 bin/prog`. Singletons (`bin/prog`) need no mpirun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=""
@@ -50,12 +50,23 @@ name=$(basename "$out")
 # a run-time folder of its own on the GPU machine, so that packs of several deal.II versions run in one call
 sed -i "s|/tmp/devlibs|/tmp/devlibs-$name|g" "$out/env.sh"
 if [ "$root" = sid ]; then
-  # the root's loader and C/C++ run-time, and a starter script per program
+  # the root's loader and C/C++ run-time, its Open MPI (libmpi and PRRTE's launcher with what they
+  # link, found by the root's loader), and a starter script per program
+  sid_root=${GPUMF_SID_ROOT:-/var/lib/gpumf/sid}
+  sid_lib=$sid_root/usr/lib/x86_64-linux-gnu
   rt=$(mktemp -d)
   mkdir "$rt/rt"
   for lib in ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libdl.so.2 librt.so.1 libpthread.so.0 libstdc++.so.6 libgcc_s.so.1; do
-    cp -L "${GPUMF_SID_ROOT:-/var/lib/gpumf/sid}/usr/lib/x86_64-linux-gnu/$lib" "$rt/rt/"
+    cp -L "$sid_lib/$lib" "$rt/rt/"
   done
+  for f in "$sid_lib/libmpi.so.40" "$sid_root/usr/bin/prte"; do
+    "$sid_lib/ld-linux-x86-64.so.2" --library-path "$sid_lib" --list "$f"
+  done | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | sort -u | while read -r soname path; do
+    [ -e "$rt/rt/$soname" ] || cp -L "$path" "$rt/rt/$soname"
+  done
+  [ -e "$rt/rt/libmpi.so.40" ] && [ -e "$rt/rt/libprrte.so.5" ] ||
+    { echo "gpumf: sid's Open MPI (libmpi.so.40, libprrte.so.5) not found in $sid_root"; exit 1; }
+  cp -L "$sid_root/usr/bin/prte" "$rt/rt/prte"
   tar cJf "$out/rt.tar.xz" -C "$rt" rt
   rm -rf "$rt"
   cat >> "$out/env.sh" <<ENV
@@ -67,14 +78,22 @@ ENV
     mv "$out/bin/$prog" "$out/bin/.programs/$prog"
     cat > "$out/bin/$prog" <<STARTER
 #!/bin/sh
-# $prog, built against Debian sid's deal.II 9.8: through sid's loader and C/C++ run-time, then the
-# packed libraries, then the machine's (Open MPI, the CUDA driver)
+# $prog, built against Debian sid's deal.II 9.8: through sid's loader, C/C++ run-time and Open
+# MPI, then the packed libraries, then the machine's (the CUDA driver)
 d=/tmp/devlibs-$name
-exec \$d/rt/ld-linux-x86-64.so.2 --library-path "\$d/rt:\$d/lib:/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu/openmpi/lib:\${LD_LIBRARY_PATH:-}" "\$(dirname "\$0")/.programs/$prog" "\$@"
+exec \$d/rt/ld-linux-x86-64.so.2 --library-path "\$d/rt:\$d/lib:/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:\${LD_LIBRARY_PATH:-}" "\$(dirname "\$0")/.programs/$prog" "\$@"
 STARTER
     chmod +x "$out/bin/$prog"
   done
-  echo "gpumf: $out: sid's loader and C/C++ run-time packed (rt.tar.xz); bin/ starts each program through them"
+  cat > "$out/bin/mpirun" <<MPIRUN
+#!/bin/sh
+# sid's Open MPI launcher (PRRTE's prterun) through sid's loader: start the programs of this pack
+# with it (bin/mpirun -np 4 bin/prog), not with the machine's Open MPI 4.1
+d=/tmp/devlibs-$name
+exec \$d/rt/ld-linux-x86-64.so.2 --library-path "\$d/rt" --argv0 prterun "\$d/rt/prte" --allow-run-as-root "\$@"
+MPIRUN
+  chmod +x "$out/bin/mpirun"
+  echo "gpumf: $out: sid's loader, C/C++ run-time and Open MPI packed (rt.tar.xz); bin/ starts each program through them, bin/mpirun is sid's"
   exit 0
 fi
 
