@@ -10,7 +10,8 @@
 # builds every test program and runs every host test on 1 and 2 ranks; deal.II 9.6 builds the
 # library and the tests of its dialect, its step-64 port and the vectors' exchange with deal.II's
 # and runs them on one rank. Where CUDA is installed, deal.II 9.8's root compiles with nvcc the library's kernels,
-# portable_test and the step-64 port (in CI too: the nvcc check); deal.II 9.6's outside CI only.
+# portable_test and the step-64 port, and builds and runs nvcc_layout_test (in CI too: the nvcc
+# check); deal.II 9.6's outside CI only.
 # Without CI=true: every test program and every host test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,5 +69,9 @@ if [ -x "$nvcc" ] && { [ "$root" = sid ] || [ "${CI:-}" != true ]; }; then
     echo "gpumf: nvcc $1"
     mkdir -p "$0/$(dirname "$1")"
     cd "$0" && eval "$command"' "$cuda_build"
+  # deal.II's classes laid out alike by nvcc and g++ (Kokkos 5 reads __NVCC__): built and run,
+  # no GPU needed
+  cmake --build "$cuda_build" --target nvcc_layout_test
+  "$cuda_build/tests/nvcc_layout_test"
   echo "gpumf: nvcc against this root's deal.II: done"
 fi
