@@ -10,7 +10,11 @@
 // local_q_point_id(cell, q), get_current_cell_index(), get_matrix_free_data(), only n_q_points
 // declared) bitwise equal to the 9.6 form on the host; MatrixFreeTools::compute_diagonal() with
 // its quadrature operation against deal.II's CPU compute_diagonal, inverted twice by
-// gpumf::Kokkos::parallel_for; DataHost's members; FEEvaluation(data, 1) refused.
+// gpumf::Kokkos::parallel_for; DataHost's members; FEEvaluation(data, 1) refused. What ports of
+// deal.II's programs pass besides: vectors of data per quadrature point to cell_loop (written and
+// read, bitwise as evaluate_coefficients(); a vector of neither layout refused), and a DoFHandler
+// with an hp::FECollection whose cells all use one element (as that element alone; cells of two
+// elements refused), on both backends.
 // (Functors say GPUMF_HOST_DEVICE: deal.II 9.6's DEAL_II_HOST_DEVICE is host-only where its Kokkos
 // has no CUDA; the step-64 port writes __host__ __device__.)
 //
@@ -18,7 +22,9 @@
 //   portable_test cuda   CUDA (coloring, atomics) vs host: <= 500 ulps relative; skipped without a GPU
 #include <gpumf/portable.h>
 
+#include <deal.II/base/function_lib.h>
 #include <deal.II/fe/fe_q.h>
+#include <deal.II/hp/fe_collection.h>
 
 #include "common/dealii_reference.h"
 #include "common/test_utils.h"
@@ -235,6 +241,30 @@ namespace
   };
   /// @}
 
+  /// Data per quadrature point through cell_loop, as deal.II's programs pass it (a coefficient
+  /// vector of n_q_points entries per cell, indexed by local_q_point_id(cell, q)): dst = factor
+  /// * src (or the coefficient where src is the DoF vector of read_dof) at every point.
+  template <int dim, int fe_degree>
+  struct PointData97
+  {
+    static constexpr unsigned int n_q_points = Utilities::pow(fe_degree + 1, dim);
+
+    GPUMF_HOST_DEVICE void
+    operator()(const typename gpumf::Portable::MatrixFree<dim, double>::Data *data,
+               const gpumf::Portable::DeviceVector<double>                   &src,
+               gpumf::Portable::DeviceVector<double>                         &dst) const
+    {
+      const int cell = data->cell_index;
+      data->for_each_quad_point([&](const int &q) {
+        const unsigned int pos = data->local_q_point_id(cell, q);
+        dst[pos] = read_dof ? helmholtz_coefficient(data->get_quadrature_point(cell, q)) : factor * src[pos];
+      });
+    }
+
+    double factor;
+    bool   read_dof;
+  };
+
   /// A functor that asks for hessians: refused.
   template <int dim, int fe_degree>
   struct HessianFunctor
@@ -270,6 +300,121 @@ namespace
       gpumf::Kokkos::parallel_for(v.locally_owned_size(), [=] __host__ __device__(int i) { raw[i] = 1. / raw[i]; });
     else
       v.transform([] __host__ __device__(const double x) { return 1. / x; });
+  }
+
+  /// cell_loop with vectors of data per quadrature point (deal.II's programs compute a coefficient
+  /// so, or read one): written as a destination (the DoF vector as source) equal to
+  /// evaluate_coefficients()'s bitwise, read as a source into another; a vector of neither
+  /// layout refused with a message naming both.
+  void
+  check_point_vectors(test::Checker &checker, const gpumf::Backend backend)
+  {
+    constexpr int                           dim = 2, fe_degree = 2, n_q = 9;
+    parallel::distributed::Triangulation<2> tria(MPI_COMM_WORLD);
+    GridGenerator::hyper_cube(tria);
+    tria.refine_global(3);
+    FE_Q<dim>       fe(fe_degree);
+    DoFHandler<dim> dof(tria);
+    dof.distribute_dofs(fe);
+    AffineConstraints<double> constraints;
+    constraints.close();
+    gpumf::Portable::MatrixFree<dim, double>::AdditionalData data(update_values | update_quadrature_points);
+    data.backend = backend;
+    gpumf::Portable::MatrixFree<dim, double> mf;
+    mf.reinit(MappingQ<dim>(1), dof, constraints, QGauss<1>(fe_degree + 1), data);
+    // n_q entries for each cell of this rank, on the communicator (no ghosts)
+    const auto per_point = std::make_shared<Utilities::MPI::Partitioner>(n_q * mf.n_cells(), 0, MPI_COMM_WORLD);
+    gpumf::Vector<double> reference(per_point, backend), computed(per_point, backend), twice(per_point, backend), dofs;
+    mf.initialize_dof_vector(dofs);
+    mf.evaluate_coefficients(CoefficientFunctor97<dim, fe_degree>(reference.get_values()));
+    mf.cell_loop(PointData97<dim, fe_degree>{1., true}, dofs, computed);
+    const auto reference_rw = test::to_rw(reference), computed_rw = test::to_rw(computed);
+    bool       same = reference_rw.locally_owned_size() == std::size_t(n_q) * mf.n_cells();
+    for (unsigned int i = 0; i < reference_rw.locally_owned_size(); ++i)
+      same = same && reference_rw.local_element(i) == computed_rw.local_element(i);
+    checker.check(Utilities::MPI::min(int(same), MPI_COMM_WORLD) == 1,
+                  "cell_loop writes a vector of data per quadrature point (local_q_point_id(cell, q)) as "
+                  "evaluate_coefficients() does, bitwise (" +
+                    gpumf::to_string(backend) + ")");
+    mf.cell_loop(PointData97<dim, fe_degree>{2., false}, computed, twice);
+    const auto twice_rw = test::to_rw(twice);
+    same                = true;
+    for (unsigned int i = 0; i < twice_rw.locally_owned_size(); ++i)
+      same = same && twice_rw.local_element(i) == 2. * reference_rw.local_element(i);
+    checker.check(Utilities::MPI::min(int(same), MPI_COMM_WORLD) == 1,
+                  "cell_loop reads a vector of data per quadrature point as its source (" + gpumf::to_string(backend) +
+                    ")");
+    gpumf::Vector<double> odd(std::make_shared<Utilities::MPI::Partitioner>(n_q * mf.n_cells() + 1, 0, MPI_COMM_WORLD),
+                              backend);
+    const std::string     message = test::exception_of([&] {
+      mf.cell_loop(PointData97<dim, fe_degree>{1., false}, odd, computed);
+    });
+    checker.check(message.find("data per cell for cell_loop()") != std::string::npos &&
+                    message.find("DoF vectors (" + std::to_string(dofs.size()) + " entries)") != std::string::npos,
+                  "a source of neither layout throws, naming both");
+  }
+
+  /// A DoFHandler with an hp::FECollection whose active cells all use one of its elements (on a
+  /// mesh with hanging nodes): the same operator as with that element alone (x . A x and |A x| of an interpolated
+  /// function, which the DoF numbering does not change); cells of two elements refused.
+  void
+  check_hp_collection(test::Checker &checker, const gpumf::Backend backend)
+  {
+    constexpr int                           dim = 2, fe_degree = 2;
+    parallel::distributed::Triangulation<2> tria(MPI_COMM_WORLD);
+    GridGenerator::hyper_cube(tria);
+    tria.refine_global(3);
+    for (const auto &cell : tria.active_cell_iterators()) // hanging nodes (deal.II's HangingNodes per element)
+      if (cell->is_locally_owned() && cell->center()[0] < 0.5)
+        cell->set_refine_flag();
+    tria.execute_coarsening_and_refinement();
+    const MappingQ<dim>   mapping(1);
+    hp::FECollection<dim> collection(FE_Q<dim>(1), FE_Q<dim>(fe_degree));
+    const auto            apply = [&](DoFHandler<dim> &dof) {
+      AffineConstraints<double> constraints;
+      test::make_constraints(mapping, dof, constraints);
+      typename gpumf::Portable::MatrixFree<dim, double>::AdditionalData additional_data(
+        update_values | update_gradients | update_JxW_values | update_quadrature_points);
+      additional_data.backend = backend;
+      gpumf::Portable::MatrixFree<dim, double> mf;
+      mf.reinit(mapping, dof, constraints, QGauss<1>(fe_degree + 1), additional_data);
+      gpumf::Vector<double> coef(std::make_shared<Utilities::MPI::Partitioner>(Utilities::pow(fe_degree + 1, dim) *
+                                                                               mf.n_cells()),
+                                 backend);
+      mf.evaluate_coefficients(CoefficientFunctor97<dim, fe_degree>(coef.get_values()));
+      gpumf::Vector<double> x, y;
+      mf.initialize_dof_vector(x);
+      mf.initialize_dof_vector(y);
+      IndexSet relevant;
+      DoFTools::extract_locally_relevant_dofs(dof, relevant);
+      LinearAlgebra::distributed::Vector<double> x_host(dof.locally_owned_dofs(), relevant, MPI_COMM_WORLD);
+      VectorTools::interpolate(mapping, dof, Functions::CosineFunction<dim>(), x_host);
+      x.import_elements(x_host, VectorOperation::insert);
+      mf.cell_loop(LocalHelmholtz97<dim, fe_degree>(coef.get_values(), false), x, y);
+      return std::make_pair(x * y, y.l2_norm());
+    };
+    DoFHandler<dim> plain(tria), hp_dof(tria);
+    plain.distribute_dofs(FE_Q<dim>(fe_degree));
+    for (const auto &cell : hp_dof.active_cell_iterators())
+      if (cell->is_locally_owned())
+        cell->set_active_fe_index(1);
+    hp_dof.distribute_dofs(collection);
+    const auto expected = apply(plain), got = apply(hp_dof);
+    checker.check_below(std::abs(got.first - expected.first) / std::abs(expected.first) +
+                          std::abs(got.second - expected.second) / expected.second,
+                        1e-12,
+                        "an hp::FECollection with one element on every active cell: x . A x and |A x| as with "
+                        "that element alone (" +
+                          gpumf::to_string(backend) + ")");
+    DoFHandler<dim> mixed(tria);
+    for (const auto &cell : mixed.active_cell_iterators())
+      if (cell->is_locally_owned())
+        cell->set_active_fe_index(cell->center()[0] < 0.5 ? 0 : 1);
+    mixed.distribute_dofs(collection);
+    const std::string message = test::exception_of([&] { apply(mixed); });
+    checker.check(message.find("hp-adaptivity is not supported") != std::string::npos &&
+                    message.find("FE_Q<2>(1) and FE_Q<2>(2)") != std::string::npos,
+                  "cells of two elements of an hp::FECollection throw, naming both");
   }
 
   template <int dim, int fe_degree>
@@ -407,6 +552,8 @@ main(int argc, char **argv)
         check_case<3, 2>(checker, backend, mesh);
         check_case<3, 4>(checker, backend, mesh);
       }
+    check_point_vectors(checker, backend);
+    check_hp_collection(checker, backend);
 
     if (backend == gpumf::Backend::host)
       {

@@ -378,7 +378,8 @@ namespace gpumf
 
     /**
      * Sets up the data for @p dof_handler (FE_Q, or FESystem of one FE_Q with any
-     * multiplicity), the locally owned cells, a 1D quadrature @p quad with n_q >= fe_degree + 1
+     * multiplicity; with an hp::FECollection, the element every active cell uses: cells of
+     * two elements throw), the locally owned cells, a 1D quadrature @p quad with n_q >= fe_degree + 1
      * points and n_q <= 32 (Gauss, or Gauss-Lobatto with fe_degree + 1 points for
      * collocation), and @p constraints, closed, with the lines of all locally relevant DoFs.
      * Constraints are applied homogeneously (C^T A C; inhomogeneities are ignored, as in
@@ -513,6 +514,12 @@ namespace gpumf
      * zeroed again afterwards unless the source had them before), the contributions to other
      * ranks' entries of every destination are sent afterwards (compress), overlapped with
      * interior cells under AdditionalData::overlap_communication_computation.
+     *
+     * A source or destination may also hold data per cell instead of DoF values, as deal.II's
+     * programs pass a coefficient per quadrature point: k entries for each of this rank's
+     * n_cells() cells (entry local_q_point_id(cell, q) for k = n_q_points), no ghost entries.
+     * Such a vector reaches the functor as it is (no ghost exchange, no compress; zeroed with
+     * @p zero_dst); a vector of neither layout is refused.
      *
      * The functor adds into the destinations: with @p zero_dst false (the default, as deal.II's
      * `zero_dst_vector`) they keep their values and receive the sums; with true they are set
@@ -701,6 +708,11 @@ namespace gpumf
     const dealii::DoFHandler<dim> &
     get_dof_handler() const;
 
+    /// The element of the DoFHandler's cells: DoFHandler::get_fe(), or that of an hp::FECollection
+    /// which every active cell uses (reinit() accepts no other hp::FECollection).
+    const dealii::FiniteElement<dim> &
+    get_fe() const;
+
     /// Bytes held, host and device together.
     std::size_t
     memory_consumption() const;
@@ -729,6 +741,11 @@ namespace gpumf
     /// Throws unless @p v has this object's backend and layout (initialize_dof_vector()).
     void
     check_vector(const Vector<Number> &v) const;
+
+    /// Throws unless @p v has this object's backend and either layout cell_loop() takes: that of
+    /// initialize_dof_vector(), or k entries per cell of this rank without ghosts.
+    void
+    check_loop_vector(const Vector<Number> &v) const;
 
     /// Throws unless @p v has this object's backend and locally owned entries (ghosts may
     /// differ: deal.II's Vector(locally_owned, comm) passes); for functions that touch owned entries only.
@@ -798,6 +815,8 @@ namespace gpumf
 
 
     internal::ObserverPointer<const dealii::DoFHandler<dim>>   dof_handler;
+    const dealii::FiniteElement<dim>                          *active_fe      = nullptr; // get_fe()
+    dealii::types::global_dof_index                            n_global_cells = 0;       // n_cells() of all ranks
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
     Backend                                                    backend_      = Backend::host;
     ConflictStrategy                                           strategy      = ConflictStrategy::atomics;

@@ -116,7 +116,7 @@ namespace gpumf
     std::size_t               c = 0;
     internal::for_each_element_matrix<dim>(
       mapping,
-      dof_handler.get_fe(),
+      mf.get_fe(),
       Quadrature<dim>(quad),
       cells,
       [&](const unsigned int position) { return !on_the_fly || first_of_color[position]; },

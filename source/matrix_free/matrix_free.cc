@@ -43,21 +43,51 @@ namespace gpumf
     std::atomic<unsigned int> next_id{0};
 
 
-    /// The FE_Q or FE_DGQ (FE_DGQHermite, FE_DGQLegendre, ...) of @p dof's element, after the
+    /// The element of @p dof's active cells: DoFHandler::get_fe(), or of an hp::FECollection with
+    /// several elements the one that every active cell uses (on every rank; a collective call).
+    /// Throws where the cells use several: gpumf::MatrixFree has one element (no hp-adaptivity).
+    template <int dim>
+    const FiniteElement<dim> &
+    active_element(const DoFHandler<dim> &dof)
+    {
+      if (!dof.has_hp_capabilities() || dof.get_fe_collection().size() == 1)
+        return dof.get_fe();
+      unsigned int lowest = numbers::invalid_unsigned_int, highest = 0;
+      for (const auto &cell : dof.active_cell_iterators())
+        if (!cell->is_artificial())
+          {
+            const unsigned int index = cell->active_fe_index(); // (types::fe_index from deal.II 9.6 on)
+            lowest                   = std::min(lowest, index);
+            highest                  = std::max(highest, index);
+          }
+      const MPI_Comm comm = dof.get_triangulation().get_communicator();
+      lowest              = Utilities::MPI::min(lowest, comm);
+      highest             = Utilities::MPI::max(highest, comm);
+      if (lowest == numbers::invalid_unsigned_int) // no cells
+        return dof.get_fe(0);
+      AssertThrow(lowest == highest,
+                  ExcNotSupported("gpumf::MatrixFree: the DoFHandler's active cells use " +
+                                  dof.get_fe(lowest).get_name() + " and " + dof.get_fe(highest).get_name() +
+                                  " (active_fe_index " + std::to_string(lowest) + " to " + std::to_string(highest) +
+                                  " of its hp::FECollection). gpumf::MatrixFree supports one element on all "
+                                  "cells: an hp::FECollection is accepted where every active cell has the same "
+                                  "active_fe_index (hp-adaptivity is not supported)."));
+      return dof.get_fe(lowest);
+    }
+
+
+    /// The FE_Q or FE_DGQ (FE_DGQHermite, FE_DGQLegendre, ...) of @p fe (active_element()), after the
     /// checks of what is supported (before any work).
     template <int dim, typename Number>
     const FE_Poly<dim> &
-    supported_element(const DoFHandler<dim>                                  &dof,
+    supported_element(const FiniteElement<dim>                               &fe,
                       const Quadrature<1>                                    &quad,
                       const typename MatrixFree<dim, Number>::AdditionalData &additional_data)
     {
       using MF = MatrixFree<dim, Number>;
       AssertThrow(additional_data.parallelization_scheme == MF::parallel_in_elem,
                   ExcNotSupported("gpumf::MatrixFree supports AdditionalData::parallel_in_elem only."));
-      AssertThrow(!dof.has_hp_capabilities() || dof.get_fe_collection().size() == 1,
-                  ExcNotSupported("gpumf::MatrixFree supports DoFHandlers with a single element (no hp)."));
       // FE_Q, or FESystem of one FE_Q base element with any multiplicity
-      const FiniteElement<dim> &fe       = dof.get_fe();
       const bool                one_base = fe.n_base_elements() == 1;
       const FiniteElement<dim> *base     = one_base ? &fe.base_element(0) : &fe;
       const FE_Poly<dim>       *fe_q =
@@ -184,6 +214,7 @@ namespace gpumf
     template <int dim, typename Number>
     CellCodes<dim, Number>
     cells_and_dof_codes(const DoFHandler<dim>                                                      &dof,
+                        const FiniteElement<dim>                                                   &fe,
                         const FE_Poly<dim>                                                         &fe_q,
                         const AffineConstraints<Number>                                            &constraints,
                         const std::function<bool(const typename DoFHandler<dim>::cell_iterator &)> &filter,
@@ -193,7 +224,6 @@ namespace gpumf
                         const bool                                                                  interpolate_hanging)
     {
       using cell_iterator                     = typename DoFHandler<dim>::cell_iterator;
-      const FiniteElement<dim>  &fe           = dof.get_fe();
       const unsigned int         n_components = fe.n_components();
       const unsigned int         n            = fe_q.degree + 1;
       const bool                 on_level     = mg_level != numbers::invalid_unsigned_int;
@@ -234,8 +264,11 @@ namespace gpumf
       std::unique_ptr<const dealii::internal::MatrixFreeFunctions::HangingNodes<dim>> hanging_nodes;
       std::vector<unsigned short>                                                     masks;
       boost::container::vector<long long>                                             hanging_codes;
-      const std::vector<std::vector<unsigned int>> lexicographic_mapping{dof_numbering};
-      const std::vector<std::vector<bool>>         supported_components{std::vector<bool>(n_components, true)};
+      // (deal.II's HangingNodes looks both up by the cell's active_fe_index: the same for each
+      // element of an hp::FECollection, of which the cells use one)
+      const std::size_t                            n_elements = dof.get_fe_collection().size();
+      const std::vector<std::vector<unsigned int>> lexicographic_mapping(n_elements, dof_numbering);
+      const std::vector<std::vector<bool>> supported_components(n_elements, std::vector<bool>(n_components, true));
       if (hanging_possible)
         {
           hanging_nodes =
@@ -763,16 +796,18 @@ namespace gpumf
                                            const std::function<bool(const cell_iterator &)> &filter,
                                            const AdditionalData                             &additional_data)
   {
-    const FE_Poly<dim> &fe_q   = supported_element<dim, Number>(dof, quad, additional_data);
-    const unsigned int  degree = fe_q.degree;
-    const unsigned int  n_q    = quad.size();
+    const FiniteElement<dim> &fe     = active_element(dof); // (collective)
+    const FE_Poly<dim>       &fe_q   = supported_element<dim, Number>(fe, quad, additional_data);
+    const unsigned int        degree = fe_q.degree;
+    const unsigned int        n_q    = quad.size();
 
     free();
     dof_handler           = &dof;
+    active_fe             = &fe;
     backend_              = additional_data.backend;
     fe_degree             = degree;
     n_q_points_1d         = n_q;
-    n_components_         = dof.get_fe().n_components();
+    n_components_         = fe.n_components();
     discontinuous         = dynamic_cast<const FE_DGQ<dim> *>(&fe_q) != nullptr;
     const bool with_faces = additional_data.mapping_update_flags_inner_faces != update_default ||
                             additional_data.mapping_update_flags_boundary_faces != update_default;
@@ -782,7 +817,7 @@ namespace gpumf
                     ExcNotSupported("gpumf::MatrixFree: faces (AdditionalData::mapping_update_flags_inner_faces or "
                                     "_boundary_faces) need a discontinuous element (FE_DGQ, FE_DGQHermite, "
                                     "FE_DGQLegendre, FE_DGQArbitraryNodes or an FESystem of one); got " +
-                                    dof.get_fe().get_name() + "."));
+                                    fe.get_name() + "."));
       }
     if (backend_ == Backend::cuda)
       {
@@ -808,6 +843,7 @@ namespace gpumf
     section.next("MatrixFree::reinit: cells, DoF codes");
     CellCodes<dim, Number> cell_codes =
       cells_and_dof_codes(dof,
+                          fe,
                           fe_q,
                           constraints,
                           filter,
@@ -920,6 +956,9 @@ namespace gpumf
             entries[i * n + l] = inverse(i, l);
         inverse_shape_values.reinit(backend_, entries);
       }
+
+    // the cells of all ranks (check_loop_vector(): vectors of data per cell)
+    n_global_cells = with_mpi ? Utilities::MPI::sum<types::global_dof_index>(this->n_cells(), comm) : this->n_cells();
 
     if (with_faces)
       {
@@ -1066,7 +1105,8 @@ namespace gpumf
     const unsigned int n_tensor_dofs = Utilities::pow(fe_degree + 1, dim);
     // 0: not declared (deal.II 9.7+'s functors need not), the object's
     AssertThrow((n_dofs_1d == 0 || n_dofs_1d == fe_degree + 1) && n_q_points == this->n_q_points() &&
-                  (n_local_dofs == 0 || n_local_dofs == n_tensor_dofs || n_local_dofs == n_components * n_tensor_dofs) &&
+                  (n_local_dofs == 0 || n_local_dofs == n_tensor_dofs ||
+                   n_local_dofs == n_components * n_tensor_dofs) &&
                   n_components == n_components_,
                 ExcNotSupported("The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) + ", n_local_dofs = " +
                                 std::to_string(n_local_dofs) + ", n_q_points = " + std::to_string(n_q_points) +
@@ -1087,6 +1127,38 @@ namespace gpumf
     AssertThrow(v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner),
                 ExcVectorMismatch("a vector with another partitioner",
                                   "the partitioner of MatrixFree::initialize_dof_vector()"));
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::check_loop_vector(const Vector<Number> &v) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    AssertThrow(v.backend() == backend_,
+                ExcVectorMismatch("vector on backend " + to_string(v.backend()),
+                                  "MatrixFree on backend " + to_string(backend_)));
+    if (v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner))
+      return;
+    // Data per cell (a coefficient per quadrature point, as deal.II's programs index it with
+    // local_q_point_id(cell, q)): k entries for each cell, the same k on every rank (from the
+    // global sizes, so that all ranks decide alike), k = 1 (per cell) or m * n_q_points with
+    // m <= dim * dim (per point: a number, a vector or a tensor), no ghost entries, not of the DoF
+    // vectors' global size. It reaches the functor as it is: no ghost exchange, no compress.
+    const std::size_t             n_local = v.locally_owned_size();
+    const unsigned int            n_q     = Utilities::pow(n_q_points_1d, dim);
+    const types::global_dof_index k =
+      n_global_cells > 0 && v.size() % n_global_cells == 0 ? v.size() / n_global_cells : 0;
+    const bool per_cell = (k == 1 || (k >= n_q && k % n_q == 0 && k / n_q <= dim * dim)) && n_local == k * n_cells() &&
+                          !v.has_ghost_elements() && v.get_partitioner()->n_ghost_indices() == 0 &&
+                          v.size() != partitioner->size();
+    AssertThrow(per_cell,
+                ExcVectorMismatch("a vector with another partitioner (" + std::to_string(v.size()) + " entries, " +
+                                    std::to_string(n_local) + " on this rank)",
+                                  "this MatrixFree's DoF vectors (" + std::to_string(partitioner->size()) +
+                                    " entries), or data per cell for cell_loop(): 1 or m * " + std::to_string(n_q) +
+                                    " (m <= " + std::to_string(dim * dim) + ") entries per cell, k entries per cell " +
+                                    "on every rank (" + std::to_string(n_global_cells) + " cells, " +
+                                    std::to_string(n_cells()) + " on this rank), no ghost entries"));
   }
 
   template <int dim, typename Number>
@@ -1225,6 +1297,14 @@ namespace gpumf
   {
     Assert(dof_handler != nullptr, ExcNotInitialized());
     return *dof_handler;
+  }
+
+  template <int dim, typename Number>
+  const FiniteElement<dim> &
+  MatrixFree<dim, Number>::get_fe() const
+  {
+    Assert(active_fe != nullptr, ExcNotInitialized());
+    return *active_fe;
   }
 
   template <int dim, typename Number>

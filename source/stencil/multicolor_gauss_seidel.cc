@@ -110,7 +110,7 @@ namespace gpumf
     {
       using cell_iterator                   = typename DoFHandler<dim>::cell_iterator;
       const auto               &partitioner = mf.get_vector_partitioner();
-      const FiniteElement<dim> &fe          = mf.get_dof_handler().get_fe();
+      const FiniteElement<dim> &fe          = mf.get_fe();
       const bool                on_level    = mf.get_mg_level() != numbers::invalid_unsigned_int;
       const unsigned int        n_owned     = partitioner->locally_owned_size();
       std::string               error;
@@ -324,7 +324,7 @@ namespace gpumf
     clear();
     const DoFHandler<dim>    &dof  = mf.get_dof_handler();
     const Triangulation<dim> &tria = dof.get_triangulation();
-    const FiniteElement<dim> &fe   = dof.get_fe();
+    const FiniteElement<dim> &fe   = mf.get_fe();
     AssertThrow(dynamic_cast<const FE_Q<dim> *>(&fe) != nullptr && fe.degree == 1 && fe.n_components() == 1,
                 ExcNotSupported("MultiColorGaussSeidel supports the scalar FE_Q(1) element (trilinear, a 3^dim-point "
                                 "stencil), got " +

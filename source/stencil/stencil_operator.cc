@@ -498,6 +498,9 @@ namespace gpumf
   void
   renumber_lexicographic(DoFHandler<dim> &dof)
   {
+    AssertThrow(!dof.has_hp_capabilities() || dof.get_fe_collection().size() == 1,
+                ExcNotSupported("gpumf::renumber_lexicographic: a DoFHandler of one element (not an "
+                                "hp::FECollection of several)."));
     check_element(dof.get_fe(), "gpumf::renumber_lexicographic");
     const IndexSet &owned    = dof.locally_owned_dofs();
     const IndexSet  relevant = DoFTools::extract_locally_relevant_dofs(dof);
@@ -530,7 +533,7 @@ namespace gpumf
   {
     const std::string         who = "StencilOperator";
     const DoFHandler<dim>    &dof = mf.get_dof_handler();
-    const FiniteElement<dim> &fe  = dof.get_fe();
+    const FiniteElement<dim> &fe  = mf.get_fe();
     check_element(fe, who);
     AssertThrow(data.storage != StencilStorage::general,
                 ExcNotSupported(who + " stores its stencils on the grid (automatic, constant, semi_constant or "

@@ -7,7 +7,7 @@
 #     vector) are one gpumf type after port.sed #2: the second, size-only one renamed.
 s/^check(const gpumf::Vector<Number> &vector,$/check_size(const gpumf::Vector<Number> \&vector,/
 # X6. matrix_free_no_index_initialize: DoF vectors instead of empty ones: gpumf's cell_loop()
-#     rejects vectors that are not DoF vectors (ExcVectorMismatch); deal.II 9.4 on a serial
-#     Triangulation passes any vector's get_values() to the functor. (coefficient_eval, which
-#     writes n_cells * n_q_points values through cell_loop(), has no such workaround.)
+#     takes DoF vectors and vectors of data per cell (coefficient_eval's n_cells * n_q_points
+#     values), and rejects others, empty ones included (ExcVectorMismatch); deal.II 9.4 on a
+#     serial Triangulation passes any vector's get_values() to the functor.
 s/^\( *\)data\.cell_loop(\*this, src_dummy, dst_dummy);/\1data.initialize_dof_vector(src_dummy);\n\1data.initialize_dof_vector(dst_dummy);\n&/

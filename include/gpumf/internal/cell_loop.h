@@ -798,7 +798,8 @@ namespace gpumf
     // A vector with this object's locally owned entries in another layout (deal.II's
     // Vector(locally_owned, comm), without ghosts) goes through a temporary of the object's
     // layout, as in deal.II 9.4's GPU cell_loop: its owned entries are copied in, and for a
-    // destination back out after the loop. Other layouts are rejected (check_vector()).
+    // destination back out after the loop. Vectors of data per cell pass as they are; other
+    // layouts are rejected (check_loop_vector()).
     std::vector<std::unique_ptr<Vector<Number>>>               temporaries;
     std::vector<std::pair<Vector<Number> *, Vector<Number> *>> copy_back; // (destination, temporary)
     const auto stand_in = [&](const Vector<Number> &v) -> Vector<Number> * {
@@ -840,14 +841,23 @@ namespace gpumf
                        destination->locally_owned_size() * sizeof(Number));
     };
     for (const Vector<Number> *v : sources)
-      check_vector(*v);
+      check_loop_vector(*v);
     for (const Vector<Number> *v : destinations)
-      check_vector(*v);
+      check_loop_vector(*v);
     for (Vector<Number> *v : destinations)
       if (zero_dst)
         *v = Number(0);
       else
         v->zero_out_ghost_values();
+    // the vectors of the DoF layout exchange ghosts and send contributions; those of data per
+    // cell are the functor's alone
+    const auto dof_layout = [&](const Vector<Number> *v) {
+      return v->get_partitioner().get() == partitioner.get() || v->get_partitioner()->is_compatible(*partitioner);
+    };
+    std::vector<Vector<Number> *> compressed;
+    for (Vector<Number> *v : destinations)
+      if (dof_layout(v))
+        compressed.push_back(v);
     const auto src_arg = internal::functor_argument<portable, single_src, const Number>(sources);
     const auto dst_arg = internal::functor_argument<portable, single_dst, Number>(destinations);
     const auto run     = [&](const CellRange range) {
@@ -862,12 +872,13 @@ namespace gpumf
     using internal::LoopMark;
     const auto mark = [&](const LoopMark m) { internal::mark_cell_loop(backend_, m); };
     mark(LoopMark::begin);
-    if (sources[0]->get_partitioner()->n_mpi_processes() == 1)
+    // (this object's ranks: a source of data per cell may have a partitioner of one rank)
+    if (partitioner->n_mpi_processes() == 1)
       {
         mark(LoopMark::first_start);
         run(CellRange::all);
         mark(LoopMark::first_end);
-        for (Vector<Number> *v : destinations)
+        for (Vector<Number> *v : compressed)
           v->compress(dealii::VectorOperation::add); // zeroes the ghosts: nothing to send
         copy_results_back();
         mark(LoopMark::end);
@@ -881,7 +892,8 @@ namespace gpumf
     // they started, on every rank.
     std::vector<const Vector<Number> *> exchanged;
     for (const Vector<Number> *v : sources)
-      if (!v->has_ghost_elements() && std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
+      if (dof_layout(v) && !v->has_ghost_elements() &&
+          std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
         exchanged.push_back(v);
     const auto zero_ghosts = [&]() {
       for (const Vector<Number> *v : exchanged)
@@ -916,7 +928,7 @@ namespace gpumf
     catch (...)
       {
         finish_updates();
-        for (Vector<Number> *v : destinations)
+        for (Vector<Number> *v : compressed)
           v->compress(dealii::VectorOperation::add);
         zero_ghosts();
         throw;
@@ -926,7 +938,7 @@ namespace gpumf
         unsigned int compressing = 0;
         try
           {
-            for (Vector<Number> *v : destinations)
+            for (Vector<Number> *v : compressed)
               {
                 v->compress_start(dealii::VectorOperation::add);
                 ++compressing;
@@ -938,11 +950,11 @@ namespace gpumf
         catch (...)
           {
             for (unsigned int i = 0; i < compressing; ++i)
-              destinations[i]->compress_finish(dealii::VectorOperation::add);
+              compressed[i]->compress_finish(dealii::VectorOperation::add);
             zero_ghosts();
             throw;
           }
-        for (Vector<Number> *v : destinations)
+        for (Vector<Number> *v : compressed)
           v->compress_finish(dealii::VectorOperation::add);
       }
     else
@@ -950,7 +962,7 @@ namespace gpumf
         mark(LoopMark::second_start);
         run(CellRange::interior_second);
         mark(LoopMark::second_end);
-        for (Vector<Number> *v : destinations)
+        for (Vector<Number> *v : compressed)
           v->compress(dealii::VectorOperation::add);
       }
     zero_ghosts();
