@@ -31,6 +31,30 @@ shift
 devlibs=${GPUMF_DEVLIBS:-../shared/gpu/devlibs.py}
 mkdir -p "$out"
 cp "$devlibs" "$out/devlibs.py"
+# A stub defines no symbol that the C/C++ run-time defines: C++ libraries export their copies of
+# std:: template and inline functions, which a stub would make return 0. A stub's `_M_assign` came
+# before libstdc++'s in gpumf_benchmark built against deal.II 9.8: every std::string it copied was
+# left empty (the CSV's text columns, the --json file name), without an error.
+python3 - "$out/devlibs.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = '        if name not in wanted or name in defined'
+anchor = 'import argparse, os, re, shutil, subprocess, sys, tarfile, tempfile\n'
+if old not in s or anchor not in s:
+    sys.exit("gpumf: devlibs.py's stub writer changed: cannot keep the run-time's symbols out of its stubs")
+runtime = """
+# (scripts/devpack.sh) the symbols the C/C++ run-time defines: never in a stub
+RUNTIME = set()
+for _lib in ("libstdc++.so.6", "libgcc_s.so.1", "libm.so.6", "libc.so.6"):
+    _path = subprocess.run(["g++", "-print-file-name=" + _lib], capture_output=True, text=True).stdout.strip()
+    if os.path.isabs(_path):
+        RUNTIME |= {l.split()[-1].split("@")[0] for l in subprocess.run(
+            ["nm", "-D", "--defined-only", _path], capture_output=True, text=True).stdout.splitlines() if l.strip()}
+"""
+s = s.replace(anchor, anchor + runtime, 1)
+open(p, "w").write(s.replace(old, '        if name in RUNTIME or name not in wanted or name in defined', 1))
+PY
 if [ "$root" = sid ]; then
   # Kokkos copied, not stubbed (deal.II 9.8's host vectors allocate through it); of Trilinos 17 only
   # Kokkos, Kokkos Kernels, Teuchos and Tpetra (the rest, MueLu, Ifpack2, Belos, ..., is 60 MB
@@ -62,8 +86,10 @@ if [ "$root" = sid ]; then
   for f in "$sid_lib/libmpi.so.40" "$sid_root/usr/bin/prte"; do
     "$sid_lib/ld-linux-x86-64.so.2" --library-path "$sid_lib" --list "$f"
   done | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | sort -u | while read -r soname path; do
+    soname=$(basename "$soname") # (the loader lists itself by its path)
     [ -e "$rt/rt/$soname" ] || cp -L "$path" "$rt/rt/$soname"
   done
+  cp -L "$sid_lib/libmpi.so.40" "$rt/rt/" # (the loader lists what a file needs, not the file)
   [ -e "$rt/rt/libmpi.so.40" ] && [ -e "$rt/rt/libprrte.so.5" ] ||
     { echo "gpumf: sid's Open MPI (libmpi.so.40, libprrte.so.5) not found in $sid_root"; exit 1; }
   cp -L "$sid_root/usr/bin/prte" "$rt/rt/prte"

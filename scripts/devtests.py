@@ -20,6 +20,9 @@ the failed ones, exit 1 if one failed. Logs go to $GPUMF_TEST_LOGS (default /tmp
 import argparse, json, os, shlex, shutil, subprocess, sys
 
 SOURCE = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
+# the test properties run-tests.sh carries out (or that do not change a result)
+HANDLED = {"ENVIRONMENT", "LABELS", "SKIP_RETURN_CODE", "TIMEOUT", "WORKING_DIRECTORY", "PROCESSORS",
+           "RESOURCE_LOCK", "PASS_REGULAR_EXPRESSION", "FAIL_REGULAR_EXPRESSION", "WILL_FAIL"}
 
 
 def main():
@@ -62,10 +65,19 @@ def main():
                 sys.exit(f"devtests.py: {test['name']} uses {word}, which the pack does not carry")
             else:
                 words.append(shlex.quote(word))
+        unknown = set(properties) - HANDLED
+        if unknown:
+            sys.exit(f"devtests.py: {test['name']} has test properties this script does not carry out: {sorted(unknown)}")
         timeout = int(properties.get("TIMEOUT", 1500))
         skip = properties.get("SKIP_RETURN_CODE", "none")
         env = " ".join(shlex.quote(e) for e in environment)
-        lines.append(f"t {shlex.quote(test['name'])} {timeout} {skip} {shlex.quote(env)} {' '.join(words)}")
+        # ctest: with PASS_REGULAR_EXPRESSION the output decides, not the exit code; a match of
+        # FAIL_REGULAR_EXPRESSION fails; WILL_FAIL inverts
+        pass_re = "|".join(f"({r})" for r in properties.get("PASS_REGULAR_EXPRESSION", []))
+        fail_re = "|".join(f"({r})" for r in properties.get("FAIL_REGULAR_EXPRESSION", []))
+        will_fail = 1 if properties.get("WILL_FAIL", False) in (True, "ON", "TRUE", "1", 1) else 0
+        lines.append(f"t {shlex.quote(test['name'])} {timeout} {skip} {shlex.quote(pass_re)} {shlex.quote(fail_re)} "
+                     f"{will_fail} {shlex.quote(env)} {' '.join(words)}")
 
     if args.programs:
         print("\n".join(programs))
@@ -89,19 +101,30 @@ logs=${{GPUMF_TEST_LOGS:-/tmp/gpumf-test-logs}}
 mkdir -p "$logs"
 filter=${{1:-.}}
 passed=0 failed=0 skipped=0 failures=""
-# t <name> <time limit> <skip code> <environment> <command...>
+# t <name> <time limit> <skip code> <pass regex> <fail regex> <will fail> <environment> <command...>
 t() {{
-  local name=$1 limit=$2 skip=$3 env=$4
-  shift 4
+  local name=$1 limit=$2 skip=$3 pass_re=$4 fail_re=$5 will_fail=$6 env=$7
+  shift 7
   [[ $name =~ $filter ]] || return 0
-  local work start rc seconds
+  local work start rc seconds ok
   work=$(mktemp -d)
   start=$(date +%s.%N)
   (cd "$work" && eval "exec env $env timeout $limit $*") > "$logs/$name.log" 2>&1 < /dev/null
   rc=$?
   seconds=$(python3 -c "print(f'{{$(date +%s.%N) - $start:.1f}}')")
   rm -rf "$work"
-  if [ "$rc" = 0 ]; then
+  ok=0
+  if [ "$rc" != "$skip" ]; then
+    if [ -n "$pass_re" ]; then
+      grep -E -q -- "$pass_re" "$logs/$name.log" && ok=1
+    elif [ "$rc" = 0 ]; then
+      ok=1
+    fi
+    [ -n "$fail_re" ] && grep -E -q -- "$fail_re" "$logs/$name.log" && ok=0
+    [ "$will_fail" = 1 ] && ok=$((1 - ok))
+    [ "$rc" = 124 ] && ok=0 # (the time limit)
+  fi
+  if [ "$ok" = 1 ]; then
     passed=$((passed + 1)); echo "Passed  $name ($seconds s)"
   elif [ "$rc" = "$skip" ]; then
     skipped=$((skipped + 1)); echo "Skipped $name ($seconds s): $(grep -m 1 -i skip "$logs/$name.log" || tail -n 1 "$logs/$name.log")"
