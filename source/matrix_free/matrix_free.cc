@@ -1134,11 +1134,10 @@ namespace gpumf
   MatrixFree<dim, Number>::check_loop_vector(const Vector<Number> &v) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
-    AssertThrow(v.backend() == backend_,
-                ExcVectorMismatch("vector on backend " + to_string(v.backend()),
-                                  "MatrixFree on backend " + to_string(backend_)));
-    if (v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner))
-      return;
+    // a DoF vector (or one of another backend: refused) as check_vector() takes it
+    if (v.backend() != backend_ || v.get_partitioner().get() == partitioner.get() ||
+        v.get_partitioner()->is_compatible(*partitioner))
+      return check_vector(v);
     // Data per cell (a coefficient per quadrature point, as deal.II's programs index it with
     // local_q_point_id(cell, q)): k entries for each cell, the same k on every rank (from the
     // global sizes, so that all ranks decide alike), k = 1 (per cell) or m * n_q_points with
