@@ -29,16 +29,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work" # the programs write solution_*.vtu here
 
-# run <label> <log> <command...>: the command's output in <log>, its wall time appended
-run() {
-  local label=$1 log=$2
-  shift 2
-  local start end
-  start=$(date +%s.%N)
-  "$@" > "$log" 2>&1 || { cat "$log"; echo "step37.sh: $label failed"; exit 1; }
-  end=$(date +%s.%N)
-  echo "Program wall time $(python3 -c "print($end - $start)")" >> "$log"
-}
+. "$here/run_timed.sh"
 
 summary() {
   python3 - "$1" "$2" <<'PY'
@@ -54,11 +45,11 @@ PY
 }
 
 cores=$(nproc)
-run "deal.II step-37, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step37"
+run_timed "deal.II step-37, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step37"
 for ranks in "${port_ranks[@]}"; do
   # MPS only while a program with more ranks than GPUs runs
   mps_for_ranks "$ranks"
-  run "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step37"
+  run_timed "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step37"
 done
 if [ -n "${GPUMF_SETUP_PROFILE:-}" ]; then
   for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done

@@ -26,16 +26,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-# run <label> <log> <command...>: the command's output in <log>, its wall time appended
-run() {
-  local label=$1 log=$2
-  shift 2
-  local start end
-  start=$(date +%s.%N)
-  "$@" > "$log" 2>&1 < /dev/null || { cat "$log"; echo "step59.sh: $label failed"; exit 1; }
-  end=$(date +%s.%N)
-  echo "Program wall time $(python3 -c "print($end - $start)")" >> "$log"
-}
+. "$here/run_timed.sh"
 
 summary() {
   python3 - "$1" "$2" <<'PY'
@@ -55,8 +46,8 @@ PY
 }
 
 cores=$(nproc)
-run "deal.II step-59, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step59"
-run "gpumf port, 1 rank" gpumf.log mpirun --bind-to none -np 1 "$bin/gpumf_step59"
+run_timed "deal.II step-59, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step59"
+run_timed "gpumf port, 1 rank" gpumf.log mpirun --bind-to none -np 1 "$bin/gpumf_step59"
 for log in dealii.log gpumf.log; do echo "=== $log"; cat "$log"; done
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 echo "step-59 (3D, FE_DGQHermite(8)), $cycles cycles; host: $cores cores" \

@@ -33,21 +33,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" # the programs write solution_*.vtu here
 
-# run <label> <log> <command...>: the command's output in <log>, its wall time appended
-run() {
-  local label=$1 log=$2
-  shift 2
-  local start end
-  start=$(date +%s.%N)
-  "$@" > "$log" 2>&1 || { cat "$log"; echo "step64.sh: $label failed"; exit 1; }
-  end=$(date +%s.%N)
-  echo "Program wall time $(python3 -c "print($end - $start)")" >> "$log"
-}
+. "$here/run_timed.sh"
 
 cores=$(nproc)
-run "deal.II step-64 (Portable::MatrixFree, Kokkos)" portable.log $mpirun --bind-to core -np "$cores" "$bin/dealii_step64"
-run "deal.II CPU MatrixFree" matrixfree.log $mpirun --bind-to core -np "$cores" "$bin/dealii_step64_matrixfree"
-run "gpumf port" gpumf.log $mpirun --bind-to none -np "$port_ranks" "$bin/gpumf_step64"
+run_timed "deal.II step-64 (Portable::MatrixFree, Kokkos)" portable.log $mpirun --bind-to core -np "$cores" "$bin/dealii_step64"
+run_timed "deal.II CPU MatrixFree" matrixfree.log $mpirun --bind-to core -np "$cores" "$bin/dealii_step64_matrixfree"
+run_timed "gpumf port" gpumf.log $mpirun --bind-to none -np "$port_ranks" "$bin/gpumf_step64"
 
 echo "step-64 (3D, FE_Q(3), Chebyshev(5)-Jacobi CG), $cycles cycles; host: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
 python3 - "$cores" "$port_ranks" portable.log matrixfree.log gpumf.log <<'PY'

@@ -40,15 +40,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work" # the programs write solution_*.vtu here
 
-# run <label> <log> <command...>: the command's output in <log>, its wall time appended
+. "$here/run_timed.sh"
+# step-66 writes VTU files every cycle: removed after each program
 run() {
-  local label=$1 log=$2
-  shift 2
-  local start end
-  start=$(date +%s.%N)
-  "$@" > "$log" 2>&1 || { cat "$log"; echo "step66.sh: $label failed"; exit 1; }
-  end=$(date +%s.%N)
-  echo "Program wall time $(python3 -c "print($end - $start)")" >> "$log"
+  run_timed "$@"
   rm -f ./*.vtu ./*.pvtu
 }
 
