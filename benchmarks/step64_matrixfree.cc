@@ -301,7 +301,11 @@ namespace
       data_out.add_data_vector(ghost_solution, "solution");
       data_out.build_patches();
       DataOutBase::VtkFlags flags;
+#if DEAL_II_VERSION_GTE(9, 5, 0)
       flags.compression_level = DataOutBase::CompressionLevel::best_speed;
+#else
+      flags.compression_level = DataOutBase::VtkFlags::ZlibCompressionLevel::best_speed;
+#endif
       data_out.set_flags(flags);
       data_out.write_vtu_with_pvtu_record("./", "solution", cycle, comm, 2);
 
