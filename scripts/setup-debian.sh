@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages gpumf needs, where they are missing. CUDA is not a
 # Debian package: gpumf uses /usr/local/cuda when it is there, else builds host-only.
 set -euo pipefail
-packages=(libdeal.ii-dev libdeal.ii-doc libboost-context-dev cmake ninja-build g++ python3 openmpi-bin ccache)
+packages=(libdeal.ii-dev libdeal.ii-doc libboost-context-dev cmake ninja-build g++ python3 openmpi-bin ccache doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

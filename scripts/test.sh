@@ -28,12 +28,14 @@ if [ "${CI:-}" = true ]; then
   # CI has no GPU: build/ is host-only (the GPU tests could only be skipped, and nvcc compiling
   # every test program's device code besides its host code takes twice the time). deal.II 9.8
   # (build-sid/) builds every test program and runs every host test; here deal.II 9.4 runs what
-  # only it has: the ports of its own tutorials (step-59's exists for 9.4 alone) and its dialect.
+  # only it has: the ports of its own tutorials (step-59's exists for 9.4 alone) and its dialect;
+  # and the API reference: doxygen on the public headers, any warning fails (it runs doxygen
+  # itself, no build target; doc/CMakeLists.txt).
   configure+=(-DGPUMF_WITH_CUDA=OFF)
-  families='portable|step64|step37|step48|step48_3d|step59|step59_2d|step66|helmholtz_example|dealii_host_functions'
+  families='portable|step64|step37|step48|step48_3d|step59|step59_2d|step66|helmholtz_example|dealii_host_functions|doxygen'
   tests=(-L host -E '\.mpi[2-9]$' -R "^($families)(\.|$)")
   targets=(gpumf cuda_available portable_test step64_port step64_dealii_cpu step37_port step37_dealii step48_port
-           step48_dealii step66_port step66_dealii helmholtz_example_test)
+           step48_dealii step66_port step66_dealii helmholtz_example_test readme_example)
   # step-59's port exists for deal.II 9.4 alone (Debian 12's)
   [ "$(cut -d. -f1 /etc/debian_version 2>/dev/null)" -ge 13 ] 2>/dev/null || targets+=(step59_port step59_dealii)
 fi

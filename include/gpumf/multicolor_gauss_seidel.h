@@ -63,7 +63,7 @@ namespace gpumf
    * i updates at once (one CUDA thread per row):
    * @f[ x_i \leftarrow x_i + \omega \frac{b_i - \sum_j a_{ij} x_j}{a_{ii}}. @f]
    * As rows of a color do not couple, a sweep equals a sequential Gauss-Seidel (SOR for
-   * \omega != 1) in the order "rows of color 0, rows of color 1, ...", the backward sweep the
+   * @f$\omega \neq 1@f$) in the order "rows of color 0, rows of color 1, ...", the backward sweep the
    * same in reverse (colors in reverse order), and the symmetric sweep (forward, then backward)
    * symmetric Gauss-Seidel (SSOR) in that order. With several ranks the ghost entries of x are
    * exchanged before each color (rows at the boundary of a rank read their neighbors' values

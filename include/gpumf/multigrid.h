@@ -3,7 +3,7 @@
  * deal.II's geometric multigrid classes (Multigrid, PreconditionMG, mg::Matrix,
  * mg::SmootherRelaxation, MGCoarseGridIterativeSolver, ...) driving gpumf::Vector level vectors.
  * deal.II compiles the non-template parts of Multigrid, MGTransferBase and MGSmootherBase for
- * its own vector types only; gpumf provides them for gpumf::Vector<float> and <double>
+ * its own vector types only; gpumf provides them for gpumf::Vector<float> and gpumf::Vector<double>
  * (source/multigrid/multigrid.cc), declared here so that every user sees them. Included by gpumf/mg_transfer.h.
  */
 #ifndef gpumf_multigrid_h

@@ -26,7 +26,7 @@
  * | 9.7+: MatrixFreeTools::compute_diagonal<dim, p, n_q, n_comp, Number>(mf, diag, quad_op, eval_flags, integ_flags) | the same (gpumf/matrix_free_tools.h) |
  * | Data::get_quadrature_point(cell, q)                            | the same                          |
  * | evaluate_coefficients(f), f(gpu_data, cell, q)                 | the same                          |
- * | evaluate(EvaluationFlags::values | EvaluationFlags::gradients) | the same with gpumf::EvaluationFlags (deal.II's operator| runs on the host only) |
+ * | evaluate(EvaluationFlags::values \| EvaluationFlags::gradients) | the same with gpumf::EvaluationFlags (deal.II's operator\| runs on the host only) |
  * | DEAL_II_HOST_DEVICE                                            | `__host__ __device__` (below)     |
  * | Portable::copy_mf_data_to_host(), DataHost (local_q_point_id(), get_quadrature_point()) | the same |
  * | Kokkos::fence(), Kokkos::parallel_for(n, KOKKOS_LAMBDA(int i) {...}) | gpumf::Kokkos:: (gpumf/kokkos.h), `[=] __host__ __device__` |
