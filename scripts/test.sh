@@ -32,7 +32,7 @@ if [ "${CI:-}" = true ]; then
   # and the API reference: doxygen on the public headers, any warning fails (it runs doxygen
   # itself, no build target; doc/CMakeLists.txt).
   configure+=(-DGPUMF_WITH_CUDA=OFF)
-  families='portable|step64|step37|step48|step48_3d|step59|step59_2d|step66|helmholtz_example|dealii_host_functions|doxygen'
+  families='portable|step64|step37|step48|step48_3d|step59|step59_2d|step66|helmholtz_example|dealii_host_functions|doxygen|readme_example|readme_excerpt'
   tests=(-L host -E '\.mpi[2-9]$' -R "^($families)(\.|$)")
   targets=(gpumf cuda_available portable_test step64_port step64_dealii_cpu step37_port step37_dealii step48_port
            step48_dealii step66_port step66_dealii helmholtz_example_test readme_example)
