@@ -12,6 +12,7 @@
 #include <gpumf/internal/diagonal.h>
 #include <gpumf/internal/sipg_kernel.cuh>
 #include <gpumf/matrix_free.h>
+#include <gpumf/operator_base.h>
 
 #include <deal.II/base/types.h>
 #include <deal.II/lac/diagonal_matrix.h>
@@ -44,10 +45,14 @@ namespace gpumf
    * same operator as MatrixFree::loop() with these functors, which runs otherwise (and on the
    * host backend, and for compute_diagonal()). uses_fused_kernel() tells which (and lists the
    * conditions); use_fused_kernel(false) turns it off.
+   *
+   * The accessors, vmult_add(), the diagonal and Jacobi come from MatrixFreeOperators::Base.
    */
   template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, typename Number = double>
-  class SIPGLaplaceOperator
+  class SIPGLaplaceOperator : public MatrixFreeOperators::Base<dim, Vector<Number>>
   {
+    using Base = MatrixFreeOperators::Base<dim, Vector<Number>>;
+
   public:
     using value_type = Number;
     using VectorType = Vector<Number>;
@@ -154,7 +159,7 @@ namespace gpumf
       AssertThrow(matrix_free != nullptr && matrix_free->has_faces(),
                   ExcNotSupported("gpumf::SIPGLaplaceOperator needs a MatrixFree object with faces "
                                   "(AdditionalData::mapping_update_flags_inner_faces and _boundary_faces)."));
-      mf                = matrix_free;
+      Base::initialize(matrix_free);
       unsigned int mask = 0;
       for (const auto id : dirichlet_ids)
         {
@@ -169,37 +174,30 @@ namespace gpumf
       boundary_op.dirichlet_mask = mask;
     }
 
-    /// Releases the MatrixFree object and the diagonals (deal.II's operators' clear()).
-    void
-    clear()
-    {
-      mf.reset();
-      diagonal_entries.reset();
-      inverse_diagonal_entries.reset();
-    }
-
     /// dst = A src.
     void
-    vmult(VectorType &dst, const VectorType &src) const
+    vmult(VectorType &dst, const VectorType &src) const override
     {
       using Access = typename MatrixFree<dim, Number>::DataAccessOnFaces;
       if constexpr (fused_degree)
         if (uses_fused_kernel())
           {
-            internal::check_face_loop_vectors(*mf, dst, src);
+            const MatrixFree<dim, Number> &mf = this->matrix_free();
+            internal::check_face_loop_vectors(mf, dst, src);
             // the kernel writes the DoFs of the object's cells: the others (cells an iterator
             // filter left out) are zero, as after loop()
-            if (std::size_t(mf->n_cells()) * Sizes::n_local_dofs != mf->get_vector_partitioner()->locally_owned_size())
-              dst = Number(0);
-            internal::with_face_ghosts(*mf, src, Access::gradients, [&](const unsigned char ghost_access) {
-              AssertThrow((ghost_access == internal::FaceData<dim, Number>::ghosts_gradients),
-                          dealii::ExcInternalError());
-              internal::sipg_fused_apply<fe_degree + 1, Number>(
-                *mf, src.get_values(), dst.get_values(), face_op.penalty_factor, boundary_op.dirichlet_mask);
-            });
+            const bool all_cells =
+              std::size_t(mf.n_cells()) * Sizes::n_local_dofs == mf.get_vector_partitioner()->locally_owned_size();
+            internal::run_face_loop(
+              mf, &dst, !all_cells, &src, Access::gradients, [&](const unsigned char ghost_access) {
+                AssertThrow((ghost_access == internal::FaceData<dim, Number>::ghosts_gradients),
+                            dealii::ExcInternalError());
+                internal::sipg_fused_apply<fe_degree + 1, Number>(
+                  mf, src.get_values(), dst.get_values(), face_op.penalty_factor, boundary_op.dirichlet_mask);
+              });
             return;
           }
-      mf->loop(cell_op, face_op, boundary_op, dst, src, true, Access::gradients, Access::gradients);
+      this->matrix_free().loop(cell_op, face_op, boundary_op, dst, src, true, Access::gradients, Access::gradients);
     }
 
     /**
@@ -211,9 +209,9 @@ namespace gpumf
     bool
     uses_fused_kernel() const
     {
-      if (!fused_degree || !fused_enabled || mf == nullptr || mf->backend() != Backend::cuda)
+      if (!fused_degree || !fused_enabled || this->data == nullptr || this->data->backend() != Backend::cuda)
         return false;
-      const Data data = mf->get_data(0);
+      const Data data = this->data->get_data(0);
       return data.n_dofs_1d == fe_degree + 1 && data.n_q_points_1d == n_q_points_1d && data.n_components == 1 &&
              data.faces.entry_metric != nullptr && data.faces.lexicographic_dofs &&
              data.inverse_shape_values != nullptr;
@@ -226,64 +224,18 @@ namespace gpumf
       fused_enabled = enable;
     }
 
-    void
-    Tvmult(VectorType &dst, const VectorType &src) const
-    {
-      vmult(dst, src);
-    }
-
-    void
-    initialize_dof_vector(VectorType &v) const
-    {
-      mf->initialize_dof_vector(v);
-    }
-
     /**
      * Computes the operator's diagonal on the backend (MatrixFree::loop_diagonal() with the
      * operator's functors: each cell's matrix column by column, faces included) and its
      * inverse. A set-up step: dofs_per_cell applications of the operator's loop.
      */
     void
-    compute_diagonal()
+    compute_diagonal() override
     {
       VectorType diagonal;
-      mf->initialize_dof_vector(diagonal);
-      mf->loop_diagonal(cell_op, face_op, boundary_op, diagonal);
-      diagonal_entries = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
-      diagonal_entries->get_vector().swap(diagonal);
-      inverse_diagonal_entries = internal::inverse_diagonal(diagonal_entries->get_vector());
-    }
-
-    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
-    get_matrix_diagonal() const
-    {
-      AssertThrow(diagonal_entries != nullptr, ExcNotSupported("call compute_diagonal() first."));
-      return diagonal_entries;
-    }
-
-    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
-    get_matrix_diagonal_inverse() const
-    {
-      AssertThrow(inverse_diagonal_entries != nullptr, ExcNotSupported("call compute_diagonal() first."));
-      return inverse_diagonal_entries;
-    }
-
-    dealii::types::global_dof_index
-    m() const
-    {
-      return mf->get_vector_partitioner()->size();
-    }
-
-    dealii::types::global_dof_index
-    n() const
-    {
-      return m();
-    }
-
-    const MatrixFree<dim, Number> &
-    matrix_free() const
-    {
-      return *mf;
+      this->initialize_dof_vector(diagonal);
+      this->matrix_free().loop_diagonal(cell_op, face_op, boundary_op, diagonal);
+      this->set_diagonal(std::move(diagonal));
     }
 
     const CellOperation &
@@ -304,6 +256,15 @@ namespace gpumf
       return boundary_op;
     }
 
+  protected:
+    /// dst += the cells' and faces' contributions (MatrixFree::loop()).
+    void
+    apply_add(VectorType &dst, const VectorType &src) const override
+    {
+      using Access = typename MatrixFree<dim, Number>::DataAccessOnFaces;
+      this->matrix_free().loop(cell_op, face_op, boundary_op, dst, src, false, Access::gradients, Access::gradients);
+    }
+
   private:
     static constexpr bool fused_degree = dim == 3 && n_q_points_1d == fe_degree + 1 && fe_degree >= 1 && fe_degree <= 8;
 
@@ -313,12 +274,10 @@ namespace gpumf
       return x < 0 ? -x : x;
     }
 
-    std::shared_ptr<const MatrixFree<dim, Number>>      mf;
-    CellOperation                                       cell_op;
-    InnerFaceOperation                                  face_op{};
-    BoundaryFaceOperation                               boundary_op{};
-    std::shared_ptr<dealii::DiagonalMatrix<VectorType>> diagonal_entries, inverse_diagonal_entries;
-    bool                                                fused_enabled = true;
+    CellOperation         cell_op;
+    InnerFaceOperation    face_op{};
+    BoundaryFaceOperation boundary_op{};
+    bool                  fused_enabled = true;
   };
 
   /**
@@ -328,9 +287,10 @@ namespace gpumf
    * explicit DG time stepping applies after each operator evaluation (deal.II's step-67).
    * The mass matrix itself is MassOperator on the same MatrixFree object. Needs a MatrixFree
    * object of a discontinuous element with QGauss<1>(fe_degree + 1); faces are not needed.
+   * The accessors, vmult_add() and the diagonal come from MatrixFreeOperators::Base.
    */
   template <int dim, int fe_degree, int n_components_ = 1, typename Number = double>
-  class InverseMassOperator
+  class InverseMassOperator : public MatrixFreeOperators::Base<dim, Vector<Number>>
   {
   public:
     using value_type = Number;
@@ -370,56 +330,24 @@ namespace gpumf
                   ExcNotSupported("gpumf::InverseMassOperator needs QGauss<1>(fe_degree + 1) = " +
                                   std::to_string(fe_degree + 1) + " points per direction; the MatrixFree object has " +
                                   std::to_string(matrix_free->get_data(0).n_q_points_1d) + "."));
-      mf = matrix_free;
+      MatrixFreeOperators::Base<dim, Vector<Number>>::initialize(matrix_free);
     }
 
     /// dst = M^-1 src.
     void
-    vmult(VectorType &dst, const VectorType &src) const
+    vmult(VectorType &dst, const VectorType &src) const override
     {
-      mf->cell_loop(cell_op, src, dst, true);
+      this->matrix_free().cell_loop(cell_op, src, dst, true);
     }
 
+    /// The diagonal of M^-1 (MatrixFree::loop_diagonal()) and its inverse.
     void
-    Tvmult(VectorType &dst, const VectorType &src) const
-    {
-      vmult(dst, src);
-    }
-
-    void
-    initialize_dof_vector(VectorType &v) const
-    {
-      mf->initialize_dof_vector(v);
-    }
-
-    dealii::types::global_dof_index
-    m() const
-    {
-      return mf->get_vector_partitioner()->size();
-    }
-
-    dealii::types::global_dof_index
-    n() const
-    {
-      return m();
-    }
-
-    /// The diagonal of M^-1 (MatrixFree::loop_diagonal()).
-    void
-    compute_diagonal()
+    compute_diagonal() override
     {
       VectorType diagonal;
-      mf->initialize_dof_vector(diagonal);
-      mf->loop_diagonal(cell_op, nullptr, nullptr, diagonal);
-      diagonal_entries = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
-      diagonal_entries->get_vector().swap(diagonal);
-    }
-
-    const std::shared_ptr<dealii::DiagonalMatrix<VectorType>> &
-    get_matrix_diagonal() const
-    {
-      AssertThrow(diagonal_entries != nullptr, ExcNotSupported("call compute_diagonal() first."));
-      return diagonal_entries;
+      this->initialize_dof_vector(diagonal);
+      this->matrix_free().loop_diagonal(cell_op, nullptr, nullptr, diagonal);
+      this->set_diagonal(std::move(diagonal));
     }
 
     const CellOperation &
@@ -428,10 +356,16 @@ namespace gpumf
       return cell_op;
     }
 
+  protected:
+    /// dst += M^-1 src.
+    void
+    apply_add(VectorType &dst, const VectorType &src) const override
+    {
+      this->matrix_free().cell_loop(cell_op, src, dst, false);
+    }
+
   private:
-    std::shared_ptr<const MatrixFree<dim, Number>>      mf;
-    CellOperation                                       cell_op;
-    std::shared_ptr<dealii::DiagonalMatrix<VectorType>> diagonal_entries;
+    CellOperation cell_op;
   };
 } // namespace gpumf
 

@@ -18,6 +18,7 @@
 #include <gpumf/internal/dealii_host_functions.h>
 #include <gpumf/internal/face_data.h>
 #include <gpumf/internal/host_block.h>
+#include <gpumf/internal/loop_schedule.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
 
@@ -448,13 +449,7 @@ namespace gpumf
      * the second halves (while the contributions to other ranks travel), with or without
      * overlap, so that both give bitwise the same result.
      */
-    enum class CellRange
-    {
-      all,
-      interior_first,
-      boundary,
-      interior_second
-    };
+    using CellRange = internal::LoopRange;
 
     /// The data of part @p range of one color.
     Data

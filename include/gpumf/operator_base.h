@@ -139,8 +139,8 @@ namespace gpumf
         matrix_free().initialize_dof_vector(vec);
       }
 
-      /// dst = A src.
-      void
+      /// dst = A src (a derived class may write dst in one pass instead of zeroing it first).
+      virtual void
       vmult(VectorType &dst, const VectorType &src) const
       {
         dst = Number();

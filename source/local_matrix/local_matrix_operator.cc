@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "linear_algebra/exchange_around.h"
+#include <gpumf/internal/loop_schedule.h>
 #include "local_matrix/element_matrices.h"
 #include "local_matrix/local_matrix_kernels.h"
 
@@ -241,7 +241,7 @@ namespace gpumf
   {
     mf.check_vector(src);
     mf.check_vector(dst);
-    internal::exchange_around(diagonal_only ? nullptr : &src, &dst, [&]() {
+    internal::run_loop<Number>("gpumf::LocalMatrixOperator::vmult", diagonal_only ? nullptr : &src, &dst, true, [&]() {
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         GPUMF_DISPATCH(mf.backend(),
                        local_matrix_apply(launch_data(color, transpose, diagonal_only),

@@ -25,7 +25,7 @@
 #include <numeric>
 
 #include "core/executor.h"
-#include "linear_algebra/exchange_around.h"
+#include <gpumf/internal/loop_schedule.h>
 #include "faces/face_setup.h"
 #include "multigrid/mg_transfer_kernels.h"
 #include "linear_algebra/vector_kernels.h"
@@ -762,7 +762,7 @@ namespace gpumf
     const VectorType  &input     = in_layout(src_level, src);
     VectorType        &output    = accumulation_target(dst_level, dst);
     const Level       &level     = levels[fine_level];
-    internal::exchange_around(&input, &output, [&]() {
+    internal::run_loop<Number>("gpumf::MGTransferMatrixFree", &input, &output, true, [&]() {
       for (unsigned int c = 0; c + 1 < level.color_start.size(); ++c)
         {
           const internal::TransferLevel<dim, Number> data{level.coarse_indices.data(),

@@ -15,7 +15,7 @@
 
 #include "core/executor.h"
 #include "local_matrix/element_matrices.h"
-#include "linear_algebra/exchange_around.h"
+#include <gpumf/internal/loop_schedule.h>
 #include "stencil/multicolor_gauss_seidel_kernels.h"
 
 namespace gpumf
@@ -566,7 +566,7 @@ namespace gpumf
         return;
       }
     const auto stencil = launch_of(rows, columns, values, inverse_diagonal, n_slots);
-    internal::exchange_around<Number>(&src, nullptr, [&]() {
+    internal::run_loop<Number>("gpumf::MultiColorGaussSeidel::stencil_vmult", &src, &dst, false, [&]() {
       GPUMF_DISPATCH(backend_, stencil_vmult(stencil, src.get_values(), dst.get_values()));
     });
     if (partitioner->n_mpi_processes() > 1)

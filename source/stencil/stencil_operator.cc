@@ -19,7 +19,7 @@
 
 #include "core/executor.h"
 #include "local_matrix/element_matrices.h"
-#include "linear_algebra/exchange_around.h"
+#include <gpumf/internal/loop_schedule.h>
 #include "stencil/stencil_kernels.h"
 
 namespace gpumf
@@ -594,7 +594,7 @@ namespace gpumf
     check_vector(src);
     check_vector(dst);
     AssertThrow(&dst != &src, ExcNotSupported("StencilOperator::vmult: dst and src must be different vectors."));
-    internal::exchange_around<Number>(&src, nullptr, [&]() {
+    internal::run_loop<Number>("gpumf::StencilOperator::vmult", &src, &dst, false, [&]() {
       GPUMF_DISPATCH(backend_, stencil_apply(launch_of<dim, Number>(grid), src.get_values(), dst.get_values()));
     });
   }

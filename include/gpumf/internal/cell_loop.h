@@ -781,86 +781,39 @@ namespace gpumf
                   internal::LocalDofsOf<Functor>::value,
                   internal::QPointsOf<Functor>::value,
                   internal::ComponentsOf<Functor>::value);
-    std::vector<const Vector<Number> *> sources;
-    std::vector<Vector<Number> *>       destinations;
+    // the ranges, exchanges, stand-ins and unwinding: internal/loop_schedule.h. A vector with
+    // this object's locally owned entries in another layout (deal.II's Vector(locally_owned,
+    // comm), without ghosts) goes through a temporary of the object's layout, as in deal.II
+    // 9.4's GPU cell_loop. Vectors of data per cell pass as they are; other layouts are
+    // rejected (check_loop_vector()).
+    internal::LoopOptions options;
+    options.layout            = partitioner;
+    options.backend           = backend_;
+    options.split             = true;
+    options.overlap           = overlap;
+    options.zero_destinations = zero_dst;
+    options.marks             = true;
+    options.name              = "gpumf::MatrixFree::cell_loop";
+    internal::LoopSchedule<Number> schedule(options);
     if constexpr (single_src)
-      sources.push_back(&src);
+      schedule.add_source(src);
     else
       for (const auto &v : src)
-        sources.push_back(internal::source_of<Number>(v));
+        schedule.add_source(*internal::source_of<Number>(v));
     if constexpr (single_dst)
-      destinations.push_back(&dst);
+      schedule.add_destination(dst);
     else
       for (auto &v : dst)
-        destinations.push_back(internal::destination_of<Number>(v));
-    AssertThrow(!sources.empty() && !destinations.empty(),
+        schedule.add_destination(*internal::destination_of<Number>(v));
+    AssertThrow(!schedule.sources().empty() && !schedule.destinations().empty(),
                 ExcNotSupported("gpumf::MatrixFree::cell_loop needs at least one source and one destination vector."));
-    // A vector with this object's locally owned entries in another layout (deal.II's
-    // Vector(locally_owned, comm), without ghosts) goes through a temporary of the object's
-    // layout, as in deal.II 9.4's GPU cell_loop: its owned entries are copied in, and for a
-    // destination back out after the loop. Vectors of data per cell pass as they are; other
-    // layouts are rejected (check_loop_vector()).
-    std::vector<std::unique_ptr<Vector<Number>>>               temporaries;
-    std::vector<std::pair<Vector<Number> *, Vector<Number> *>> copy_back; // (destination, temporary)
-    const auto stand_in = [&](const Vector<Number> &v) -> Vector<Number> * {
-      const auto &own = get_vector_partitioner();
-      if (own == nullptr || v.backend() != backend_ || v.get_partitioner().get() == own.get() ||
-          v.get_partitioner()->is_compatible(*own) || !(v.locally_owned_elements() == own->locally_owned_range()))
-        return nullptr;
-      temporaries.push_back(std::make_unique<Vector<Number>>());
-      initialize_dof_vector(*temporaries.back());
-      internal::copy(
-        backend_, temporaries.back()->get_values(), backend_, v.get_values(), v.locally_owned_size() * sizeof(Number));
-      return temporaries.back().get();
-    };
-    for (Vector<Number> *v : destinations)
-      {
-        AssertThrow(std::count(destinations.begin(), destinations.end(), v) == 1,
-                    ExcNotSupported("gpumf::MatrixFree::cell_loop: the same vector appears twice among the "
-                                    "destinations (its cells' contributions would be added twice)."));
-        AssertThrow(std::find(sources.begin(), sources.end(), v) == sources.end(),
-                    ExcNotSupported("gpumf::MatrixFree::cell_loop: a destination vector is also a source. Cells "
-                                    "would read entries other cells have already written: give the result its own "
-                                    "vector."));
-      }
-    for (const Vector<Number> *&v : sources)
-      if (Vector<Number> *t = stand_in(*v))
-        v = t;
-    for (Vector<Number> *&v : destinations)
-      if (Vector<Number> *t = stand_in(*v))
-        {
-          copy_back.emplace_back(v, t);
-          v = t;
-        }
-    const auto copy_results_back = [&]() {
-      for (const auto &[destination, temporary] : copy_back)
-        internal::copy(backend_,
-                       destination->get_values(),
-                       backend_,
-                       temporary->get_values(),
-                       destination->locally_owned_size() * sizeof(Number));
-    };
-    for (const Vector<Number> *v : sources)
+    for (const Vector<Number> *v : schedule.sources())
       check_loop_vector(*v);
-    for (const Vector<Number> *v : destinations)
+    for (const Vector<Number> *v : schedule.destinations())
       check_loop_vector(*v);
-    for (Vector<Number> *v : destinations)
-      if (zero_dst)
-        *v = Number(0);
-      else
-        v->zero_out_ghost_values();
-    // the vectors of the DoF layout exchange ghosts and send contributions; those of data per
-    // cell are the functor's alone
-    const auto dof_layout = [&](const Vector<Number> *v) {
-      return v->get_partitioner().get() == partitioner.get() || v->get_partitioner()->is_compatible(*partitioner);
-    };
-    std::vector<Vector<Number> *> compressed;
-    for (Vector<Number> *v : destinations)
-      if (dof_layout(v))
-        compressed.push_back(v);
-    const auto src_arg = internal::functor_argument<portable, single_src, const Number>(sources);
-    const auto dst_arg = internal::functor_argument<portable, single_dst, Number>(destinations);
-    const auto run     = [&](const CellRange range) {
+    const auto src_arg = internal::functor_argument<portable, single_src, const Number>(schedule.sources());
+    const auto dst_arg = internal::functor_argument<portable, single_dst, Number>(schedule.destinations());
+    schedule.run([&](const CellRange range) {
       if (backend_ == Backend::host)
         internal::host_loop<dim, Number, Functor>(
           *this, range, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
@@ -868,106 +821,7 @@ namespace gpumf
           });
       else
         internal::cuda_cell_loop(*this, range, func, src_arg, dst_arg);
-    };
-    using internal::LoopMark;
-    const auto mark = [&](const LoopMark m) { internal::mark_cell_loop(backend_, m); };
-    mark(LoopMark::begin);
-    // (this object's ranks: a source of data per cell may have a partitioner of one rank)
-    if (partitioner->n_mpi_processes() == 1)
-      {
-        mark(LoopMark::first_start);
-        run(CellRange::all);
-        mark(LoopMark::first_end);
-        for (Vector<Number> *v : compressed)
-          v->compress(dealii::VectorOperation::add); // zeroes the ghosts: nothing to send
-        copy_results_back();
-        mark(LoopMark::end);
-        return;
-      }
-    // First halves of the interior cells (no ghost entries) of all colors, the boundary cells,
-    // the second halves: the same order with and without overlap, so that colored results are
-    // bitwise the same. With overlap the ghost values travel during the first halves, the
-    // contributions to other ranks during the second. The sources that have no ghost values
-    // yet are exchanged here (each once) and zeroed afterwards; exchanges finish in the order
-    // they started, on every rank.
-    std::vector<const Vector<Number> *> exchanged;
-    for (const Vector<Number> *v : sources)
-      if (dof_layout(v) && !v->has_ghost_elements() &&
-          std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
-        exchanged.push_back(v);
-    const auto zero_ghosts = [&]() {
-      for (const Vector<Number> *v : exchanged)
-        v->zero_out_ghost_values();
-    };
-    // An exception finishes the exchanges this rank started and sends its (partial)
-    // contributions, so that its messages match those of ranks on which nothing was thrown;
-    // the caller sees the exception on this rank.
-    unsigned int started = 0, finished = 0;
-    const auto   finish_updates = [&]() {
-      while (finished < started)
-        exchanged[finished++]->update_ghost_values_finish();
-    };
-    try
-      {
-        for (const Vector<Number> *v : exchanged)
-          if (overlap)
-            {
-              v->update_ghost_values_start();
-              ++started;
-            }
-          else
-            v->update_ghost_values();
-        mark(LoopMark::first_start);
-        run(CellRange::interior_first);
-        mark(LoopMark::first_end);
-        finish_updates();
-        mark(LoopMark::boundary_start);
-        run(CellRange::boundary);
-        mark(LoopMark::boundary_end);
-      }
-    catch (...)
-      {
-        finish_updates();
-        for (Vector<Number> *v : compressed)
-          v->compress(dealii::VectorOperation::add);
-        zero_ghosts();
-        throw;
-      }
-    if (overlap)
-      {
-        unsigned int compressing = 0;
-        try
-          {
-            for (Vector<Number> *v : compressed)
-              {
-                v->compress_start(dealii::VectorOperation::add);
-                ++compressing;
-              }
-            mark(LoopMark::second_start);
-            run(CellRange::interior_second);
-            mark(LoopMark::second_end);
-          }
-        catch (...)
-          {
-            for (unsigned int i = 0; i < compressing; ++i)
-              compressed[i]->compress_finish(dealii::VectorOperation::add);
-            zero_ghosts();
-            throw;
-          }
-        for (Vector<Number> *v : compressed)
-          v->compress_finish(dealii::VectorOperation::add);
-      }
-    else
-      {
-        mark(LoopMark::second_start);
-        run(CellRange::interior_second);
-        mark(LoopMark::second_end);
-        for (Vector<Number> *v : compressed)
-          v->compress(dealii::VectorOperation::add);
-      }
-    zero_ghosts();
-    copy_results_back();
-    mark(LoopMark::end);
+    });
   }
 
   template <int dim, typename Number>
@@ -981,18 +835,23 @@ namespace gpumf
                   internal::ComponentsOf<Functor>::value);
     check_vector(diagonal);
     internal::SetupSection section("diagonal (MatrixFree::diagonal_loop)", backend_);
-    diagonal.zero_out_ghost_values();
-    Number            *out           = diagonal.get_values();
-    const unsigned int dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
-    if (backend_ == Backend::host)
-      for (unsigned int i = 0; i < dofs_per_cell; ++i)
-        internal::host_loop<dim, Number, Functor>(
-          *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
-            func(cell, &data, &shared, i, out);
-          });
-    else
-      internal::cuda_diagonal_loop(*this, func, out, dofs_per_cell);
-    diagonal.compress(dealii::VectorOperation::add);
+    internal::LoopOptions  options;
+    options.layout  = partitioner;
+    options.backend = backend_;
+    options.name    = "gpumf::MatrixFree::diagonal_loop";
+    internal::LoopSchedule<Number> schedule(options);
+    Number                        *out           = schedule.add_destination(diagonal)->get_values();
+    const unsigned int             dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
+    schedule.run([&](CellRange) {
+      if (backend_ == Backend::host)
+        for (unsigned int i = 0; i < dofs_per_cell; ++i)
+          internal::host_loop<dim, Number, Functor>(
+            *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
+              func(cell, &data, &shared, i, out);
+            });
+      else
+        internal::cuda_diagonal_loop(*this, func, out, dofs_per_cell);
+    });
   }
 
   template <int dim, typename Number>
@@ -1024,62 +883,34 @@ namespace gpumf
                   internal::LocalDofsOf<Functor>::value,
                   internal::QPointsOf<Functor>::value,
                   internal::ComponentsOf<Functor>::value);
-    std::vector<const Vector<Number> *> sources;
+    // every cell may read ghost entries (read_dof_values_plain() reads constrained ghost DoFs
+    // too): the ghosts of all sources first, then all cells (internal/loop_schedule.h). A vector
+    // with this object's locally owned entries in another layout (no ghosts, say) is read
+    // through a temporary of the object's layout, as in cell_loop().
+    internal::LoopOptions options;
+    options.layout  = partitioner;
+    options.backend = backend_;
+    options.name    = "gpumf::MatrixFree::evaluate_coefficients";
+    internal::LoopSchedule<Number> schedule(options);
     if constexpr (single_src)
-      sources.push_back(&src);
+      schedule.add_source(src);
     else
       for (const auto &v : src)
-        sources.push_back(internal::source_of<Number>(v));
-    AssertThrow(!sources.empty(),
+        schedule.add_source(*internal::source_of<Number>(v));
+    AssertThrow(!schedule.sources().empty(),
                 ExcNotSupported("gpumf::MatrixFree::evaluate_coefficients needs at least one source vector."));
-    // A vector with this object's locally owned entries in another layout (no ghosts, say) is
-    // read through a temporary of the object's layout, as in cell_loop().
-    std::vector<std::unique_ptr<Vector<Number>>> temporaries;
-    for (const Vector<Number> *&v : sources)
-      {
-        const auto &own = get_vector_partitioner();
-        if (own != nullptr && v->backend() == backend_ && v->get_partitioner().get() != own.get() &&
-            !v->get_partitioner()->is_compatible(*own) && v->locally_owned_elements() == own->locally_owned_range())
-          {
-            temporaries.push_back(std::make_unique<Vector<Number>>());
-            initialize_dof_vector(*temporaries.back());
-            internal::copy(backend_,
-                           temporaries.back()->get_values(),
-                           backend_,
-                           v->get_values(),
-                           v->locally_owned_size() * sizeof(Number));
-            v = temporaries.back().get();
-          }
-        check_vector(*v);
-      }
-    // every cell may read ghost entries (read_dof_values_plain() reads constrained ghost DoFs
-    // too): the ghosts of all sources first, then all cells
-    std::vector<const Vector<Number> *> exchanged;
-    const auto                          src_arg = internal::functor_argument<false, single_src, const Number>(sources);
-    try
-      {
-        for (const Vector<Number> *v : sources)
-          if (!v->has_ghost_elements() && std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
-            {
-              exchanged.push_back(v);
-              v->update_ghost_values();
-            }
-        if (backend_ == Backend::host)
-          internal::host_loop<dim, Number, Functor>(
-            *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
-              func(cell, &data, &shared, src_arg);
-            });
-        else
-          internal::cuda_source_loop(*this, func, src_arg);
-      }
-    catch (...)
-      {
-        for (const Vector<Number> *v : exchanged)
-          v->zero_out_ghost_values();
-        throw;
-      }
-    for (const Vector<Number> *v : exchanged)
-      v->zero_out_ghost_values();
+    for (const Vector<Number> *v : schedule.sources())
+      check_vector(*v);
+    const auto src_arg = internal::functor_argument<false, single_src, const Number>(schedule.sources());
+    schedule.run([&](CellRange) {
+      if (backend_ == Backend::host)
+        internal::host_loop<dim, Number, Functor>(
+          *this, CellRange::all, [&](const unsigned int cell, const Data &data, SharedData<dim, Number> &shared) {
+            func(cell, &data, &shared, src_arg);
+          });
+      else
+        internal::cuda_source_loop(*this, func, src_arg);
+    });
   }
 } // namespace gpumf
 

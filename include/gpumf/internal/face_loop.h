@@ -263,48 +263,43 @@ namespace gpumf
     }
 
     /**
-     * Runs @p run(ghost_access) with the ghost entries of @p src that @p mf's face functors read
-     * for @p src_access exchanged (MatrixFree::face_ghost_subset(): only those travel; all for
-     * unspecified) and zeroed again after, also when @p run throws; nothing is exchanged for
-     * none, on one rank, or where @p src has its ghost values already. @p ghost_access
-     * (FaceData::ghost_access) says what the functors may read of the ghost cells: the ghost
-     * exchange of loop() and of the fused face kernels.
+     * Runs @p run(ghost_access) in the schedule of the face loops (internal/loop_schedule.h):
+     * @p dst (not null) set to zero first where @p zero_dst (its ghost entries are not touched:
+     * each cell writes its own DoFs), the ghost entries of @p src (not null) that @p mf's face
+     * functors read for @p src_access exchanged (MatrixFree::face_ghost_subset(): only those
+     * travel; all for unspecified; none for none) and zeroed again after, also when @p run
+     * throws. @p ghost_access (FaceData::ghost_access) says what the functors may read of the
+     * ghost cells: loop(), loop_diagonal() and the fused face kernels.
      */
     template <int dim, typename Number, typename Access, typename Run>
     void
-    with_face_ghosts(const MatrixFree<dim, Number> &mf,
-                     const Vector<Number>          &src,
-                     const Access                   src_access,
-                     const Run                     &run)
+    run_face_loop(const MatrixFree<dim, Number> &mf,
+                  Vector<Number>                *dst,
+                  const bool                     zero_dst,
+                  const Vector<Number>          *src,
+                  const Access                   src_access,
+                  const Run                     &run)
     {
-      using F = FaceData<dim, Number>;
-      const bool exchange =
-        src_access != Access::none && !src.has_ghost_elements() && src.get_partitioner()->n_mpi_processes() > 1;
+      using F                    = FaceData<dim, Number>;
       unsigned char ghost_access = F::ghosts_gradients;
-      if (src.get_partitioner()->n_ghost_indices() > 0 && !src.has_ghost_elements())
+      if (src != nullptr && src->get_partitioner()->n_ghost_indices() > 0 && !src->has_ghost_elements())
         ghost_access = src_access == Access::none                                             ? F::ghosts_none :
                        src_access == Access::values || src_access == Access::values_all_faces ? F::ghosts_values :
                                                                                                 F::ghosts_gradients;
-      if (exchange)
-        {
-          const GhostSubset *subset = mf.face_ghost_subset(src_access);
-          if (subset != nullptr)
-            src.update_ghost_values(*subset);
-          else
-            src.update_ghost_values();
-        }
-      try
-        {
-          run(ghost_access);
-        }
-      catch (...)
-        {
-          if (exchange)
-            src.zero_out_ghost_values();
-          throw;
-        }
-      if (exchange)
-        src.zero_out_ghost_values();
+      LoopOptions options;
+      options.layout             = mf.get_vector_partitioner();
+      options.backend            = mf.backend();
+      options.zero_destinations  = zero_dst;
+      options.send_contributions = false;
+      options.name               = "gpumf::MatrixFree::loop";
+      if (src != nullptr && src_access != Access::none)
+        options.ghost_subset = mf.face_ghost_subset(src_access);
+      LoopSchedule<Number> schedule(options);
+      if (src != nullptr && src_access != Access::none)
+        schedule.add_source(*src);
+      if (dst != nullptr)
+        schedule.add_destination(*dst);
+      schedule.run([&](LoopRange) { run(ghost_access); });
     }
 
     /// Throws unless @p dst and @p src are two vectors of @p mf's layout (the face loops read
@@ -386,24 +381,31 @@ namespace gpumf
     const unsigned int     dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
     // the unit vectors are read in place of a source: no ghost values are needed
     const Number *no_source = nullptr;
-    if (backend_ == Backend::host)
-      internal::host_face_loop(*this,
-                               cell_op,
-                               inner_face_op,
-                               boundary_face_op,
-                               no_source,
-                               diagonal.get_values(),
-                               internal::FaceData<dim, Number>::ghosts_gradients,
-                               dofs_per_cell);
-    else
-      internal::cuda_face_loop(*this,
-                               cell_op,
-                               inner_face_op,
-                               boundary_face_op,
-                               no_source,
-                               diagonal.get_values(),
-                               internal::FaceData<dim, Number>::ghosts_gradients,
-                               dofs_per_cell);
+    internal::run_face_loop(*this,
+                            &diagonal,
+                            false,
+                            static_cast<const Vector<Number> *>(nullptr),
+                            DataAccessOnFaces::none,
+                            [&](const unsigned char ghost_access) {
+                              if (backend_ == Backend::host)
+                                internal::host_face_loop(*this,
+                                                         cell_op,
+                                                         inner_face_op,
+                                                         boundary_face_op,
+                                                         no_source,
+                                                         diagonal.get_values(),
+                                                         ghost_access,
+                                                         dofs_per_cell);
+                              else
+                                internal::cuda_face_loop(*this,
+                                                         cell_op,
+                                                         inner_face_op,
+                                                         boundary_face_op,
+                                                         no_source,
+                                                         diagonal.get_values(),
+                                                         ghost_access,
+                                                         dofs_per_cell);
+                            });
   }
 
   template <int dim, typename Number>
@@ -421,9 +423,7 @@ namespace gpumf
     (void)dst_access;
     check_face_loop<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>();
     internal::check_face_loop_vectors(*this, dst, src);
-    if (zero_dst)
-      dst = Number(0);
-    internal::with_face_ghosts(*this, src, src_access, [&](const unsigned char ghost_access) {
+    internal::run_face_loop(*this, &dst, zero_dst, &src, src_access, [&](const unsigned char ghost_access) {
       if (backend_ == Backend::host)
         internal::host_face_loop(
           *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghost_access, 0);
