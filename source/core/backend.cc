@@ -4,13 +4,16 @@
 #include <gpumf/internal/cuda_check.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
 #include <unistd.h>
 #include <iostream>
 
 #include "core/device.h"
 #include "core/run_profile.h"
 #include "core/executor.h"
-#include "linear_algebra/ipc.h"
 
 namespace gpumf
 {
@@ -67,6 +70,49 @@ namespace gpumf
     return cuda_available() ? Backend::cuda : Backend::host;
   }
 
+  namespace internal
+  {
+    std::vector<std::string>
+    rank_placements(const MPI_Comm comm, const Backend backend)
+    {
+      constexpr int size       = 192;
+      char          mine[size] = {};
+      gethostname(mine, 120);
+#if GPUMF_WITH_CUDA
+      if (backend == Backend::cuda)
+        {
+          int device = 0;
+          GPUMF_CHECK_CUDA(cudaGetDevice(&device));
+          const std::size_t length = std::strlen(mine);
+          mine[length]             = '/';
+          GPUMF_CHECK_CUDA(cudaDeviceGetPCIBusId(mine + length + 1, size - length - 2, device));
+        }
+#else
+      (void)backend;
+#endif
+      const unsigned int n_ranks = dealii::Utilities::MPI::n_mpi_processes(comm);
+      std::vector<char>  all(size * n_ranks);
+      AssertThrowMPI(MPI_Allgather(mine, size, MPI_CHAR, all.data(), size, MPI_CHAR, comm));
+      std::vector<std::string> names;
+      for (unsigned int r = 0; r < n_ranks; ++r)
+        names.emplace_back(all.data() + r * size);
+      return names;
+    }
+
+    unsigned int
+    n_gpus(const MPI_Comm comm)
+    {
+      const std::vector<std::string> names = rank_placements(comm, Backend::cuda);
+      return std::set<std::string>(names.begin(), names.end()).size();
+    }
+
+    bool
+    ranks_share_gpu(const MPI_Comm comm)
+    {
+      return n_gpus(comm) < dealii::Utilities::MPI::n_mpi_processes(comm);
+    }
+  } // namespace internal
+
   namespace
   {
     /// Whether the CUDA MPS control daemon of this node runs (for the message of select_device()).
@@ -97,7 +143,7 @@ namespace gpumf
         GPUMF_CHECK_CUDA(cudaSetDevice(node_rank % n_devices));
         // ranks that see one device each (CUDA_VISIBLE_DEVICES set per rank) may still have a GPU
         // each: compare the GPUs' PCI addresses
-        const bool shared = node_ranks > 1 && internal::ipc::ranks_share_gpu(node_comm);
+        const bool shared = node_ranks > 1 && internal::ranks_share_gpu(node_comm);
         MPI_Comm_free(&node_comm);
         if (shared && !mps_running() && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
           std::cerr << "gpumf: " << node_ranks << " MPI ranks share this node's " << n_devices

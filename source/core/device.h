@@ -1,9 +1,15 @@
-// Queries of the current CUDA device for the library's set-up (defined in backend.cc, where the
-// other device queries are). Internal to the library.
+// Queries of the current CUDA device and of where the ranks run, for the library's set-up and
+// exchange (defined in backend.cc, where the other device queries are). Internal to the library.
 #ifndef gpumf_source_core_device_h
 #define gpumf_source_core_device_h
 
+#include <mpi.h>
+
+#include <gpumf/backend.h>
+
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace gpumf
 {
@@ -13,6 +19,21 @@ namespace gpumf
     /// bytes. Throws ExcNoGPU in a build without CUDA.
     std::size_t
     max_shared_memory_per_block();
+
+    /// Where each rank of @p comm runs: its host name, followed on the CUDA backend by "/" and
+    /// the PCI address of its GPU. Collective.
+    std::vector<std::string>
+    rank_placements(const MPI_Comm comm, const Backend backend);
+
+    /// The number of distinct GPUs (host name and PCI address) that the ranks of @p comm use.
+    /// Collective; CUDA backend only.
+    unsigned int
+    n_gpus(const MPI_Comm comm);
+
+    /// Whether two ranks of @p comm use the same GPU (host name and PCI address). Collective;
+    /// CUDA backend only.
+    bool
+    ranks_share_gpu(const MPI_Comm comm);
   } // namespace internal
 } // namespace gpumf
 

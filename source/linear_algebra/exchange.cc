@@ -1,5 +1,6 @@
 // The choice of gpumf::ExchangeMethod, and the NCCL path of the ghost exchange (exchange.h).
 #include "linear_algebra/exchange.h"
+#include "core/device.h"
 #include "core/run_profile.h"
 
 #include <gpumf/internal/cuda_check.h>
@@ -14,6 +15,10 @@
 #include <string>
 
 #include <dlfcn.h>
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI && __has_include(<mpi-ext.h>)
+#  include <mpi-ext.h> // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support()
+#endif
 
 #if GPUMF_WITH_CUDA && __has_include(<nccl.h>)
 #  include <nccl.h> // types only: the functions come from dlopen()
@@ -25,6 +30,17 @@
 namespace gpumf
 {
   using namespace dealii;
+
+  bool
+  cuda_aware_mpi()
+  {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+    static const bool supported = MPIX_Query_cuda_support() == 1;
+    return supported;
+#else
+    return false;
+#endif
+  }
 
   std::string
   to_string(const ExchangeMethod method)
@@ -197,7 +213,7 @@ namespace gpumf
         int                loaded     = error.empty() ? 1 : 0;
         int                all_loaded = 0;
         AssertThrowMPI(MPI_Allreduce(&loaded, &all_loaded, 1, MPI_INT, MPI_MIN, comm));
-        state.n_gpus     = ipc::n_gpus(comm);
+        state.n_gpus     = internal::n_gpus(comm);
         state.shares_gpu = state.n_gpus < Utilities::MPI::n_mpi_processes(comm);
         if (!all_loaded)
           state.why_not_nccl =
@@ -206,7 +222,7 @@ namespace gpumf
           state.why_not_nccl = "NCCL needs a GPU of its own for each rank, and ranks of this communicator share one";
         state.nccl_usable = state.why_not_nccl.empty();
 #else
-        state.n_gpus       = GPUMF_WITH_CUDA ? ipc::n_gpus(comm) : 0;
+        state.n_gpus       = GPUMF_WITH_CUDA ? internal::n_gpus(comm) : 0;
         state.shares_gpu   = GPUMF_WITH_CUDA && state.n_gpus < Utilities::MPI::n_mpi_processes(comm);
         state.why_not_nccl = GPUMF_WITH_CUDA ? "gpumf was built without nccl.h" : "gpumf was built without CUDA";
 #endif

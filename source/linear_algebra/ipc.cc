@@ -6,6 +6,7 @@
 // CUDA IPC has no reference counts of its own that a program can query. An anonymous memfd
 // mapped by the others through /proc/<pid>/fd is unnamed, sized by the memory limit only, and
 // gone with the last process that maps it.
+#include "core/device.h"
 #include "linear_algebra/ipc.h"
 #include "core/run_profile.h"
 
@@ -391,34 +392,6 @@ namespace gpumf
               std::this_thread::sleep_for(std::chrono::microseconds(100));
         }
 
-        /// Where each rank of @p comm runs: its host name, followed on the CUDA backend by
-        /// "/" and the PCI address of its GPU. Collective.
-        std::vector<std::string>
-        placements(const MPI_Comm comm, const Backend backend)
-        {
-          constexpr int size       = 192;
-          char          mine[size] = {};
-          gethostname(mine, 120);
-#if GPUMF_WITH_CUDA
-          if (backend == Backend::cuda)
-            {
-              int device = 0;
-              GPUMF_CHECK_CUDA(cudaGetDevice(&device));
-              const std::size_t length = std::strlen(mine);
-              mine[length]             = '/';
-              GPUMF_CHECK_CUDA(cudaDeviceGetPCIBusId(mine + length + 1, size - length - 2, device));
-            }
-#else
-          (void)backend;
-#endif
-          const unsigned int n_ranks = Utilities::MPI::n_mpi_processes(comm);
-          std::vector<char>  all(size * n_ranks);
-          AssertThrowMPI(MPI_Allgather(mine, size, MPI_CHAR, all.data(), size, MPI_CHAR, comm));
-          std::vector<std::string> names;
-          for (unsigned int r = 0; r < n_ranks; ++r)
-            names.emplace_back(all.data() + r * size);
-          return names;
-        }
       } // namespace
 
       bool
@@ -428,7 +401,7 @@ namespace gpumf
         const unsigned int rank    = Utilities::MPI::this_mpi_process(comm);
         std::string        mine;
         // one host for all
-        const std::vector<std::string> names = placements(comm, backend);
+        const std::vector<std::string> names = rank_placements(comm, backend);
         std::set<std::string>          distinct;
         for (const std::string &name : names)
           distinct.insert(name.substr(0, name.find('/')));
@@ -499,19 +472,6 @@ namespace gpumf
         AssertThrowMPI(MPI_Bcast(reason, sizeof(reason), MPI_CHAR, first, comm));
         why_not = reason;
         return false;
-      }
-
-      unsigned int
-      n_gpus(const MPI_Comm comm)
-      {
-        const std::vector<std::string> names = placements(comm, Backend::cuda);
-        return std::set<std::string>(names.begin(), names.end()).size();
-      }
-
-      bool
-      ranks_share_gpu(const MPI_Comm comm)
-      {
-        return n_gpus(comm) < Utilities::MPI::n_mpi_processes(comm);
       }
 
       Handle
@@ -897,7 +857,7 @@ namespace gpumf
     bool
     ranks_on_one_gpu(const MPI_Comm comm)
     {
-      return ipc::n_gpus(comm) == 1;
+      return n_gpus(comm) == 1;
     }
 
     ShareableStatistics

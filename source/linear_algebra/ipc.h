@@ -63,15 +63,6 @@ namespace gpumf
       bool
       usable(const MPI_Comm comm, const Backend backend, std::string &why_not);
 
-      /// Whether two ranks of @p comm use the same GPU (host name and PCI address).
-      /// Collective; CUDA backend only.
-      bool
-      ranks_share_gpu(const MPI_Comm comm);
-
-      /// The number of distinct GPUs (host name and PCI address) that the ranks of @p comm
-      /// use. Collective; CUDA backend only.
-      unsigned int
-      n_gpus(const MPI_Comm comm);
 
       /**
        * The handle of the allocation at @p base (from allocate_shareable() of this
