@@ -1,6 +1,6 @@
 /**
- * @file gpumf/internal/dof_compression.h
- * Compressed DoF codes of FE_Q cells in 3D (deal.II-free: the kernel lab uses it too).
+ * @file benchmarks/kernel_lab/dof_compression.h
+ * Compressed DoF codes of FE_Q cells in 3D, a design the kernel lab measures (not in the library).
  *
  * deal.II numbers the DoFs of each geometric entity of a cell (8 vertices, 12 lines, 6 faces,
  * the interior) contiguously. The local DoF (i, j, k) of a cell of degree p (lexicographic
@@ -17,8 +17,8 @@
  * follow (another orientation, a constraint row, a class partly constrained) is not
  * compressed and keeps its codes.
  */
-#ifndef gpumf_internal_dof_compression_h
-#define gpumf_internal_dof_compression_h
+#ifndef gpumf_kernel_lab_dof_compression_h
+#define gpumf_kernel_lab_dof_compression_h
 
 #include <gpumf/config.h>
 

@@ -9,7 +9,7 @@
 //                of the group after next and the values of the next group travel into shared
 //                memory with asynchronous copies (cp.async); optionally the per-point geometry too
 //   *compressed  the codes from 27 entity bases a cell and a table of offsets
-//                (internal/dof_compression.h) instead of (p+1)^3 codes
+//                (kernel_lab/dof_compression.h) instead of (p+1)^3 codes
 //   lines        the tiled kernel's gather and scatter around the library's cell operation: every
 //                1D contraction in registers, a thread owning one line at a time
 //                (internal/ready/lines.cuh); lines-eo: the same with the even-odd forms of the 1D
@@ -19,7 +19,7 @@
 #ifndef gpumf_kernel_lab_designs_cuh
 #define gpumf_kernel_lab_designs_cuh
 
-#include <gpumf/internal/dof_compression.h>
+#include "kernel_lab/dof_compression.h"
 #include <gpumf/internal/dof_access.h>
 #include <gpumf/internal/ready/lines.cuh>
 
