@@ -1,6 +1,6 @@
 # Benchmark-only changes to deal.II's step-37, applied to BOTH deal.II's CPU program
 # (benchmarks: dealii_step37) and the gpumf port (gpumf_step37, after port-step-37.sed), so that
-# benchmarks/step37.sh can time them side by side (doc/performance.md, "Time to solution"):
+# benchmarks/step37.sh can time them side by side (doc/performance.md, "Whole programs against deal.II"):
 #
 # B1. The number of cycles from the environment variable GPUMF_STEP37_CYCLES (default deal.II's
 #     9 - dim = 6 in 3D, last 2.1 million DoFs; 7 gives 17 million DoFs).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Time to solution of deal.II's step-37 (3D, Q2, geometric multigrid) on the CPU against its
-# gpumf port, both with step37-bench.sed, in one job (doc/performance.md, "Time to solution"):
+# gpumf port, both with step37-bench.sed, in one job (doc/performance.md, "Whole programs against deal.II"):
 #
 #   benchmarks/step37.sh [cycles] [port ranks ...]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deal.II 9.7/9.8's step-64 three ways, in one job (doc/performance.md, "deal.II 9.8's step-64"):
+# deal.II 9.7/9.8's step-64 three ways, in one job (doc/performance.md, "Whole programs against deal.II"):
 #
 #   benchmarks/step64.sh [cycles] [port ranks]
 #

@@ -1,5 +1,5 @@
 // deal.II 9.8's step-64 with deal.II's CPU MatrixFree in place of Portable::MatrixFree: the
-// third program of benchmarks/step64.sh (doc/performance.md, "deal.II 9.8's step-64"). The same
+// third program of benchmarks/step64.sh (doc/performance.md, "Whole programs against deal.II"). The same
 // problem (-laplace u + a(x) u = 1 on the unit cube, a(x) = 10 / (0.05 + 2 |x|^2), zero Dirichlet
 // values), the same discretization (FE_Q(3), MappingQ(3), QGauss(4), global refinement), the same
 // solver (CG preconditioned by Chebyshev of degree 5 around the inverse diagonal from

@@ -1,6 +1,6 @@
 # Benchmark-only changes to deal.II's step-66, applied to BOTH deal.II's CPU program
 # (dealii_step66) and the gpumf port (gpumf_step66, after port-step-66.sed), so that
-# benchmarks/step66.sh can time them side by side (doc/performance.md, "Whole programs"):
+# benchmarks/step66.sh can time them side by side (doc/performance.md, "Whole programs against deal.II"):
 #
 # B1. Which of the tutorial's two problems run, from GPUMF_STEP66_DIM: 2, 3, or both (unset, as
 #     deal.II's main()).

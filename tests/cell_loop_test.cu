@@ -37,7 +37,7 @@ namespace
   static_assert(gpumf::internal::shared_carveout_percent(0, 39520, 233472) == 100);
   /// The blocks of @p bytes_per_block bytes an H100/H200 SM holds at a carve-out of @p percent:
   /// the percent rounded up to one of Hopper's shared-memory configurations (a probe kernel's
-  /// measurement; doc/performance.md, "The L1 carve-out").
+  /// measurement; doc/performance.md, "Techniques and what each gained").
   constexpr unsigned int
   hopper_blocks(const int percent, const unsigned int bytes_per_block)
   {

@@ -448,7 +448,7 @@ namespace
                           name + ", cuda " + variant(coloring, I::tensor_product) + " vs host");
   }
 
-  /// u = 1 + x + 2y lies in the FE space on any mesh: the recipe of doc/operators.md for inhomogeneous
+  /// u = 1 + x + 2y lies in the FE space on any mesh: the recipe of doc/first-operator.md for inhomogeneous
   /// Dirichlet values reproduces it to solver accuracy, hanging nodes included.
   void
   check_inhomogeneous(test::Checker &checker, const gpumf::Backend backend)

@@ -384,7 +384,7 @@ namespace gpumf
      * points and n_q <= 32 (Gauss, or Gauss-Lobatto with fe_degree + 1 points for
      * collocation), and @p constraints, closed, with the lines of all locally relevant DoFs.
      * Constraints are applied homogeneously (C^T A C; inhomogeneities are ignored, as in
-     * deal.II's CPU MatrixFree; doc/operators.md has the recipe for inhomogeneous Dirichlet
+     * deal.II's CPU MatrixFree; doc/first-operator.md has the recipe for inhomogeneous Dirichlet
      * values). Supported: lines without entries (Dirichlet) and lines with at most
      * 2 n_components (fe_degree+1)^(dim-1) entries (hanging nodes, periodicity, normal-flux
      * conditions); longer lines (mean-value constraints) and unclosed constraints throw.

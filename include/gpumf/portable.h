@@ -31,11 +31,10 @@
  * | Portable::copy_mf_data_to_host(), DataHost (local_q_point_id(), get_quadrature_point()) | the same |
  * | Kokkos::fence(), Kokkos::parallel_for(n, KOKKOS_LAMBDA(int i) {...}) | gpumf::Kokkos:: (gpumf/kokkos.h), `[=] __host__ __device__` |
  *
- * Not available: what reaches into Kokkos inside a functor (data->team_member and Kokkos' team
- * loops over it, Data's arrays as Kokkos::View): gpumf's Data holds plain pointers
- * (gpumf/matrix_free.h), a functor runs on the threads of a cell (internal::CellLayout);
- * Data::for_each_quad_point() and gpumf::syncthreads() do what the team loops do there. Several
- * DoFHandlers and DeviceBlockVector (deal.II 9.8): not yet.
+ * `data->team_member` (9.7+) and `shared_data->team_member` (9.5/9.6) with gpumf::Kokkos's team
+ * loops over them work (gpumf/team_handle.h, gpumf/kokkos.h). Not available: Data's arrays as
+ * Kokkos::View (gpumf's Data holds plain pointers, gpumf/matrix_free.h); several DoFHandlers and
+ * DeviceBlockVector (deal.II 9.8): not yet.
  *
  * DEAL_II_HOST_DEVICE: deal.II 9.5+ defines it from its Kokkos; where that Kokkos has no CUDA
  * (as Debian's), it marks host functions only and nvcc refuses to call them in a kernel

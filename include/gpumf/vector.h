@@ -524,7 +524,7 @@ namespace gpumf
    * The ipc method's reads are ordered by counters that the GPU waits for where all ranks
    * use one GPU (and on the host backend), else by MPI messages and interprocess events;
    * GPUMF_IPC_ORDER ("auto", "counters", "messages") chooses, alike on all ranks
-   * (doc/operators.md).
+   * (doc/mpi.md, "How `ipc` orders the reads").
    */
   ExchangeMethod
   exchange_method(const MPI_Comm comm, const Backend backend = default_backend());

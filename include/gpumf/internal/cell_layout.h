@@ -82,7 +82,7 @@ namespace gpumf
       /**
        * Most cells one block takes: where a cell has fewer threads than a warp (with columns:
        * at most 128 threads), as many as fit in 256 threads and in blockDim.z <= 64; else one.
-       * Measured on an H200 (doc/performance.md, "Several cells per block"): 3.6x for BP5 at
+       * Measured on an H200 (doc/perf/history.md, "Several cells per block"): 3.6x for BP5 at
        * degree 1 (8 threads per cell), +13% for BP3 at degree 1 (27 threads), but 2-6% slower
        * than one cell per block from 64 threads on with a thread per point. With columns
        * (n_q^2 threads a cell, the ready operators' kernel) blocks of one cell would leave warps

@@ -413,7 +413,7 @@ namespace gpumf
        *   gather and the geometry in flight: with the largest carve-out (28 KB of L1 on Hopper)
        *   the loads waited for L1 (MIO throttle) and BP5 p=4 on stored geometry ran 21.4
        *   GDoF/s, with 164 KB of shared memory and 92 KB of L1 26.4, on an H200
-       *   (doc/performance.md, "The L1 carve-out"; BP5 at p = 3 and 7 on stored geometry lose
+       *   (doc/performance.md, "Techniques and what each gained"; BP5 at p = 3 and 7 on stored geometry lose
        *   4-9 % with it, as with any carve-out below the largest: not understood).
        * Computed under one lock (it sets the kernel's carve-out to count) and cached per kernel
        * and arguments; the caller sets the carve-out it returns.

@@ -262,6 +262,24 @@ namespace gpumf
         }
     }
 
+    /// The cells and faces of every color on @p mf's backend: host_face_loop() or cuda_face_loop().
+    template <int dim, typename Number, typename C, typename I, typename B>
+    void
+    face_loop_on_backend(const MatrixFree<dim, Number> &mf,
+                         const C                       &cell_op,
+                         const I                       &inner_op,
+                         const B                       &boundary_op,
+                         const Number                  *src,
+                         Number                        *dst,
+                         const unsigned char            ghost_access,
+                         const unsigned int             n_unit_dofs)
+    {
+      if (mf.backend() == Backend::host)
+        host_face_loop(mf, cell_op, inner_op, boundary_op, src, dst, ghost_access, n_unit_dofs);
+      else
+        cuda_face_loop(mf, cell_op, inner_op, boundary_op, src, dst, ghost_access, n_unit_dofs);
+    }
+
     /**
      * Runs @p run(ghost_access) in the schedule of the face loops (internal/loop_schedule.h):
      * @p dst (not null) set to zero first where @p zero_dst (its ghost entries are not touched:
@@ -387,24 +405,14 @@ namespace gpumf
                             static_cast<const Vector<Number> *>(nullptr),
                             DataAccessOnFaces::none,
                             [&](const unsigned char ghost_access) {
-                              if (backend_ == Backend::host)
-                                internal::host_face_loop(*this,
-                                                         cell_op,
-                                                         inner_face_op,
-                                                         boundary_face_op,
-                                                         no_source,
-                                                         diagonal.get_values(),
-                                                         ghost_access,
-                                                         dofs_per_cell);
-                              else
-                                internal::cuda_face_loop(*this,
-                                                         cell_op,
-                                                         inner_face_op,
-                                                         boundary_face_op,
-                                                         no_source,
-                                                         diagonal.get_values(),
-                                                         ghost_access,
-                                                         dofs_per_cell);
+                              internal::face_loop_on_backend(*this,
+                                                             cell_op,
+                                                             inner_face_op,
+                                                             boundary_face_op,
+                                                             no_source,
+                                                             diagonal.get_values(),
+                                                             ghost_access,
+                                                             dofs_per_cell);
                             });
   }
 
@@ -424,12 +432,8 @@ namespace gpumf
     check_face_loop<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>();
     internal::check_face_loop_vectors(*this, dst, src);
     internal::run_face_loop(*this, &dst, zero_dst, &src, src_access, [&](const unsigned char ghost_access) {
-      if (backend_ == Backend::host)
-        internal::host_face_loop(
-          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghost_access, 0);
-      else
-        internal::cuda_face_loop(
-          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghost_access, 0);
+      internal::face_loop_on_backend(
+        *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghost_access, 0);
     });
   }
 } // namespace gpumf

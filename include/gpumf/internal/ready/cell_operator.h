@@ -124,7 +124,7 @@ namespace gpumf
        * matrices and form 0 the matrices themselves, each kernel with one code path and its own
        * registers (BP3 +2 to +8 %); else one that branches per launch among its paths
        * (collocation or not, even-odd or not): split, ptxas gave those kernels fewer registers and
-       * spills (BP5 -5 to -10 %, BP1 -5 to -11 %; doc/performance.md, "One kernel per form").
+       * spills (BP5 -5 to -10 %, BP1 -5 to -11 %; doc/performance.md, "Techniques and what each gained").
        */
       static constexpr unsigned int n_lines_forms = lines && with_gradients && n_dofs_1d != n_q_points_1d ? 2 : 1;
       /**
@@ -136,7 +136,7 @@ namespace gpumf
        * stored 8-22 % faster alone on an H200. A kernel compiled for affine cells alone took more
        * registers (BP5 p=4 78) and ran 5-11 % slower, so the affine form keeps the branch; with
        * two forms of the 1D matrices (BP3) per-point kernels ran -4 to +0.6 %, so there the
-       * geometry stays a branch (doc/performance.md, "Stored geometry"). A functor made for a
+       * geometry stays a branch (doc/performance.md, "Techniques and what each gained"). A functor made for a
        * MatrixFree with geometry per point therefore runs on such a MatrixFree only (form 1
        * stops on an affine one), as one made for an affine MatrixFree stops on one per point
        * (no merged geometry).

@@ -30,7 +30,7 @@
  * of cells, each buffer weighted by the directions it is accessed along.
  *
  * Measured in the kernel lab against the earlier register-tiled design (passes along x and y
- * reading a slab from shared memory for every point): doc/performance.md, "The kernel lab: every
+ * reading a slab from shared memory for every point): doc/perf/history.md, "The kernel lab: every
  * 1D contraction in registers".
  */
 #ifndef gpumf_internal_ready_lines_cuh
