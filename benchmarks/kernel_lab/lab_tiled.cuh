@@ -20,6 +20,7 @@
 #define gpumf_kernel_lab_tiled_cuh
 
 #include <gpumf/internal/ready/metric.cuh>
+#include <gpumf/internal/tensor_contractions.h>
 
 #include <cstddef>
 
@@ -110,13 +111,8 @@ namespace lab
           Number gz[n_q];
 #  pragma unroll
           for (unsigned int k = 0; k < n_q; ++k)
-            {
-              Number sum = 0;
-#  pragma unroll
-              for (unsigned int m = 0; m < n_q; ++m)
-                sum += Dz[k * n_q + m] * q[m];
-              gz[k] = sum;
-            }
+            gz[k] =
+              gpumf::internal::tensor::line_dot<n_q, false, n_q>(Dz, k, [&](const unsigned int m) { return q[m]; });
           __syncthreads();
           // one row of the 1D derivative in registers at a time (fewer registers: more
           // cells resident per SM). x derivatives to B; then per point the y derivative,
@@ -203,13 +199,9 @@ namespace lab
     {
 #  pragma unroll
       for (unsigned int k = 0; k < n_q; ++k)
-        {
-          Number sum = 0;
-#  pragma unroll
-          for (unsigned int l = 0; l < n_in; ++l)
-            sum += s[l] * in[along_x ? at(l, ty, k) : at(tx, l, k)];
-          store(k, sum);
-        }
+        store(k, gpumf::internal::tensor::line_dot<n_in, false, n_in>(s, 0, [&](const unsigned int l) {
+                return in[along_x ? at(l, ty, k) : at(tx, l, k)];
+              }));
     }
 
     /// q(tx, ty, k) at the quadrature points from the DoF values u: z in registers, then x, y.
@@ -226,13 +218,8 @@ namespace lab
       if (tx < nd && ty < nd)
 #  pragma unroll
         for (unsigned int k = 0; k < n_q; ++k)
-          {
-            Number sum = 0;
-#  pragma unroll
-            for (unsigned int l = 0; l < nd; ++l)
-              sum += Sz[k * nd + l] * u[l];
-            A[at(tx, ty, k)] = sum;
-          }
+          A[at(tx, ty, k)] =
+            gpumf::internal::tensor::line_dot<nd, false, nd>(Sz, k, [&](const unsigned int l) { return u[l]; });
       __syncthreads();
       Number s[nd];
       if (ty < nd)
@@ -279,13 +266,7 @@ namespace lab
           contract<true>(s, B, tx, ty, [&](const unsigned int k, const Number v) { w[k] = v; });
 #  pragma unroll
           for (unsigned int k = 0; k < nd; ++k)
-            {
-              Number sum = 0;
-#  pragma unroll
-              for (unsigned int l = 0; l < n_q; ++l)
-                sum += Sz[l * nd + k] * w[l];
-              u[k] = sum;
-            }
+            u[k] = gpumf::internal::tensor::line_dot<n_q, true, nd>(Sz, k, [&](const unsigned int l) { return w[l]; });
         }
     }
   };

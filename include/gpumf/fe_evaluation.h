@@ -10,6 +10,7 @@
 #include <gpumf/device_vector.h>
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/host_block.h>
+#include <gpumf/internal/tensor_contractions.h>
 #include <gpumf/matrix_free.h>
 
 #include <deal.II/base/tensor.h>
@@ -232,28 +233,7 @@ namespace gpumf
           set_unit_dof_values(shared.unit_dof);
           return;
         }
-#ifdef __CUDA_ARCH__
-      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-        {
-          const unsigned int p = internal::owned_point(layout, thread, s);
-          if (is_dof(p))
-            for (unsigned int c = 0; c < n_components; ++c)
-              shared.values[c * P + p] = internal::read_dof(src, apply_code(local_dof(c, p)), data.constraint_rows);
-        }
-      if (data.hanging_masks == nullptr)
-        __syncthreads();
-      else if (__syncthreads_or(hanging_mask() != 0)) // (a barrier too) some cell of the block
-        resolve_hanging_nodes<false>();
-#else
-      host_collective([&]() {
-        for_each_dof([&](const unsigned int c, const unsigned int p) {
-          shared.dof_values[c * P + p] = internal::read_dof(src, apply_code(local_dof(c, p)), data.constraint_rows);
-        });
-        for (unsigned int c = 0; c < n_components; ++c)
-          internal::resolve_hanging_nodes_reference<dim, false>(
-            hanging_mask(), nd, nq, data.hanging_weights, shared.dof_values + c * P);
-      });
-#endif
+      GPUMF_DEVICE_OR_HOST(device_read_dof_values(src), host_read_dof_values(src));
     }
 
     /**
@@ -276,22 +256,7 @@ namespace gpumf
       internal::require(data.plain_local_to_global != nullptr,
                         "gpumf::FEEvaluation::read_dof_values_plain: the MatrixFree object keeps no plain "
                         "indices; set AdditionalData::store_plain_indices = true (the default) before reinit().");
-#ifdef __CUDA_ARCH__
-      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-        {
-          const unsigned int p = internal::owned_point(layout, thread, s);
-          if (is_dof(p))
-            for (unsigned int c = 0; c < n_components; ++c)
-              shared.values[c * P + p] = internal::read_only(src + plain_index(local_dof(c, p)));
-        }
-      __syncthreads();
-#else
-      host_collective([&]() {
-        for_each_dof([&](const unsigned int c, const unsigned int p) {
-          shared.dof_values[c * P + p] = src[plain_index(local_dof(c, p))];
-        });
-      });
-#endif
+      GPUMF_DEVICE_OR_HOST(device_read_dof_values_plain(src), host_read_dof_values_plain(src));
     }
 
     /// Sets the cell's DoF values to the unit vector of local DoF @p i (component-major,
@@ -299,22 +264,7 @@ namespace gpumf
     __host__ __device__ void
     set_unit_dof_values(const unsigned int i)
     {
-#ifdef __CUDA_ARCH__
-      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-        {
-          const unsigned int p = internal::owned_point(layout, thread, s);
-          if (is_dof(p))
-            for (unsigned int c = 0; c < n_components; ++c)
-              shared.values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
-        }
-      __syncthreads();
-#else
-      host_collective([&]() {
-        for_each_dof([&](const unsigned int c, const unsigned int p) {
-          shared.dof_values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
-        });
-      });
-#endif
+      GPUMF_DEVICE_OR_HOST(device_set_unit_dof_values(i), host_set_unit_dof_values(i));
     }
 
     /**
@@ -333,49 +283,8 @@ namespace gpumf
           return;
         }
       const auto add_to = [&](const unsigned int index, const Number value) { add(dst, index, value); };
-#ifdef __CUDA_ARCH__
-      // a cell on the fine side of a hanging face adds the transposed interpolation into the
-      // coarse DoFs it read (in place: the values are spent after this)
-      if (data.hanging_masks != nullptr && __syncthreads_or(hanging_mask() != 0))
-        resolve_hanging_nodes<true>();
-      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-        {
-          const unsigned int p = internal::owned_point(layout, thread, s);
-          if (is_dof(p))
-            for (unsigned int c = 0; c < n_components; ++c)
-              {
-                const unsigned int code = apply_code(local_dof(c, p));
-                if (!data.use_coloring)
-                  internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows, add_to);
-                else if (!internal::is_constraint_row(code))
-                  add(dst, code, shared.values[c * P + p]);
-              }
-        }
-      if (data.use_coloring && data.has_constraint_rows)
-        {
-          __syncthreads();
-          if (is_first_thread() && applied_codes_have_rows())
-            for_each_dof([&](const unsigned int c, const unsigned int p) {
-              const unsigned int code = apply_code(local_dof(c, p));
-              if (internal::is_constraint_row(code))
-                internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows, add_to);
-            });
-          __syncthreads(); // the scratch may be reused after this
-        }
-#else
-      host_collective([&]() {
-        // a cell with a hanging face on a copy: the cell's values stay as they are
-        const unsigned short mask = hanging_mask() & internal::hanging::kind_bits;
-        std::vector<Number>  copy(mask != 0 ? shared.dof_values : nullptr,
-                                 mask != 0 ? shared.dof_values + n_components * P : nullptr);
-        for (unsigned int c = 0; c < n_components && mask != 0; ++c)
-          internal::resolve_hanging_nodes_reference<dim, true>(mask, nd, nq, data.hanging_weights, copy.data() + c * P);
-        const Number *values = mask != 0 ? copy.data() : shared.dof_values;
-        for_each_dof([&](const unsigned int c, const unsigned int p) {
-          internal::distribute_dof(apply_code(local_dof(c, p)), values[c * P + p], data.constraint_rows, add_to);
-        });
-      });
-#endif
+      GPUMF_DEVICE_OR_HOST(device_distribute_local_to_global(dst, add_to),
+                           host_distribute_local_to_global(dst, add_to));
     }
 
     /**
@@ -396,87 +305,15 @@ namespace gpumf
           data.constraint_rows,
           [&](const unsigned int index, const Number value) { add(diagonal, index, value); });
       };
-#ifdef __CUDA_ARCH__
-      if (has_constraint_rows())
-        {
-          if (is_first_thread())
-            add_column();
-        }
-      else
-        for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-          {
-            const unsigned int p = internal::owned_point(layout, thread, s);
-            if (is_dof(p))
-              for (unsigned int c = 0; c < n_components; ++c)
-                if (local_dof(c, p) == i)
-                  add(diagonal, dof_index(c, p), shared.values[c * P + p]);
-          }
-      __syncthreads();
-#else
-      host_collective(add_column);
-#endif
+      GPUMF_DEVICE_OR_HOST(device_distribute_local_diagonal(i, diagonal, add_column),
+                           host_distribute_local_diagonal(i, diagonal, add_column));
     }
 
     /// Values (and gradients) at the quadrature points from the DoF values.
     __host__ __device__ void
     evaluate(const bool evaluate_val, const bool evaluate_grad)
     {
-#ifdef __CUDA_ARCH__
-      require_full_scratch();
-      if ((evaluate_val || evaluate_grad) && !data.collocation)
-        {
-          pass<0, false>(shared.shape_values);
-          if constexpr (dim > 1)
-            pass<1, false>(shared.shape_values);
-          if constexpr (dim > 2)
-            pass<2, false>(shared.shape_values);
-        }
-      if (evaluate_grad)
-        {
-          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-            {
-              const unsigned int q = internal::owned_point(layout, thread, s);
-              for (unsigned int c = 0; c < n_components; ++c)
-                {
-                  Number reference[dim];
-#  pragma unroll
-                  for (unsigned int e = 0; e < dim; ++e)
-                    {
-                      const unsigned int stride = internal::ipow(nq, e);
-                      const unsigned int i_e    = (q / stride) % nq;
-                      const Number      *line   = shared.values + c * P + q - i_e * stride;
-                      Number             sum    = 0;
-#  pragma unroll
-                      for (unsigned int l = 0; l < nq; ++l)
-                        sum += shared.co_shape_gradients[i_e * nq + l] * line[l * stride];
-                      reference[e] = sum;
-                    }
-                  store_real_gradient(c, q, reference);
-                }
-            }
-          __syncthreads();
-        }
-#else
-      if (!(evaluate_val || evaluate_grad))
-        return;
-      host_collective([&]() {
-        for (unsigned int q = 0; q < n_q_points; ++q)
-          for (unsigned int c = 0; c < n_components; ++c)
-            {
-              Number value = 0, reference[dim] = {};
-              for_each_dof_of_component([&](const unsigned int p) {
-                Number phi, grad_phi[dim];
-                host_basis(p, q, phi, grad_phi);
-                const Number u = shared.dof_values[c * P + p];
-                value += phi * u;
-                for (unsigned int e = 0; e < dim; ++e)
-                  reference[e] += grad_phi[e] * u;
-              });
-              shared.values[c * P + q] = value;
-              store_real_gradient(c, q, reference);
-            }
-      });
-#endif
+      GPUMF_DEVICE_OR_HOST(device_evaluate(evaluate_val, evaluate_grad), host_evaluate(evaluate_val, evaluate_grad));
     }
 
     /// evaluate() with gpumf's flags (gpumf::EvaluationFlags::values, gradients, or both; hessians
@@ -514,68 +351,8 @@ namespace gpumf
     __host__ __device__ void
     integrate(const bool integrate_val, const bool integrate_grad)
     {
-#ifdef __CUDA_ARCH__
-      require_full_scratch();
-      __syncthreads();
-      if (integrate_grad)
-        {
-          Number sum[layout.points_per_thread()][n_components];
-          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-            {
-              const unsigned int q = internal::owned_point(layout, thread, s);
-              for (unsigned int c = 0; c < n_components; ++c)
-                {
-                  Number t = integrate_val ? shared.values[c * P + q] : Number();
-#  pragma unroll
-                  for (unsigned int e = 0; e < dim; ++e)
-                    {
-                      const unsigned int stride = internal::ipow(nq, e);
-                      const unsigned int i_e    = (q / stride) % nq;
-                      const Number      *line   = shared.gradients[e] + c * P + q - i_e * stride;
-#  pragma unroll
-                      for (unsigned int l = 0; l < nq; ++l)
-                        t += shared.co_shape_gradients[l * nq + i_e] * line[l * stride];
-                    }
-                  sum[s][c] = t;
-                }
-            }
-          __syncthreads();
-          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-            for (unsigned int c = 0; c < n_components; ++c)
-              shared.values[c * P + internal::owned_point(layout, thread, s)] = sum[s][c];
-          __syncthreads();
-        }
-      if ((integrate_val || integrate_grad) && !data.collocation)
-        {
-          if constexpr (dim > 2)
-            pass<2, true>(shared.shape_values);
-          if constexpr (dim > 1)
-            pass<1, true>(shared.shape_values);
-          pass<0, true>(shared.shape_values);
-        }
-#else
-      if (!(integrate_val || integrate_grad))
-        {
-          internal::host_barrier(); // the GPU's integrate() starts with one in any case
-          return;
-        }
-      host_collective([&]() {
-        for_each_dof([&](const unsigned int c, const unsigned int p) {
-          Number sum = 0;
-          for (unsigned int q = 0; q < n_q_points; ++q)
-            {
-              Number phi, grad_phi[dim];
-              host_basis(p, q, phi, grad_phi);
-              if (integrate_val)
-                sum += phi * shared.values[c * P + q];
-              if (integrate_grad)
-                for (unsigned int e = 0; e < dim; ++e)
-                  sum += grad_phi[e] * shared.gradients[e][c * P + q];
-            }
-          shared.dof_values[c * P + p] = sum;
-        });
-      });
-#endif
+      GPUMF_DEVICE_OR_HOST(device_integrate(integrate_val, integrate_grad),
+                           host_integrate(integrate_val, integrate_grad));
     }
 
     /// The value at quadrature point @p q (lexicographic index).
@@ -967,45 +744,6 @@ namespace gpumf
       return mask != 0 ? (mask & internal::hanging::has_rows) != 0 : has_constraint_rows();
     }
 
-#ifdef __CUDA_ARCH__
-    /**
-     * The interpolation of internal/hanging_nodes.h on the cell's DoF values in shared memory
-     * (@p transpose: its transpose), a sweep per direction, each thread on its own points.
-     * Called by all threads of the block (barriers); cells without a mask keep their values.
-     */
-    template <bool transpose>
-    __device__ void
-    resolve_hanging_nodes() const
-    {
-      constexpr unsigned int max_points = dim == 3 ? nq : 1;
-      const unsigned short   mask       = hanging_mask();
-      const bool             active     = (mask & internal::hanging::kind_bits) != 0;
-      for (int sweep = 0; sweep < dim; ++sweep)
-        {
-          const unsigned int d        = transpose ? dim - 1 - sweep : sweep;
-          const unsigned int d_stride = d == 0 ? 1 : d == 1 ? nq : nq * nq;
-          const Number      *W        = data.hanging_weights + (internal::mask_bit(mask, d) ? 0 : nd * nd);
-          Number             result[n_components][max_points];
-          bool               on[max_points];
-          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-            {
-              const unsigned int p    = internal::owned_point(layout, thread, s);
-              const unsigned int i[3] = {p % nq, (p / nq) % nq, dim > 2 ? p / (nq * nq) : 0};
-              on[s]                   = active && is_dof(p) && internal::hanging_in_sweep<dim>(mask, d, i, nd);
-              if (on[s])
-                for (unsigned int c = 0; c < n_components; ++c)
-                  result[c][s] = internal::hanging_line_value<transpose>(
-                    W, shared.values + c * P + p - i[d] * d_stride, i[d], nd, d_stride);
-            }
-          __syncthreads();
-          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
-            if (on[s])
-              for (unsigned int c = 0; c < n_components; ++c)
-                shared.values[c * P + internal::owned_point(layout, thread, s)] = result[c][s];
-          __syncthreads();
-        }
-    }
-#endif
 
     /// The vector index of local DoF @p l, constrained or not (MatrixFree::Data::plain_local_to_global).
     __host__ __device__ unsigned int
@@ -1056,6 +794,228 @@ namespace gpumf
     }
 
 #ifdef __CUDA_ARCH__
+    // The device path of each function of the interface (GPUMF_DEVICE_OR_HOST dispatches).
+
+    /// read_dof_values() on the GPU.
+    __device__ void
+    device_read_dof_values(const Number *src)
+    {
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              shared.values[c * P + p] = internal::read_dof(src, apply_code(local_dof(c, p)), data.constraint_rows);
+        }
+      if (data.hanging_masks == nullptr)
+        __syncthreads();
+      else if (__syncthreads_or(hanging_mask() != 0)) // (a barrier too) some cell of the block
+        resolve_hanging_nodes<false>();
+    }
+
+    /// read_dof_values_plain() on the GPU.
+    __device__ void
+    device_read_dof_values_plain(const Number *src)
+    {
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              shared.values[c * P + p] = internal::read_only(src + plain_index(local_dof(c, p)));
+        }
+      __syncthreads();
+    }
+
+    /// set_unit_dof_values() on the GPU.
+    __device__ void
+    device_set_unit_dof_values(const unsigned int i)
+    {
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              shared.values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
+        }
+      __syncthreads();
+    }
+
+    /// distribute_local_to_global() on the GPU.
+    template <typename F0>
+    __device__ void
+    device_distribute_local_to_global(Number *dst, const F0 &add_to) const
+    {
+      // a cell on the fine side of a hanging face adds the transposed interpolation into the
+      // coarse DoFs it read (in place: the values are spent after this)
+      if (data.hanging_masks != nullptr && __syncthreads_or(hanging_mask() != 0))
+        resolve_hanging_nodes<true>();
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              {
+                const unsigned int code = apply_code(local_dof(c, p));
+                if (!data.use_coloring)
+                  internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows, add_to);
+                else if (!internal::is_constraint_row(code))
+                  add(dst, code, shared.values[c * P + p]);
+              }
+        }
+      if (data.use_coloring && data.has_constraint_rows)
+        {
+          __syncthreads();
+          if (is_first_thread() && applied_codes_have_rows())
+            for_each_dof([&](const unsigned int c, const unsigned int p) {
+              const unsigned int code = apply_code(local_dof(c, p));
+              if (internal::is_constraint_row(code))
+                internal::distribute_dof(code, shared.values[c * P + p], data.constraint_rows, add_to);
+            });
+          __syncthreads(); // the scratch may be reused after this
+        }
+    }
+
+    /// distribute_local_diagonal() on the GPU.
+    template <typename F0>
+    __device__ void
+    device_distribute_local_diagonal(const unsigned int i, Number *diagonal, const F0 &add_column) const
+    {
+      if (has_constraint_rows())
+        {
+          if (is_first_thread())
+            add_column();
+        }
+      else
+        for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+          {
+            const unsigned int p = internal::owned_point(layout, thread, s);
+            if (is_dof(p))
+              for (unsigned int c = 0; c < n_components; ++c)
+                if (local_dof(c, p) == i)
+                  add(diagonal, dof_index(c, p), shared.values[c * P + p]);
+          }
+      __syncthreads();
+    }
+
+    /// evaluate() on the GPU.
+    __device__ void
+    device_evaluate(const bool evaluate_val, const bool evaluate_grad)
+    {
+      require_full_scratch();
+      if ((evaluate_val || evaluate_grad) && !data.collocation)
+        {
+          pass<0, false>(shared.shape_values);
+          if constexpr (dim > 1)
+            pass<1, false>(shared.shape_values);
+          if constexpr (dim > 2)
+            pass<2, false>(shared.shape_values);
+        }
+      if (evaluate_grad)
+        {
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            {
+              const unsigned int q = internal::owned_point(layout, thread, s);
+              for (unsigned int c = 0; c < n_components; ++c)
+                {
+                  Number reference[dim];
+#  pragma unroll
+                  for (unsigned int e = 0; e < dim; ++e)
+                    {
+                      const unsigned int stride = internal::ipow(nq, e);
+                      const unsigned int i_e    = (q / stride) % nq;
+                      const Number      *line   = shared.values + c * P + q - i_e * stride;
+                      reference[e]              = internal::tensor::line_dot<nq, false, nq>(
+                        shared.co_shape_gradients, i_e, [&](const unsigned int l) { return line[l * stride]; });
+                    }
+                  store_real_gradient(c, q, reference);
+                }
+            }
+          __syncthreads();
+        }
+    }
+
+    /// integrate() on the GPU.
+    __device__ void
+    device_integrate(const bool integrate_val, const bool integrate_grad)
+    {
+      require_full_scratch();
+      __syncthreads();
+      if (integrate_grad)
+        {
+          Number sum[layout.points_per_thread()][n_components];
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            {
+              const unsigned int q = internal::owned_point(layout, thread, s);
+              for (unsigned int c = 0; c < n_components; ++c)
+                {
+                  Number t = integrate_val ? shared.values[c * P + q] : Number();
+#  pragma unroll
+                  for (unsigned int e = 0; e < dim; ++e)
+                    {
+                      const unsigned int stride = internal::ipow(nq, e);
+                      const unsigned int i_e    = (q / stride) % nq;
+                      const Number      *line   = shared.gradients[e] + c * P + q - i_e * stride;
+                      t                         = internal::tensor::line_dot<nq, true, nq>(
+                        shared.co_shape_gradients, i_e, [&](const unsigned int l) { return line[l * stride]; }, t);
+                    }
+                  sum[s][c] = t;
+                }
+            }
+          __syncthreads();
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            for (unsigned int c = 0; c < n_components; ++c)
+              shared.values[c * P + internal::owned_point(layout, thread, s)] = sum[s][c];
+          __syncthreads();
+        }
+      if ((integrate_val || integrate_grad) && !data.collocation)
+        {
+          if constexpr (dim > 2)
+            pass<2, true>(shared.shape_values);
+          if constexpr (dim > 1)
+            pass<1, true>(shared.shape_values);
+          pass<0, true>(shared.shape_values);
+        }
+    }
+
+    /**
+     * The interpolation of internal/hanging_nodes.h on the cell's DoF values in shared memory
+     * (@p transpose: its transpose), a sweep per direction, each thread on its own points.
+     * Called by all threads of the block (barriers); cells without a mask keep their values.
+     */
+    template <bool transpose>
+    __device__ void
+    resolve_hanging_nodes() const
+    {
+      constexpr unsigned int max_points = dim == 3 ? nq : 1;
+      const unsigned short   mask       = hanging_mask();
+      const bool             active     = (mask & internal::hanging::kind_bits) != 0;
+      for (int sweep = 0; sweep < dim; ++sweep)
+        {
+          const unsigned int d        = transpose ? dim - 1 - sweep : sweep;
+          const unsigned int d_stride = d == 0 ? 1 : d == 1 ? nq : nq * nq;
+          const Number      *W        = data.hanging_weights + (internal::mask_bit(mask, d) ? 0 : nd * nd);
+          Number             result[n_components][max_points];
+          bool               on[max_points];
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            {
+              const unsigned int p    = internal::owned_point(layout, thread, s);
+              const unsigned int i[3] = {p % nq, (p / nq) % nq, dim > 2 ? p / (nq * nq) : 0};
+              on[s]                   = active && is_dof(p) && internal::hanging_in_sweep<dim>(mask, d, i, nd);
+              if (on[s])
+                for (unsigned int c = 0; c < n_components; ++c)
+                  result[c][s] = internal::hanging_line_value<transpose>(
+                    W, shared.values + c * P + p - i[d] * d_stride, i[d], nd, d_stride);
+            }
+          __syncthreads();
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            if (on[s])
+              for (unsigned int c = 0; c < n_components; ++c)
+                shared.values[c * P + internal::owned_point(layout, thread, s)] = result[c][s];
+          __syncthreads();
+        }
+    }
+
     /**
      * One direction of sum factorization, in place on shared.values (all components):
      * along @p direction, n_dofs_1d -> n_q values with the n_q x n_dofs_1d matrix @p matrix,
@@ -1087,11 +1047,9 @@ namespace gpumf
             for (unsigned int c = 0; c < n_components; ++c)
               {
                 const Number *line = shared.values + c * P + p - i * stride;
-                Number        sum  = 0;
-#  pragma unroll
-                for (unsigned int l = 0; l < n_in; ++l)
-                  sum += (transpose ? matrix[l * nd + i] : matrix[i * nd + l]) * line[l * stride];
-                result[s][c] = sum;
+                result[s][c] = internal::tensor::line_dot<n_in, transpose, nd>(matrix, i, [&](const unsigned int l) {
+                  return line[l * stride];
+                });
               }
         }
       __syncthreads();
@@ -1104,6 +1062,123 @@ namespace gpumf
       __syncthreads();
     }
 #else
+    // The host reference of each function of the interface (GPUMF_DEVICE_OR_HOST dispatches).
+
+    /// read_dof_values() on the host: the naive reference.
+    void
+    host_read_dof_values(const Number *src)
+    {
+      host_collective([&]() {
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          shared.dof_values[c * P + p] = internal::read_dof(src, apply_code(local_dof(c, p)), data.constraint_rows);
+        });
+        for (unsigned int c = 0; c < n_components; ++c)
+          internal::resolve_hanging_nodes_reference<dim, false>(
+            hanging_mask(), nd, nq, data.hanging_weights, shared.dof_values + c * P);
+      });
+    }
+
+    /// read_dof_values_plain() on the host: the naive reference.
+    void
+    host_read_dof_values_plain(const Number *src)
+    {
+      host_collective([&]() {
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          shared.dof_values[c * P + p] = src[plain_index(local_dof(c, p))];
+        });
+      });
+    }
+
+    /// set_unit_dof_values() on the host: the naive reference.
+    void
+    host_set_unit_dof_values(const unsigned int i)
+    {
+      host_collective([&]() {
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          shared.dof_values[c * P + p] = local_dof(c, p) == i ? Number(1) : Number(0);
+        });
+      });
+    }
+
+    /// distribute_local_to_global() on the host: the naive reference.
+    template <typename F0>
+    void
+    host_distribute_local_to_global(Number *dst, const F0 &add_to) const
+    {
+      host_collective([&]() {
+        // a cell with a hanging face on a copy: the cell's values stay as they are
+        const unsigned short mask = hanging_mask() & internal::hanging::kind_bits;
+        std::vector<Number> copy(mask != 0 ? shared.dof_values : nullptr,
+                                 mask != 0 ? shared.dof_values + n_components * P : nullptr);
+        for (unsigned int c = 0; c < n_components && mask != 0; ++c)
+          internal::resolve_hanging_nodes_reference<dim, true>(mask, nd, nq, data.hanging_weights, copy.data() + c * P);
+        const Number *values = mask != 0 ? copy.data() : shared.dof_values;
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          internal::distribute_dof(apply_code(local_dof(c, p)), values[c * P + p], data.constraint_rows, add_to);
+        });
+      });
+    }
+
+    /// distribute_local_diagonal() on the host: the naive reference.
+    template <typename F0>
+    void
+    host_distribute_local_diagonal(const unsigned int i, Number *diagonal, const F0 &add_column) const
+    {
+      host_collective(add_column);
+    }
+
+    /// evaluate() on the host: the naive reference.
+    void
+    host_evaluate(const bool evaluate_val, const bool evaluate_grad)
+    {
+      if (!(evaluate_val || evaluate_grad))
+        return;
+      host_collective([&]() {
+        for (unsigned int q = 0; q < n_q_points; ++q)
+          for (unsigned int c = 0; c < n_components; ++c)
+            {
+              Number value = 0, reference[dim] = {};
+              for_each_dof_of_component([&](const unsigned int p) {
+                Number phi, grad_phi[dim];
+                host_basis(p, q, phi, grad_phi);
+                const Number u = shared.dof_values[c * P + p];
+                value += phi * u;
+                for (unsigned int e = 0; e < dim; ++e)
+                  reference[e] += grad_phi[e] * u;
+              });
+              shared.values[c * P + q] = value;
+              store_real_gradient(c, q, reference);
+            }
+      });
+    }
+
+    /// integrate() on the host: the naive reference.
+    void
+    host_integrate(const bool integrate_val, const bool integrate_grad)
+    {
+      if (!(integrate_val || integrate_grad))
+        {
+          internal::host_barrier(); // the GPU's integrate() starts with one in any case
+          return;
+        }
+      host_collective([&]() {
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          Number sum = 0;
+          for (unsigned int q = 0; q < n_q_points; ++q)
+            {
+              Number phi, grad_phi[dim];
+              host_basis(p, q, phi, grad_phi);
+              if (integrate_val)
+                sum += phi * shared.values[c * P + q];
+              if (integrate_grad)
+                for (unsigned int e = 0; e < dim; ++e)
+                  sum += grad_phi[e] * shared.gradients[e][c * P + q];
+            }
+          shared.dof_values[c * P + p] = sum;
+        });
+      });
+    }
+
     template <typename F>
     static void
     for_each_dof_of_component(const F &f)

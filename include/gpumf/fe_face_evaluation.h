@@ -8,6 +8,7 @@
 #define gpumf_fe_face_evaluation_h
 
 #include <gpumf/fe_evaluation.h>
+#include <gpumf/internal/tensor_contractions.h>
 #include <gpumf/internal/cell_layout.h>
 #include <gpumf/internal/host_block.h>
 #include <gpumf/matrix_free.h>
@@ -231,11 +232,7 @@ namespace gpumf
                         "gpumf::FEFaceEvaluation::evaluate: gradients of a ghost cell (the other side of a face at "
                         "the rank's border), but the loop exchanged only what values on the faces read "
                         "(DataAccessOnFaces::values): pass gradients or unspecified as src_access.");
-#ifdef __CUDA_ARCH__
-      device_evaluate(gradients);
-#else
-      host_collective([&]() { host_evaluate(gradients); });
-#endif
+      GPUMF_DEVICE_OR_HOST(device_evaluate(gradients), host_collective([&]() { host_evaluate(gradients); }));
     }
 
     __host__ __device__ void
@@ -256,11 +253,8 @@ namespace gpumf
         return;
       const bool values    = (flags & EvaluationFlags::values) != 0;
       const bool gradients = (flags & EvaluationFlags::gradients) != 0;
-#ifdef __CUDA_ARCH__
-      device_integrate(values, gradients);
-#else
-      host_collective([&]() { host_integrate(values, gradients); });
-#endif
+      GPUMF_DEVICE_OR_HOST(device_integrate(values, gradients),
+                           host_collective([&]() { host_integrate(values, gradients); }));
     }
 
     /// Adds the DoF values into @p dst (this side's own cell only; no atomics: no other cell writes them).
@@ -595,52 +589,26 @@ namespace gpumf
           const unsigned int c = k / ndf, m = k % ndf;
           const unsigned int base = c * ndc + (m % nd) * stride(a0) + (dim == 3 ? (m / nd) * stride(a1) : 0);
           Number             v0 = 0, v1 = 0;
-          for (unsigned int i = 0; i < nd; ++i)
-            {
-              const Number u = dofs()[base + i * stride(dn)];
-              v0 += on_face(0, i) * u;
-              if (with_gradients)
-                v1 += on_face(1, i) * u;
-            }
+          internal::tensor::line_dot_two_rows<nd>([&](const unsigned int i) { return on_face(0, i); },
+                                                  [&](const unsigned int i) { return on_face(1, i); },
+                                                  [&](const unsigned int i) { return dofs()[base + i * stride(dn)]; },
+                                                  v0,
+                                                  v1,
+                                                  with_gradients);
           A0[c * nqf + m] = v0;
           A1[c * nqf + m] = v1;
         }
       __syncthreads();
       // within the face: one direction at a time to the points
       const Number *S0 = in_face_values(0), *S1 = in_face_values(1);
-      for (unsigned int k = thread; k < nc * nq * (dim == 3 ? nd : 1); k += n_threads)
-        {
-          const unsigned int c = k / (nq * (dim == 3 ? nd : 1)), m = k % (nq * (dim == 3 ? nd : 1));
-          const unsigned int qa = m % nq, j = m / nq;
-          Number             v0 = 0, v1 = 0;
-          for (unsigned int i = 0; i < nd; ++i)
-            {
-              const Number s = S0[qa * nd + i];
-              v0 += s * A0[c * nqf + i + nd * j];
-              if (with_gradients)
-                v1 += s * A1[c * nqf + i + nd * j];
-            }
-          B0[c * nqf + m] = v0;
-          B1[c * nqf + m] = v1;
-        }
+      internal::tensor::face_pass<0, false, nq, nd>(
+        S0, A0, A1, B0, B1, with_gradients, dim == 3 ? nd : 1, nc, nqf, thread, n_threads);
       __syncthreads();
       Number *point_values = B0, *point_normal = B1;
       if constexpr (dim == 3)
         {
-          for (unsigned int k = thread; k < nc * nqf; k += n_threads)
-            {
-              const unsigned int c = k / nqf, m = k % nqf, qa = m % nq, qb = m / nq;
-              Number             v0 = 0, v1 = 0;
-              for (unsigned int j = 0; j < nd; ++j)
-                {
-                  const Number s = S1[qb * nd + j];
-                  v0 += s * B0[c * nqf + qa + nq * j];
-                  if (with_gradients)
-                    v1 += s * B1[c * nqf + qa + nq * j];
-                }
-              A0[c * nqf + m] = v0;
-              A1[c * nqf + m] = v1;
-            }
+          internal::tensor::face_pass<1, false, nq, nd>(
+            S1, B0, B1, A0, A1, with_gradients, nq, nc, nqf, thread, n_threads);
           __syncthreads();
           point_values = A0, point_normal = A1;
         }
@@ -659,13 +627,16 @@ namespace gpumf
             }
           Number reference[dim];
           reference[dn] = point_normal[c * nqf + p];
-          Number t0 = 0, t1 = 0;
-          for (unsigned int r = 0; r < nq; ++r)
-            {
-              t0 += co_shape_gradients[pa * nq + r] * line[r + nq * pb];
-              if (dim == 3)
-                t1 += co_shape_gradients[pb * nq + r] * line[pa + nq * r];
-            }
+          const Number t0 =
+            internal::tensor::line_dot<nq, false, nq>(co_shape_gradients, pa, [&](const unsigned int r) {
+              return line[r + nq * pb];
+            });
+          const Number t1 =
+            dim == 3 ?
+              internal::tensor::line_dot<nq, false, nq>(co_shape_gradients,
+                                                        pb,
+                                                        [&](const unsigned int r) { return line[pa + nq * r]; }) :
+              Number(0);
           // on a subface the points' coordinate is (x + s) / 2: derivatives in the cell's twice those
           const Number scale = subface == internal::FaceData<dim, Number>::no_subface ? Number(1) : Number(2);
           reference[a0]      = scale * t0;
@@ -733,54 +704,18 @@ namespace gpumf
       const Number *S0 = in_face_values(0), *S1 = in_face_values(1);
       if constexpr (dim == 3)
         {
-          for (unsigned int k = thread; k < nc * nq * nd; k += n_threads)
-            {
-              const unsigned int c = k / (nq * nd), m = k % (nq * nd), qa = m % nq, j = m / nq;
-              Number             v0 = 0, v1 = 0;
-              for (unsigned int qb = 0; qb < nq; ++qb)
-                {
-                  const Number s = S1[qb * nd + j];
-                  v0 += s * point_values[c * nqf + qa + nq * qb];
-                  if (with_gradients)
-                    v1 += s * A1[c * nqf + qa + nq * qb];
-                }
-              B0[c * nqf + m] = v0;
-              B1[c * nqf + m] = v1;
-            }
+          internal::tensor::face_pass<1, true, nq, nd>(
+            S1, point_values, A1, B0, B1, with_gradients, nq, nc, nqf, thread, n_threads);
           __syncthreads();
-          for (unsigned int k = thread; k < nc * ndf; k += n_threads)
-            {
-              const unsigned int c = k / ndf, m = k % ndf, i = m % nd, j = m / nd;
-              Number             v0 = 0, v1 = 0;
-              for (unsigned int qa = 0; qa < nq; ++qa)
-                {
-                  const Number s = S0[qa * nd + i];
-                  v0 += s * B0[c * nqf + qa + nq * j];
-                  if (with_gradients)
-                    v1 += s * B1[c * nqf + qa + nq * j];
-                }
-              A0[c * nqf + m] = v0;
-              A1[c * nqf + m] = v1;
-            }
+          internal::tensor::face_pass<0, true, nq, nd>(
+            S0, B0, B1, A0, A1, with_gradients, nd, nc, nqf, thread, n_threads);
           __syncthreads();
           face0 = A0, face1 = A1;
         }
       else
         {
-          for (unsigned int k = thread; k < nc * nd; k += n_threads)
-            {
-              const unsigned int c = k / nd, i = k % nd;
-              Number             v0 = 0, v1 = 0;
-              for (unsigned int qa = 0; qa < nq; ++qa)
-                {
-                  const Number s = S0[qa * nd + i];
-                  v0 += s * point_values[c * nqf + qa];
-                  if (with_gradients)
-                    v1 += s * A1[c * nqf + qa];
-                }
-              B0[c * nqf + i] = v0;
-              B1[c * nqf + i] = v1;
-            }
+          internal::tensor::face_pass<0, true, nq, nd>(
+            S0, point_values, A1, B0, B1, with_gradients, 1, nc, nqf, thread, n_threads);
           __syncthreads();
         }
       // along the normal into the cell's DoFs

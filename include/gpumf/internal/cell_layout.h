@@ -9,6 +9,15 @@
 
 #include <cstddef>
 
+/// On the GPU the first expression, on the host the second: the one-line dispatch of a function
+/// that has a device path and a host reference (FEEvaluation, FEFaceEvaluation keep each path
+/// together, the device one in their __CUDA_ARCH__ block, the host one in the other).
+#ifdef __CUDA_ARCH__
+#  define GPUMF_DEVICE_OR_HOST(device, host) device
+#else
+#  define GPUMF_DEVICE_OR_HOST(device, host) host
+#endif
+
 namespace gpumf
 {
   namespace internal

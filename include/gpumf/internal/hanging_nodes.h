@@ -34,6 +34,7 @@
 #define gpumf_internal_hanging_nodes_h
 
 #include <gpumf/internal/cell_layout.h>
+#include <gpumf/internal/tensor_contractions.h>
 
 #include <vector>
 
@@ -91,13 +92,8 @@ namespace gpumf
                        const unsigned int n,
                        const unsigned int d_stride)
     {
-      Number sum = 0;
-#ifdef __CUDA_ARCH__
-#  pragma unroll // (n is a constant where the GPU sweeps inline it: @p line may be registers)
-#endif
-      for (unsigned int k = 0; k < n; ++k)
-        sum += read_only(W + (transpose ? k * n + i_d : i_d * n + k)) * line[k * d_stride];
-      return sum;
+      return tensor::line_dot_n<transpose>(
+        W, i_d, [&](const unsigned int k) { return line[k * d_stride]; }, n);
     }
 
     /**

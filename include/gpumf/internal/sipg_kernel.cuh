@@ -29,6 +29,7 @@
 #define gpumf_internal_sipg_kernel_cuh
 
 #include <gpumf/internal/face_data.h>
+#include <gpumf/internal/tensor_contractions.h>
 #include <gpumf/matrix_free.h>
 
 #ifdef __CUDACC__
@@ -150,13 +151,11 @@ namespace gpumf
                 const unsigned int stride_a = dn == 0 ? n : 1;
                 const unsigned int stride_b = dn == 2 ? n : F2;
                 const Number      *x        = src + nb + a * stride_a + b * stride_b;
-#  pragma unroll
-                for (unsigned int l = 0; l < n; ++l)
-                  {
-                    const Number value = read_only(x + l * stride_n);
-                    v += phi[(s * 2) * n + l] * value;
-                    vn += phi[(s * 2 + 1) * n + l] * value;
-                  }
+                tensor::line_dot_two_rows<n>([&](const unsigned int l) { return phi[(s * 2) * n + l]; },
+                                             [&](const unsigned int l) { return phi[(s * 2 + 1) * n + l]; },
+                                             [&](const unsigned int l) { return read_only(x + l * stride_n); },
+                                             v,
+                                             vn);
               }
             NV1[fat(f, a, b)] = v;
             NN1[fat(f, a, b)] = vn;
@@ -164,35 +163,24 @@ namespace gpumf
           // the cell's values at its points: z in registers
 #  pragma unroll
         for (unsigned int q = 0; q < n; ++q)
-          {
-            Number sum = 0;
-#  pragma unroll
-            for (unsigned int l = 0; l < n; ++l)
-              sum += S[q * n + l] * u[l];
-            B[at(a, b, q)] = sum;
-          }
+          B[at(a, b, q)] = tensor::line_dot<n, false, n>(S, q, [&](const unsigned int l) { return u[l]; });
         __syncthreads(); // 1
 
         // 2. x for the cell; the neighbours' traces along their first face axis
 #  pragma unroll
         for (unsigned int q = 0; q < n; ++q)
-          {
-            Number sum = 0;
-#  pragma unroll
-            for (unsigned int m = 0; m < n; ++m)
-              sum += S[a * n + m] * B[at(m, b, q)];
-            U[at(a, b, q)] = sum;
-          }
+          U[at(a, b, q)] = tensor::line_dot<n, false, n>(S, a, [&](const unsigned int m) { return B[at(m, b, q)]; });
 #  pragma unroll
         for (unsigned int f = 0; f < 6; ++f)
           {
             Number v = 0, vn = 0;
-#  pragma unroll
-            for (unsigned int m = 0; m < n; ++m)
-              {
-                v += S[a * n + m] * NV1[fat(f, m, b)];
-                vn += S[a * n + m] * NN1[fat(f, m, b)];
-              }
+            tensor::line_dot_two_inputs<n, false, n>(
+              S,
+              a,
+              [&](const unsigned int m) { return NV1[fat(f, m, b)]; },
+              [&](const unsigned int m) { return NN1[fat(f, m, b)]; },
+              v,
+              vn);
             NV2[fat(f, a, b)] = v;
             NN2[fat(f, a, b)] = vn;
           }
@@ -203,24 +191,21 @@ namespace gpumf
 #  pragma unroll
         for (unsigned int q = 0; q < n; ++q)
           {
-            Number sum = 0;
-#  pragma unroll
-            for (unsigned int m = 0; m < n; ++m)
-              sum += S[b * n + m] * U[at(a, m, q)];
-            uq[q]          = sum;
-            B[at(a, b, q)] = sum;
+            uq[q]          = tensor::line_dot<n, false, n>(S, b, [&](const unsigned int m) { return U[at(a, m, q)]; });
+            B[at(a, b, q)] = uq[q];
           }
         Number nb_normal[6];
 #  pragma unroll
         for (unsigned int f = 0; f < 6; ++f)
           {
             Number v = 0, vn = 0;
-#  pragma unroll
-            for (unsigned int m = 0; m < n; ++m)
-              {
-                v += S[b * n + m] * NV2[fat(f, a, m)];
-                vn += S[b * n + m] * NN2[fat(f, a, m)];
-              }
+            tensor::line_dot_two_inputs<n, false, n>(
+              S,
+              b,
+              [&](const unsigned int m) { return NV2[fat(f, a, m)]; },
+              [&](const unsigned int m) { return NN2[fat(f, a, m)]; },
+              v,
+              vn);
             NV1[fat(f, a, b)] = v;
             nb_normal[f]      = vn;
           }
@@ -234,13 +219,13 @@ namespace gpumf
           {
             const unsigned int d = f / 2, s = f % 2;
             Number             v = 0, vn = 0;
-#  pragma unroll
-            for (unsigned int l = 0; l < n; ++l)
-              {
-                const Number x = d == 2 ? uq[l] : d == 1 ? B[at(a, l, b)] : B[at(l, a, b)];
-                v += L[(s * 2) * n + l] * x;
-                vn += L[(s * 2 + 1) * n + l] * x;
-              }
+            tensor::line_dot_two_rows<n>([&](const unsigned int l) { return L[(s * 2) * n + l]; },
+                                         [&](const unsigned int l) { return L[(s * 2 + 1) * n + l]; },
+                                         [&](const unsigned int l) {
+                                           return d == 2 ? uq[l] : d == 1 ? B[at(a, l, b)] : B[at(l, a, b)];
+                                         },
+                                         v,
+                                         vn);
             OV[fat(f, a, b)] = v;
             own_normal[f]    = vn;
           }
@@ -248,15 +233,9 @@ namespace gpumf
 #  pragma unroll
         for (unsigned int k = 0; k < n; ++k)
           {
-            Number sx = 0, sy = 0, sz = 0;
-#  pragma unroll
-            for (unsigned int m = 0; m < n; ++m)
-              {
-                sx += D[a * n + m] * B[at(m, b, k)];
-                sy += D[b * n + m] * B[at(a, m, k)];
-                sz += D[k * n + m] * uq[m];
-              }
-            gx[k] = sx, gy[k] = sy, gz[k] = sz;
+            gx[k] = tensor::line_dot<n, false, n>(D, a, [&](const unsigned int m) { return B[at(m, b, k)]; });
+            gy[k] = tensor::line_dot<n, false, n>(D, b, [&](const unsigned int m) { return B[at(a, m, k)]; });
+            gz[k] = tensor::line_dot<n, false, n>(D, k, [&](const unsigned int m) { return uq[m]; });
           }
         if (active)
           {
@@ -294,13 +273,10 @@ namespace gpumf
             const unsigned int e = e0 + f;
             if (read_only(faces.entry_neighbor_first_dof + e) == Faces::no_neighbor)
               continue;
-            Number da = 0, db = 0;
-#  pragma unroll
-            for (unsigned int m = 0; m < n; ++m)
-              {
-                da += D[a * n + m] * NV1[fat(f, m, b)];
-                db += D[b * n + m] * NV1[fat(f, a, m)];
-              }
+            const Number da =
+              tensor::line_dot<n, false, n>(D, a, [&](const unsigned int m) { return NV1[fat(f, m, b)]; });
+            const Number db =
+              tensor::line_dot<n, false, n>(D, b, [&](const unsigned int m) { return NV1[fat(f, a, m)]; });
             const unsigned int p = a + n * b; // the neighbour's own point
             NN1[fat(f, a, b)]    = metric(3, e, p) * da + metric(4, e, p) * db + metric(5, e, p) * nb_normal[f];
           }
@@ -321,13 +297,10 @@ namespace gpumf
             const unsigned int e   = e0 + f;
             const unsigned int q   = a + n * b;
             const Number       u_m = OV[fat(f, a, b)];
-            Number             da = 0, db = 0;
-#  pragma unroll
-            for (unsigned int m = 0; m < n; ++m)
-              {
-                da += D[a * n + m] * OV[fat(f, m, b)];
-                db += D[b * n + m] * OV[fat(f, a, m)];
-              }
+            const Number       da =
+              tensor::line_dot<n, false, n>(D, a, [&](const unsigned int m) { return OV[fat(f, m, b)]; });
+            const Number db =
+              tensor::line_dot<n, false, n>(D, b, [&](const unsigned int m) { return OV[fat(f, a, m)]; });
             const Number c0 = metric(0, e, q), c1 = metric(1, e, q), c2 = metric(2, e, q);
             const Number dn_m = c0 * da + c1 * db + c2 * own_normal[f];
             Number       jxw  = metric(6, e, q);
@@ -406,38 +379,21 @@ namespace gpumf
                     L[(s * 2) * n + b] * OV[fat(2 + s, a, k)] + L[(s * 2 + 1) * n + b] * NV1[fat(2 + s, a, k)];
 #  pragma unroll
         for (unsigned int i = 0; i < n; ++i)
-          {
-            Number sum = 0;
-#  pragma unroll
-            for (unsigned int q = 0; q < n; ++q)
-              sum += S[q * n + i] * R[q];
-            U[at(a, b, i)] = sum;
-          }
+          U[at(a, b, i)] = tensor::line_dot<n, true, n>(S, i, [&](const unsigned int q) { return R[q]; });
         __syncthreads(); // 7
 
         // 8. back along x
 #  pragma unroll
         for (unsigned int i = 0; i < n; ++i)
-          {
-            Number sum = 0;
-#  pragma unroll
-            for (unsigned int m = 0; m < n; ++m)
-              sum += S[m * n + a] * U[at(m, b, i)];
-            B[at(a, b, i)] = sum;
-          }
+          B[at(a, b, i)] = tensor::line_dot<n, true, n>(S, a, [&](const unsigned int m) { return U[at(m, b, i)]; });
         __syncthreads(); // 8
 
         // 9. back along y, into the cell's DoFs
         if (active)
 #  pragma unroll
           for (unsigned int i = 0; i < n; ++i)
-            {
-              Number sum = 0;
-#  pragma unroll
-              for (unsigned int m = 0; m < n; ++m)
-                sum += S[m * n + b] * B[at(a, m, i)];
-              dst[first + at(a, b, i)] = sum;
-            }
+            dst[first + at(a, b, i)] =
+              tensor::line_dot<n, true, n>(S, b, [&](const unsigned int m) { return B[at(a, m, i)]; });
       }
 
       /// Runs the fused kernel over every cell of @p mf (src's ghosts exchanged by the caller).

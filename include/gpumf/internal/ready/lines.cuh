@@ -37,6 +37,7 @@
 #define gpumf_internal_ready_lines_cuh
 
 #include <gpumf/config.h>
+#include <gpumf/internal/tensor_contractions.h>
 
 #include <cstddef>
 
@@ -425,58 +426,9 @@ namespace gpumf
       contract(const Number (&v)[n_in], const Number (&table)[n_table], const Number *folded, Number (&w)[n_out])
       {
         if constexpr (!even_odd)
-          {
-            const Number          *m  = kind < 2 ? table : table + n * nd;
-            constexpr unsigned int ld = kind < 2 ? nd : n;
-#  pragma unroll
-            for (unsigned int o = 0; o < n_out; ++o)
-              {
-                Number sum = 0;
-#  pragma unroll
-                for (unsigned int i = 0; i < n_in; ++i)
-                  sum += (kind % 2 == 1 ? m[i * ld + o] : m[o * ld + i]) * v[i];
-                w[o] = sum;
-              }
-          }
+          tensor::apply_line < n_in, n_out, kind % 2 == 1, kind<2 ? nd : n>(kind < 2 ? table : table + n * nd, v, w);
         else
-          {
-            const Number          *F   = folded + kind * folded_size(n);
-            constexpr unsigned int h   = n_in / 2;
-            constexpr bool         odd = kind >= 2; // derivatives: M(rev o, rev i) = -M(o, i)
-            Number                 e[h > 0 ? h : 1], d[h > 0 ? h : 1];
-#  pragma unroll
-            for (unsigned int i = 0; i < h; ++i)
-              {
-                e[i] = v[i] + v[n_in - 1 - i];
-                d[i] = v[i] - v[n_in - 1 - i];
-              }
-#  pragma unroll
-            for (unsigned int o = 0; o < n_out / 2; ++o)
-              {
-                Number a = 0, b = 0;
-#  pragma unroll
-                for (unsigned int i = 0; i < h; ++i)
-                  {
-                    a += F[o * n_in + i] * e[i];
-                    b += F[o * n_in + h + i] * d[i];
-                  }
-                if constexpr (n_in % 2 == 1)
-                  a += F[o * n_in + 2 * h] * v[h];
-                w[o]             = a + b;
-                w[n_out - 1 - o] = odd ? b - a : a - b;
-              }
-            if constexpr (n_out % 2 == 1)
-              {
-                constexpr unsigned int o = n_out / 2;
-                Number                 a = 0;
-#  pragma unroll
-                for (unsigned int i = 0; i < h; ++i)
-                  a += odd ? F[o * n_in + h + i] * d[i] : F[o * n_in + i] * e[i];
-                if constexpr (n_in % 2 == 1 && !odd)
-                  a += F[o * n_in + 2 * h] * v[h];
-                w[o] = a;
-              }
-          }
+          tensor::apply_line_even_odd<kind >= 2>(folded + kind * folded_size(n), v, w);
       }
 
       /// One pass along @p dir by the threads whose line (a, b) has a < @p ext_a, b < @p ext_b:
