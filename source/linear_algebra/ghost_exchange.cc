@@ -14,6 +14,7 @@
 #include "linear_algebra/exchange.h"
 #include "linear_algebra/ghost_exchange.h"
 #include "linear_algebra/ghost_subset.h"
+#include "linear_algebra/layout.h"
 #include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
@@ -115,8 +116,7 @@ namespace gpumf
   {
     internal::RunTimer                 timer(internal::RunPart::exchange_host);
     const Utilities::MPI::Partitioner &p = *partitioner;
-    AssertThrow(subset.larger && subset.partitioner &&
-                  (subset.larger.get() == partitioner.get() || subset.larger->is_compatible(p)),
+    AssertThrow(subset.larger && subset.partitioner && internal::same_layout(*subset.larger, p),
                 ExcMessage("gpumf::Vector::update_ghost_values(subset): the ghost subset was made for another "
                            "layout than this vector's (owned and ghost entries must match)."));
     AssertThrow(subset.backend == backend(),

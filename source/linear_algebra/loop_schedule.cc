@@ -6,6 +6,7 @@
 #include <gpumf/internal/memory.h>
 #include <gpumf/setup_profile.h>
 #include <gpumf/vector.h>
+#include "linear_algebra/layout.h"
 
 #include <algorithm>
 
@@ -26,8 +27,7 @@ namespace gpumf
     LoopSchedule<Number>::has_loop_layout(const Vector<Number> &v) const
     {
       const auto &layout = options.layout;
-      return layout == nullptr || v.get_partitioner().get() == layout.get() ||
-             v.get_partitioner()->is_compatible(*layout);
+      return layout == nullptr || same_layout(*v.get_partitioner(), *layout);
     }
 
     template <typename Number>

@@ -20,6 +20,7 @@
 #include "linear_algebra/exchange.h"
 #include "linear_algebra/ghost_exchange.h"
 #include "linear_algebra/ghost_subset.h"
+#include "linear_algebra/layout.h"
 #include "core/run_profile.h"
 #include "linear_algebra/vector_kernels.h"
 
@@ -94,7 +95,7 @@ namespace gpumf
   {
     if (this == &other)
       return *this;
-    if (partitioner.get() != other.partitioner.get() && !(partitioner->is_compatible(*other.partitioner)))
+    if (!internal::same_layout(*partitioner, *other.partitioner))
       reinit(other.partitioner, backend());
     // copies between backends too: assignment is how data move host <-> device
     internal::copy(

@@ -32,6 +32,7 @@
 #include "linear_algebra/vector_kernels.h"
 #include "faces/face_setup.h"
 #include "linear_algebra/ghost_subset.h"
+#include "linear_algebra/layout.h"
 #include "matrix_free/geometry.h"
 
 namespace gpumf
@@ -1124,7 +1125,7 @@ namespace gpumf
     AssertThrow(v.backend() == backend_,
                 ExcVectorMismatch("vector on backend " + to_string(v.backend()),
                                   "MatrixFree on backend " + to_string(backend_)));
-    AssertThrow(v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner),
+    AssertThrow(internal::same_layout(*v.get_partitioner(), *partitioner),
                 ExcVectorMismatch("a vector with another partitioner",
                                   "the partitioner of MatrixFree::initialize_dof_vector()"));
   }
@@ -1135,8 +1136,7 @@ namespace gpumf
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
     // a DoF vector (or one of another backend: refused) as check_vector() takes it
-    if (v.backend() != backend_ || v.get_partitioner().get() == partitioner.get() ||
-        v.get_partitioner()->is_compatible(*partitioner))
+    if (v.backend() != backend_ || internal::same_layout(*v.get_partitioner(), *partitioner))
       return check_vector(v);
     // Data per cell (a coefficient per quadrature point, as deal.II's programs index it with
     // local_q_point_id(cell, q)): k entries for each cell, the same k on every rank (from the

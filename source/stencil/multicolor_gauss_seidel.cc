@@ -16,6 +16,7 @@
 #include "core/executor.h"
 #include "local_matrix/element_matrices.h"
 #include <gpumf/internal/loop_schedule.h>
+#include "linear_algebra/layout.h"
 #include "stencil/multicolor_gauss_seidel_kernels.h"
 
 namespace gpumf
@@ -462,8 +463,7 @@ namespace gpumf
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
     AssertThrow(
-      v.backend() == backend_ &&
-        (v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner)),
+      v.backend() == backend_ && internal::same_layout(*v.get_partitioner(), *partitioner),
       ExcVectorMismatch("a vector of another layout or backend",
                         "the layout and backend of the MatrixFree object of MultiColorGaussSeidel::reinit()"));
   }

@@ -20,6 +20,7 @@
 #include "core/executor.h"
 #include "local_matrix/element_matrices.h"
 #include <gpumf/internal/loop_schedule.h>
+#include "linear_algebra/layout.h"
 #include "stencil/stencil_kernels.h"
 
 namespace gpumf
@@ -581,8 +582,7 @@ namespace gpumf
   StencilOperator<dim, Number>::check_vector(const VectorType &v) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
-    AssertThrow(v.backend() == backend_ &&
-                  (v.get_partitioner().get() == partitioner.get() || v.get_partitioner()->is_compatible(*partitioner)),
+    AssertThrow(v.backend() == backend_ && internal::same_layout(*v.get_partitioner(), *partitioner),
                 ExcVectorMismatch("a vector of another layout or backend",
                                   "the layout and backend of the MatrixFree object of StencilOperator::reinit()"));
   }
