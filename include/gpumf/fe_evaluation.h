@@ -13,6 +13,7 @@
 #include <gpumf/internal/tensor_contractions.h>
 #include <gpumf/matrix_free.h>
 
+#include <deal.II/base/symmetric_tensor.h>
 #include <deal.II/base/tensor.h>
 
 #include <deal.II/matrix_free/evaluation_flags.h>
@@ -123,11 +124,18 @@ namespace gpumf
     static constexpr unsigned int P = internal::ipow(nq, dim);
 
   public:
-    using value_type    = std::conditional_t<n_components_ == 1, Number, dealii::Tensor<1, n_components_, Number>>;
-    using gradient_type = std::conditional_t<n_components_ == 1,
-                                             dealii::Tensor<1, dim, Number>,
-                                             dealii::Tensor<1, n_components_, dealii::Tensor<1, dim, Number>>>;
-    using data_type     = typename MatrixFree<dim, Number>::Data;
+    using value_type = std::conditional_t<n_components_ == 1, Number, dealii::Tensor<1, n_components_, Number>>;
+    /// As deal.II's: a vector for one component, a rank-2 tensor (component, direction) for dim
+    /// components, else a vector of vectors.
+    using gradient_type =
+      std::conditional_t<n_components_ == 1,
+                         dealii::Tensor<1, dim, Number>,
+                         std::conditional_t<n_components_ == dim,
+                                            dealii::Tensor<2, dim, Number>,
+                                            dealii::Tensor<1, n_components_, dealii::Tensor<1, dim, Number>>>>;
+    /// The curl of a dim-component field: one component in 2D, three in 3D (as deal.II's).
+    using curl_type = dealii::Tensor<1, dim == 2 ? 1 : dim, Number>;
+    using data_type = typename MatrixFree<dim, Number>::Data;
 
     static constexpr unsigned int dimension            = dim;
     static constexpr unsigned int n_components         = n_components_;
@@ -135,10 +143,18 @@ namespace gpumf
     static constexpr unsigned int tensor_dofs_per_cell = internal::ipow(nd, dim);
     static constexpr unsigned int dofs_per_cell        = n_components * tensor_dofs_per_cell;
 
-    /// For cell number @p cell_id of the color described by @p data, on the next free scratch of @p shdata.
+    /**
+     * For cell number @p cell_id of the color described by @p data, on the next free scratch of
+     * @p shdata, reading and writing the vectors of DoFHandler @p dof_index of a MatrixFree object
+     * with several (MatrixFree::reinit() with a vector of DoFHandlers; that DoFHandler's element,
+     * which the template arguments name).
+     */
     __host__ __device__
-    FEEvaluation(const unsigned int cell_id, const data_type *data_in, SharedData<dim, Number> *shdata)
-      : data(*data_in)
+    FEEvaluation(const unsigned int       cell_id,
+                 const data_type         *data_in,
+                 SharedData<dim, Number> *shdata,
+                 const unsigned int       dof_index = 0)
+      : data(of_dof_handler(*data_in, dof_index))
       , slot(shdata->next_slot)
       , shared(take_scratch(*shdata))
       , owner(shdata)
@@ -146,7 +162,14 @@ namespace gpumf
       , thread(internal::thread_index(layout))
       , current_q(internal::owned_point(layout, thread, 0))
     {
-      // the launch follows the functor's thread_per_column and sizes; a mismatch would compute garbage
+      // another DoFHandler than the launch's: its 1D tables from its own memory (the launch
+      // staged its own; the quadrature, and so co_shape_gradients, is the same)
+      if (data.dof_index != data_in->dof_index)
+        {
+          shared.shape_values    = data.shape_values;
+          shared.shape_gradients = data.shape_gradients;
+        }
+        // the launch follows the functor's thread_per_column and sizes; a mismatch would compute garbage
 #ifdef __CUDA_ARCH__
       internal::require(blockDim.z == data.cells_per_block * layout.block_z(),
                         "gpumf::FEEvaluation: its thread_per_column differs from the functor's (declare `static "
@@ -172,8 +195,8 @@ namespace gpumf
     /// deal.II 9.5 and 9.6's Portable::FEEvaluation constructor: the cell is the one the loop gave
     /// @p shdata (SharedData::cell), the cell argument of the functor.
     __host__ __device__
-    FEEvaluation(const data_type *data_in, SharedData<dim, Number> *shdata)
-      : FEEvaluation(shdata->cell, data_in, shdata)
+    FEEvaluation(const data_type *data_in, SharedData<dim, Number> *shdata, const unsigned int dof_index = 0)
+      : FEEvaluation(shdata->cell, data_in, shdata, dof_index)
     {}
 
     /**
@@ -181,11 +204,11 @@ namespace gpumf
      * `operator()(const Data *data, const Portable::DeviceVector<Number> &src,
      * Portable::DeviceVector<Number> &dst)`: the cell and its scratch travel in @p data_in
      * (Data::cell_index, Data::shared_data). @p dof_index selects the DoFHandler of a MatrixFree
-     * object with several; gpumf's has one, so it must be 0.
+     * object with several (0 with one).
      */
     template <typename Index = unsigned int, std::enable_if_t<std::is_integral_v<Index>, int> = 0>
     __host__ __device__ explicit FEEvaluation(const data_type *data_in, const Index dof_index = 0)
-      : FEEvaluation(checked_cell(data_in, dof_index), data_in, data_in->shared_data)
+      : FEEvaluation(checked_cell(data_in), data_in, data_in->shared_data, dof_index)
     {}
 
     /// Gives the scratch back: a later FEEvaluation of the functor reuses it. Objects end in the
@@ -388,6 +411,111 @@ namespace gpumf
       return gradient;
     }
 
+    /// @name Vector-valued fields (n_components == dim), as deal.II's FEEvaluation
+    /// @{
+    /// The divergence at quadrature point @p q: the trace of get_gradient(q).
+    __host__ __device__ Number
+    get_divergence(const unsigned int q) const
+    {
+      static_assert(n_components_ == dim, "gpumf::FEEvaluation::get_divergence needs n_components == dim.");
+      note(false, shared.array_size + q, "the gradient");
+      Number divergence = 0;
+      for (unsigned int d = 0; d < dim; ++d)
+        divergence += shared.gradients[d][d * P + q];
+      return divergence;
+    }
+
+    /// The symmetric gradient (grad u + grad u^T) / 2 at quadrature point @p q.
+    __host__ __device__ dealii::SymmetricTensor<2, dim, Number>
+                        get_symmetric_gradient(const unsigned int q) const
+    {
+      static_assert(n_components_ == dim, "gpumf::FEEvaluation::get_symmetric_gradient needs n_components == dim.");
+      note(false, shared.array_size + q, "the gradient");
+      // deal.II's storage: the diagonal, then the entries above it row by row (access_raw_entry())
+      dealii::SymmetricTensor<2, dim, Number> result;
+      for (unsigned int c = 0; c < dim; ++c)
+        result.access_raw_entry(c) = shared.gradients[c][c * P + q];
+      for (unsigned int c = 0, k = dim; c < dim; ++c)
+        for (unsigned int d = c + 1; d < dim; ++d, ++k)
+          result.access_raw_entry(k) = Number(0.5) * (shared.gradients[d][c * P + q] + shared.gradients[c][d * P + q]);
+      return result;
+    }
+
+    /// The curl at quadrature point @p q: d u_1/dx - d u_0/dy in 2D (one component), the
+    /// vector curl in 3D.
+    __host__ __device__ curl_type
+    get_curl(const unsigned int q) const
+    {
+      static_assert(n_components_ == dim, "gpumf::FEEvaluation::get_curl needs n_components == dim.");
+      note(false, shared.array_size + q, "the gradient");
+      // du_c/dx_d
+      const auto du = [&](const unsigned int c, const unsigned int d) { return shared.gradients[d][c * P + q]; };
+      curl_type  curl;
+      if constexpr (dim == 2)
+        curl[0] = du(1, 0) - du(0, 1);
+      else
+        {
+          curl[0] = du(2, 1) - du(1, 2);
+          curl[1] = du(0, 2) - du(2, 0);
+          curl[2] = du(1, 0) - du(0, 1);
+        }
+      return curl;
+    }
+
+    /// Submits @p div_in at quadrature point @p q, tested by the divergence of the shape functions
+    /// (as submit_gradient(div_in * identity); replaces what submit_gradient() submitted there).
+    __host__ __device__ void
+    submit_divergence(const Number div_in, const unsigned int q)
+    {
+      static_assert(n_components_ == dim, "gpumf::FEEvaluation::submit_divergence needs n_components == dim.");
+      note(true, shared.array_size + q, "the gradient");
+      Number jinv[dim][dim];
+      inverse_jacobian(q, jinv);
+      const Number scaled = div_in * JxW(q);
+      for (unsigned int c = 0; c < dim; ++c)
+        for (unsigned int e = 0; e < dim; ++e)
+          shared.gradients[e][c * P + q] = jinv[e][c] * scaled;
+    }
+
+    /// Submits @p sym_in at quadrature point @p q, tested by the symmetric gradient of the shape functions.
+    __host__ __device__ void
+    submit_symmetric_gradient(const dealii::SymmetricTensor<2, dim, Number> &sym_in, const unsigned int q)
+    {
+      static_assert(n_components_ == dim, "gpumf::FEEvaluation::submit_symmetric_gradient needs n_components == dim.");
+      gradient_type gradient;
+      for (unsigned int c = 0; c < dim; ++c)
+        gradient[c][c] = sym_in.access_raw_entry(c);
+      for (unsigned int c = 0, k = dim; c < dim; ++c)
+        for (unsigned int d = c + 1; d < dim; ++d, ++k)
+          gradient[c][d] = gradient[d][c] = sym_in.access_raw_entry(k);
+      submit_gradient(gradient, q);
+    }
+
+    /// Submits @p curl_in at quadrature point @p q, tested by the curl of the shape functions.
+    __host__ __device__ void
+    submit_curl(const curl_type &curl_in, const unsigned int q)
+    {
+      static_assert(n_components_ == dim, "gpumf::FEEvaluation::submit_curl needs n_components == dim.");
+      // c . curl(phi) written as G : grad(phi), G[component][direction]
+      gradient_type gradient;
+      if constexpr (dim == 2)
+        {
+          gradient[1][0] = curl_in[0];
+          gradient[0][1] = -curl_in[0];
+        }
+      else
+        {
+          gradient[2][1] = curl_in[0];
+          gradient[1][2] = -curl_in[0];
+          gradient[0][2] = curl_in[1];
+          gradient[2][0] = -curl_in[1];
+          gradient[1][0] = curl_in[2];
+          gradient[0][1] = -curl_in[2];
+        }
+      submit_gradient(gradient, q);
+    }
+    /// @}
+
     /// Submits a real-space gradient at quadrature point @p q, tested by the shape gradients (times JxW).
     __host__ __device__ void
     submit_gradient(const gradient_type &grad_in, const unsigned int q)
@@ -477,6 +605,43 @@ namespace gpumf
       submit_gradient(grad_in, current_q);
     }
 
+    /// The divergence at the thread's point (deal.II 9.4's form without a point).
+    __host__ __device__ Number
+    get_divergence() const
+    {
+      return get_divergence(current_q);
+    }
+
+    __host__ __device__ dealii::SymmetricTensor<2, dim, Number>
+                        get_symmetric_gradient() const
+    {
+      return get_symmetric_gradient(current_q);
+    }
+
+    __host__ __device__ curl_type
+    get_curl() const
+    {
+      return get_curl(current_q);
+    }
+
+    __host__ __device__ void
+    submit_divergence(const Number div_in)
+    {
+      submit_divergence(div_in, current_q);
+    }
+
+    __host__ __device__ void
+    submit_symmetric_gradient(const dealii::SymmetricTensor<2, dim, Number> &sym_in)
+    {
+      submit_symmetric_gradient(sym_in, current_q);
+    }
+
+    __host__ __device__ void
+    submit_curl(const curl_type &curl_in)
+    {
+      submit_curl(curl_in, current_q);
+    }
+
     /// The DoF value of the thread's point (before evaluate()).
     __host__ __device__ value_type
     get_dof_value() const
@@ -538,21 +703,45 @@ namespace gpumf
     }
 
   private:
-    /// The cell of a deal.II 9.7+ functor's @p data (stops with a message where the data has no
-    /// cell or @p dof_index is not 0).
-    template <typename Index>
+    /// The cell of a deal.II 9.7+ functor's @p data (stops with a message where the data has no cell).
     __host__ __device__ static unsigned int
-    checked_cell(const data_type *data, const Index dof_index)
+    checked_cell(const data_type *data)
     {
-      internal::require(dof_index == 0,
-                        "gpumf::FEEvaluation(data, dof_index): gpumf's MatrixFree has one DoFHandler; dof_index "
-                        "must be 0.");
       internal::require(data->shared_data != nullptr,
                         "gpumf::FEEvaluation(data): this data has no cell; the constructor without shared data "
                         "serves cell functors of deal.II 9.7's form operator()(const Data *data, const "
                         "DeviceVector<Number> &src, DeviceVector<Number> &dst). In a functor of the 9.4/9.6 form "
                         "write FEEvaluation(cell, data, shared_data) or FEEvaluation(data, shared_data).");
       return data->cell_index;
+    }
+
+    /// @p launch with the DoF fields of DoFHandler @p dof_index (Data::dof_handler_data).
+    __host__ __device__ static data_type
+    of_dof_handler(const data_type &launch, const unsigned int dof_index)
+    {
+      if (dof_index == launch.dof_index)
+        return launch;
+      internal::require(dof_index < launch.n_dof_handlers && launch.dof_handler_data != nullptr,
+                        "gpumf::FEEvaluation: dof_index beyond the DoFHandlers of the MatrixFree object (reinit() "
+                        "with a vector of DoFHandlers takes their positions in it as indices).");
+      const data_type &other        = launch.dof_handler_data[dof_index];
+      data_type        data         = launch;
+      data.local_to_global          = other.local_to_global;
+      data.plain_local_to_global    = other.plain_local_to_global;
+      data.constraint_rows          = other.constraint_rows;
+      data.cell_has_constraint_rows = other.cell_has_constraint_rows;
+      data.has_constraint_rows      = other.has_constraint_rows;
+      data.hanging_masks            = other.hanging_masks;
+      data.hanging_local_to_global  = other.hanging_local_to_global;
+      data.hanging_weights          = other.hanging_weights;
+      data.shape_values             = other.shape_values;
+      data.shape_gradients          = other.shape_gradients;
+      data.inverse_shape_values     = other.inverse_shape_values;
+      data.n_dofs_1d                = other.n_dofs_1d;
+      data.n_components             = other.n_components;
+      data.collocation              = other.collocation;
+      data.dof_index                = dof_index;
+      return data;
     }
 
     template <int, int, int, typename, bool>

@@ -21,6 +21,7 @@
 #include <gpumf/internal/loop_schedule.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
+#include <gpumf/block_vector.h>
 
 #include <deal.II/base/point.h>
 #include <deal.II/base/quadrature.h>
@@ -100,6 +101,9 @@ namespace gpumf
    */
   template <int dim, typename Number>
   struct SharedData;
+
+  template <typename Number>
+  class BlockVector;
 
   template <int dim, typename Number = double>
   class MatrixFree : public internal::EnableObserverPointer
@@ -339,6 +343,23 @@ namespace gpumf
       bool thread_per_column = false;
       /// @}
 
+      /// @name Several DoFHandlers (reinit() with a vector of them)
+      /// @{
+      /// The DoFHandler whose DoF fields this Data holds (local_to_global, plain_local_to_global,
+      /// the constraint rows and hanging-node arrays, the 1D shape tables, n_dofs_1d,
+      /// n_components, collocation); the cells and the geometry are those of every DoFHandler.
+      unsigned int dof_index = 0;
+      /// The DoFHandlers of the object.
+      unsigned int n_dof_handlers = 1;
+      /// [k]: the Data of DoFHandler k, in the backend's memory, whose DoF fields
+      /// FEEvaluation(data, k) takes (the rest of each is not for use); nullptr with one DoFHandler.
+      const Data *dof_handler_data = nullptr;
+      /// @}
+
+      /// The launch's per-cell scratch (set by the loops; SharedData): Numbers per array of a
+      /// set, sets, and Numbers from one set to the next on the GPU.
+      unsigned int scratch_array_size = 0, scratch_slots = 0, scratch_stride = 0;
+
       /// Position of point @p q of cell @p cell (of this color) in an array with @p n_q_points_
       /// entries per cell over all cells of the object (deal.II 9.5 and 9.6's Data::local_q_point_id();
       /// deprecated in 9.8, which asks n_q_points_ to be n_q_points).
@@ -423,8 +444,8 @@ namespace gpumf
     {
       internal_reinit(
         mapping,
-        dof_handler,
-        constraints,
+        {&dof_handler},
+        {&constraints},
         quad,
         [iterator_filter](const cell_iterator &cell) { return iterator_filter(cell); },
         additional_data);
@@ -436,6 +457,71 @@ namespace gpumf
            const dealii::AffineConstraints<Number> &constraints,
            const dealii::Quadrature<1>             &quad,
            const AdditionalData                    &additional_data = AdditionalData());
+
+    /**
+     * Several DoFHandlers on one mesh (deal.II 9.8's Portable::MatrixFree::reinit() with
+     * vectors of DoFHandlers and constraints; a velocity and a pressure, say): DoFHandler k, its
+     * constraints @p constraints[k], its element (each as the one-DoFHandler reinit() takes it:
+     * FE_Q, FE_DGQ or an FESystem of one, any degree with fe_degree + 1 <= @p quad's points),
+     * its vectors (initialize_dof_vector(vec, k)) and FEEvaluation(data, k) in the functors.
+     * The cells, their order and colors (no two cells of a color share an entry of any of the
+     * vectors) and the geometry are shared. At most max_dof_handlers; all on the same mesh.
+     * Faces (loop()) take one DoFHandler.
+     */
+    void
+    reinit(const dealii::Mapping<dim>                                   &mapping,
+           const std::vector<const dealii::DoFHandler<dim> *>           &dof_handlers,
+           const std::vector<const dealii::AffineConstraints<Number> *> &constraints,
+           const dealii::Quadrature<1>                                  &quad,
+           const AdditionalData                                         &additional_data = AdditionalData());
+
+    /// As above with constraints of another number type (copied into AffineConstraints<Number>).
+    template <typename Number2, typename = std::enable_if_t<!std::is_same_v<Number2, Number>>>
+    void
+    reinit(const dealii::Mapping<dim>                                    &mapping,
+           const std::vector<const dealii::DoFHandler<dim> *>            &dof_handlers,
+           const std::vector<const dealii::AffineConstraints<Number2> *> &constraints,
+           const dealii::Quadrature<1>                                   &quad,
+           const AdditionalData                                          &additional_data = AdditionalData())
+    {
+      std::vector<dealii::AffineConstraints<Number>>         converted(constraints.size());
+      std::vector<const dealii::AffineConstraints<Number> *> pointers;
+      for (std::size_t k = 0; k < constraints.size(); ++k)
+        {
+          converted[k].copy_from(*constraints[k]);
+          pointers.push_back(&converted[k]);
+        }
+      reinit(mapping, dof_handlers, pointers, quad, additional_data);
+    }
+
+    /**
+     * deal.II's CPU MatrixFree::reinit() form: a quadrature per index. gpumf's object has one
+     * quadrature for all DoFHandlers: @p quads holds one 1D quadrature (QGauss<1>, ...); more
+     * throw.
+     */
+    template <typename QuadratureType, typename Number2>
+    void
+    reinit(const dealii::Mapping<dim>                                    &mapping,
+           const std::vector<const dealii::DoFHandler<dim> *>            &dof_handlers,
+           const std::vector<const dealii::AffineConstraints<Number2> *> &constraints,
+           const std::vector<QuadratureType>                             &quads,
+           const AdditionalData                                          &additional_data = AdditionalData())
+    {
+      static_assert(std::is_base_of_v<dealii::Quadrature<1>, QuadratureType>,
+                    "gpumf::MatrixFree::reinit takes 1D quadratures (QGauss<1>, QGaussLobatto<1>, Quadrature<1>).");
+      AssertThrow(quads.size() == 1,
+                  ExcNotSupported("gpumf::MatrixFree::reinit: " + std::to_string(quads.size()) +
+                                  " quadratures given; gpumf's MatrixFree has one quadrature for all of its "
+                                  "DoFHandlers. Pass one (several quadratures: one MatrixFree object each)."));
+      reinit(mapping, dof_handlers, constraints, static_cast<const dealii::Quadrature<1> &>(quads[0]), additional_data);
+    }
+
+    /// The most DoFHandlers one object takes.
+    static constexpr unsigned int max_dof_handlers = 8;
+
+    /// The DoFHandlers of the object (1 unless reinit() was given several).
+    unsigned int
+    n_dof_handlers() const;
 
     /// The data of one color, for the functors.
     Data
@@ -463,7 +549,7 @@ namespace gpumf
     /// The locally owned constrained DoFs (local indices, sorted): the rows the operators keep
     /// as the identity (deal.II: MatrixFree::get_constrained_dofs()), on the host.
     const std::vector<unsigned int> &
-    get_constrained_dofs() const;
+    get_constrained_dofs(const unsigned int dof_index = 0) const;
 
     /// Number of colors (1 with atomics).
     unsigned int
@@ -659,17 +745,25 @@ namespace gpumf
     void
     evaluate_coefficients(const Functor &func, const SrcType &src) const;
 
-    /// dst[i] = src[i] for the locally owned constrained DoFs.
+    /// dst[i] = src[i] for the locally owned constrained DoFs (of DoFHandler @p dof_index).
     void
-    copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const;
+    copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst, const unsigned int dof_index = 0) const;
 
-    /// dst[i] += src[i] for the locally owned constrained DoFs.
+    /// dst[i] += src[i] for the locally owned constrained DoFs (of DoFHandler @p dof_index).
     void
-    add_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const;
+    add_constrained_values(const Vector<Number> &src, Vector<Number> &dst, const unsigned int dof_index = 0) const;
 
-    /// dst[i] = val for the locally owned constrained DoFs.
+    /// dst[i] = val for the locally owned constrained DoFs (of DoFHandler @p dof_index).
     void
-    set_constrained_values(const Number val, Vector<Number> &dst) const;
+    set_constrained_values(const Number val, Vector<Number> &dst, const unsigned int dof_index = 0) const;
+
+    /// Block b of @p dst from block b of @p src at the constrained DoFs of DoFHandler b, for every block.
+    void
+    copy_constrained_values(const BlockVector<Number> &src, BlockVector<Number> &dst) const;
+
+    /// Block b of @p dst set to @p val at the constrained DoFs of DoFHandler b, for every block.
+    void
+    set_constrained_values(const Number val, BlockVector<Number> &dst) const;
 
     /**
      * This rank's part of src . (A src) of an operator whose constrained rows are the identity:
@@ -687,26 +781,35 @@ namespace gpumf
      * here; one built from the locally relevant DoFs alone is rejected where the sets differ.
      */
     void
-    initialize_dof_vector(Vector<Number> &vec) const;
+    initialize_dof_vector(Vector<Number> &vec, const unsigned int dof_index = 0) const;
+
+    /// A block per DoFHandler, block k as initialize_dof_vector(vec.block(k), k).
+    void
+    initialize_dof_vector(BlockVector<Number> &vec) const;
+
+    /// As above for deal.II's block vector on the host (deal.II 9.8's step-104 fills its right-hand
+    /// side so): block k with DoFHandler k's locally owned and ghost DoFs.
+    void
+    initialize_dof_vector(dealii::LinearAlgebra::distributed::BlockVector<Number> &vec) const;
 
     /// Cells of each color, in the order the loops process them.
     const std::vector<std::vector<cell_iterator>> &
     get_colored_graph() const;
 
     const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
-    get_vector_partitioner() const;
+    get_vector_partitioner(const unsigned int dof_index = 0) const;
 
     /// Releases all memory.
     void
     free();
 
     const dealii::DoFHandler<dim> &
-    get_dof_handler() const;
+    get_dof_handler(const unsigned int dof_index = 0) const;
 
     /// The element of the DoFHandler's cells: DoFHandler::get_fe(), or that of an hp::FECollection
     /// which every active cell uses (reinit() accepts no other hp::FECollection).
     const dealii::FiniteElement<dim> &
-    get_fe() const;
+    get_fe(const unsigned int dof_index = 0) const;
 
     /// Bytes held, host and device together.
     std::size_t
@@ -731,11 +834,11 @@ namespace gpumf
     /// For each local DoF of gpumf's order (component-major, lexicographic within a component)
     /// its index in deal.II's order of the cell's DoFs (cell->get_dof_indices()).
     const std::vector<unsigned int> &
-    get_dof_numbering() const;
+    get_dof_numbering(const unsigned int dof_index = 0) const;
 
-    /// Throws unless @p v has this object's backend and layout (initialize_dof_vector()).
+    /// Throws unless @p v has this object's backend and layout (initialize_dof_vector(v, dof_index)).
     void
-    check_vector(const Vector<Number> &v) const;
+    check_vector(const Vector<Number> &v, const unsigned int dof_index = 0) const;
 
     /// Throws unless @p v has this object's backend and either layout cell_loop() takes: that of
     /// initialize_dof_vector(), or k entries per cell of this rank without ghosts.
@@ -747,9 +850,13 @@ namespace gpumf
     void
     check_owned_entries(const Vector<Number> &v) const;
 
-    /// Number of vector components of the element.
+    /// Number of vector components of the element (of DoFHandler @p dof_index).
     unsigned int
-    n_components() const;
+    n_components(const unsigned int dof_index = 0) const;
+
+    /// The most components of the DoFHandlers' elements (a cell's scratch holds as many).
+    unsigned int
+    max_components() const;
 
     /// Quadrature points per cell (n_q_points_1d^dim).
     unsigned int
@@ -781,11 +888,13 @@ namespace gpumf
      * Runs `func(cell, &data, &shared_data, i, diagonal)` for every local DoF i of every cell
      * (one thread per point as in cell_loop()), then sends contributions to other ranks'
      * entries. For diagonals: the functor applies the cell operator to the unit vector i
-     * (FEEvaluation::set_unit_dof_values) and adds entry i (distribute_local_diagonal).
+     * (FEEvaluation::set_unit_dof_values) and adds entry i (distribute_local_diagonal). With
+     * several DoFHandlers, i runs over the DoFs of DoFHandler @p dof_index, whose layout
+     * @p diagonal has (the functor's FEEvaluation takes that index).
      */
     template <typename Functor, typename Compiler = internal::ThisCompiler>
     void
-    diagonal_loop(const Functor &func, Vector<Number> &diagonal) const;
+    diagonal_loop(const Functor &func, Vector<Number> &diagonal, const unsigned int dof_index = 0) const;
 
   private:
     /// The checks loop() and loop_diagonal() share: functors, faces, element, shared memory.
@@ -794,12 +903,22 @@ namespace gpumf
     check_face_loop() const;
 
     void
-    internal_reinit(const dealii::Mapping<dim>                       &mapping,
-                    const dealii::DoFHandler<dim>                    &dof_handler,
-                    const dealii::AffineConstraints<Number>          &constraints,
-                    const dealii::Quadrature<1>                      &quad,
-                    const std::function<bool(const cell_iterator &)> &filter,
-                    const AdditionalData                             &additional_data);
+    internal_reinit(const dealii::Mapping<dim>                                   &mapping,
+                    const std::vector<const dealii::DoFHandler<dim> *>           &dof_handlers,
+                    const std::vector<const dealii::AffineConstraints<Number> *> &constraints,
+                    const dealii::Quadrature<1>                                  &quad,
+                    const std::function<bool(const cell_iterator &)>             &filter,
+                    const AdditionalData                                         &additional_data);
+
+    /// DoFHandler @p dof_index's part: this object for 0, else the one reinit() made for it
+    /// (its DoF fields, vectors and constraints; the cells, colors and geometry are this object's).
+    const MatrixFree &
+    dof_part(const unsigned int dof_index) const;
+
+    /// The index of the DoFHandler whose layout @p v has (check_loop_vector()), or
+    /// numbers::invalid_unsigned_int for data per cell.
+    unsigned int
+    dof_index_of(const Vector<Number> &v) const;
 
     /// Throws unless a functor's declared sizes match this object.
     void
@@ -860,6 +979,10 @@ namespace gpumf
     /// The faces (AdditionalData::mapping_update_flags_inner_faces, _boundary_faces).
     internal::FaceArrays<dim, Number> face_arrays;
     bool                              discontinuous = false;
+    /// DoFHandlers 1, 2, ... of reinit() with several (dof_part()); empty with one.
+    std::vector<std::unique_ptr<MatrixFree>> other_dof_parts;
+    /// Data::dof_handler_data: each DoFHandler's Data, in the backend's memory (empty with one).
+    internal::Array<Data> dof_handler_data;
     /// face_ghost_subset() of values and of gradients, once made
     mutable std::shared_ptr<const internal::GhostSubset> ghost_subsets[2];
     mutable bool                                         ghost_subsets_made[2] = {false, false};

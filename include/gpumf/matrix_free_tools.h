@@ -43,6 +43,8 @@ namespace gpumf
       QuadOperation quad_operation;
       unsigned int  evaluation_flags;
       unsigned int  integration_flags;
+      /// The DoFHandler of the diagonal (MatrixFree with several).
+      unsigned int dof_index = 0;
 
       __host__ __device__ void
       operator()(const unsigned int                            cell,
@@ -56,7 +58,7 @@ namespace gpumf
         cell_data.cell_index                             = cell;
         cell_data.shared_data                            = shared;
         cell_data.team_member                            = shared->team_member;
-        FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number> phi(cell, &cell_data, shared);
+        FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number> phi(cell, &cell_data, shared, dof_index);
         phi.set_unit_dof_values(i);
         phi.evaluate(static_cast<EvaluationFlags::EvaluationFlags>(evaluation_flags));
         cell_data.for_each_quad_point([&](const int &q) { quad_operation(&phi, q); });
@@ -75,9 +77,11 @@ namespace gpumf
     /**
      * The diagonal of the operator whose quadrature-point work is @p quad_operation (deal.II
      * 9.7+'s MatrixFreeTools::compute_diagonal() for Portable::MatrixFree). @p evaluation_flags
-     * and @p integration_flags: deal.II's or gpumf's (values, gradients). gpumf's MatrixFree has
-     * one DoFHandler and one quadrature: the indices must be 0, as deal.II 9.8 requires of the
-     * last three.
+     * and @p integration_flags: deal.II's or gpumf's (values, gradients). @p dof_handler_index
+     * selects the DoFHandler of a MatrixFree with several (deal.II 9.8's step-104 takes the
+     * diagonal of its velocity block so; @p diagonal gets that DoFHandler's layout). gpumf's
+     * MatrixFree has one quadrature, and the diagonal covers all components: the last three
+     * indices must be 0, as deal.II 9.8 requires.
      */
     template <int dim,
               int fe_degree,
@@ -103,17 +107,18 @@ namespace gpumf
                       internal::is_evaluation_flags<IntegrationFlagsType>,
                     "gpumf::MatrixFreeTools::compute_diagonal: the flags are deal.II's or gpumf's EvaluationFlags "
                     "(values, gradients).");
-      AssertThrow(dof_handler_index == 0 && quadrature_index == 0 && first_selected_component == 0 &&
-                    first_vector_component == 0,
+      AssertThrow(quadrature_index == 0 && first_selected_component == 0 && first_vector_component == 0,
                   ExcNotSupported("gpumf::MatrixFreeTools::compute_diagonal: gpumf's MatrixFree has one "
-                                  "DoFHandler and one quadrature, and the diagonal covers all components: "
-                                  "dof_handler_index, quadrature_index, first_selected_component and "
-                                  "first_vector_component must be 0."));
-      matrix_free.initialize_dof_vector(diagonal);
+                                  "quadrature, and the diagonal covers all components: quadrature_index, "
+                                  "first_selected_component and first_vector_component must be 0."));
+      matrix_free.initialize_dof_vector(diagonal, dof_handler_index);
       const internal::DiagonalCellAction<dim, fe_degree, n_q_points_1d, n_components, Number, QuadOperation> action{
-        quad_operation, static_cast<unsigned int>(evaluation_flags), static_cast<unsigned int>(integration_flags)};
-      matrix_free.template diagonal_loop<decltype(action), Compiler>(action, diagonal);
-      matrix_free.set_constrained_values(Number(1), diagonal);
+        quad_operation,
+        static_cast<unsigned int>(evaluation_flags),
+        static_cast<unsigned int>(integration_flags),
+        dof_handler_index};
+      matrix_free.template diagonal_loop<decltype(action), Compiler>(action, diagonal, dof_handler_index);
+      matrix_free.set_constrained_values(Number(1), diagonal, dof_handler_index);
     }
   } // namespace MatrixFreeTools
 } // namespace gpumf

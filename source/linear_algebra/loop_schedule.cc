@@ -27,17 +27,29 @@ namespace gpumf
     LoopSchedule<Number>::has_loop_layout(const Vector<Number> &v) const
     {
       const auto &layout = options.layout;
-      return layout == nullptr || same_layout(*v.get_partitioner(), *layout);
+      if (layout == nullptr || same_layout(*v.get_partitioner(), *layout))
+        return true;
+      for (const auto &other : options.more_layouts)
+        if (same_layout(*v.get_partitioner(), *other))
+          return true;
+      return false;
     }
 
     template <typename Number>
     Vector<Number> *
     LoopSchedule<Number>::stand_in(const Vector<Number> &v)
     {
-      // the loop layout's owned entries under another partitioner: a temporary of the layout
-      const auto &layout = options.layout;
-      if (layout == nullptr || v.backend() != options.backend || has_loop_layout(v) ||
-          !(v.locally_owned_elements() == layout->locally_owned_range()))
+      // a loop layout's owned entries under another partitioner: a temporary of the layout
+      if (options.layout == nullptr || v.backend() != options.backend || has_loop_layout(v))
+        return nullptr;
+      std::shared_ptr<const dealii::Utilities::MPI::Partitioner> layout;
+      for (std::size_t k = 0; k <= options.more_layouts.size() && layout == nullptr; ++k)
+        {
+          const auto &candidate = k == 0 ? options.layout : options.more_layouts[k - 1];
+          if (v.locally_owned_elements() == candidate->locally_owned_range())
+            layout = candidate;
+        }
+      if (layout == nullptr)
         return nullptr;
       temporaries.push_back(std::make_unique<Vector<Number>>(layout, options.backend));
       copy(options.backend,

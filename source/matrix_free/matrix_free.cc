@@ -542,19 +542,26 @@ namespace gpumf
       std::vector<unsigned int>                                         order;
     };
 
+    /**
+     * The colors and order of the cells of the DoFHandlers' codes @p all (the same cells in the
+     * same order; one DoFHandler, or several sharing the cells): a cell touches the entries of
+     * every DoFHandler's vector, told apart by @p offsets (DoFHandler k's index g is g +
+     * offsets[k]); a cell touches a ghost or has constraint rows where it does so in any.
+     */
     template <int dim, typename Number>
     CellOrder<dim, Number>
-    color(const Triangulation<dim>     &tria,
-          const CellCodes<dim, Number> &cell_codes,
-          const bool                    use_coloring,
-          const bool                    discontinuous)
+    color(const Triangulation<dim>                          &tria,
+          const std::vector<const CellCodes<dim, Number> *> &all,
+          const std::vector<types::global_dof_index>        &offsets,
+          const bool                                         use_coloring,
+          const bool                                         discontinuous)
     {
-      using ConflictStrategy               = typename MatrixFree<dim, Number>::ConflictStrategy;
-      const auto            &cells         = cell_codes.cells;
-      const auto            &codes         = cell_codes.codes;
-      const auto            &rows          = cell_codes.rows;
-      const unsigned int     dofs_per_cell = cell_codes.dofs_per_cell;
-      const unsigned int     n_cells       = cells.size();
+      using ConflictStrategy       = typename MatrixFree<dim, Number>::ConflictStrategy;
+      const auto        &cells     = all[0]->cells;
+      const unsigned int n_cells   = cells.size();
+      bool               rows_none = true;
+      for (const auto *cell_codes : all)
+        rows_none = rows_none && cell_codes->rows.empty();
       CellOrder<dim, Number> result;
       // Colors of cell positions: cells of a color touch disjoint vector entries, the vector
       // indices a cell reads and writes being its DoFs and their constraints' entries. The
@@ -563,27 +570,34 @@ namespace gpumf
       // its interpolation are the entries of its lines)
       const auto touched = [&](const unsigned int c) {
         std::vector<types::global_dof_index> indices;
-        for (unsigned int i = 0; i < dofs_per_cell; ++i)
-          for (unsigned int way = 0; way < (cell_codes.masks.empty() || cell_codes.masks[c] == 0 ? 1 : 2); ++way)
-            {
-              const long long code = (way == 0 ? codes : cell_codes.hanging_codes)[std::size_t(c) * dofs_per_cell + i];
-              if (code >= 0)
-                indices.push_back(code);
-              else if (code <= -2)
-                for (const auto &entry : rows[-2 - code])
-                  indices.push_back(entry.first);
-            }
+        for (std::size_t k = 0; k < all.size(); ++k)
+          {
+            const CellCodes<dim, Number> &cell_codes    = *all[k];
+            const unsigned int            dofs_per_cell = cell_codes.dofs_per_cell;
+            const auto                   &codes         = cell_codes.codes;
+            for (unsigned int i = 0; i < dofs_per_cell; ++i)
+              for (unsigned int way = 0; way < (cell_codes.masks.empty() || cell_codes.masks[c] == 0 ? 1 : 2); ++way)
+                {
+                  const long long code =
+                    (way == 0 ? codes : cell_codes.hanging_codes)[std::size_t(c) * dofs_per_cell + i];
+                  if (code >= 0)
+                    indices.push_back(code + offsets[k]);
+                  else if (code <= -2)
+                    for (const auto &entry : cell_codes.rows[-2 - code])
+                      indices.push_back(entry.first + offsets[k]);
+                }
+          }
         return indices;
       };
       using Rule = internal::CellColoringRule;
       // the cells of a discontinuous element share no DoF: without constraint rows nothing conflicts
-      const bool                              no_conflicts = discontinuous && rows.empty();
+      const bool                              no_conflicts = discontinuous && rows_none;
       internal::CellColoring                  coloring     = internal::color_cells<dim>(tria,
                                                                    cells,
                                                                    touched,
                                                                    !use_coloring || no_conflicts ? Rule::one_color :
-                                                                                        rows.empty() ? Rule::parity :
-                                                                                                       Rule::graph);
+                                                                                        rows_none ? Rule::parity :
+                                                                                                    Rule::graph);
       std::vector<std::vector<unsigned int>> &colors       = coloring.colors;
       result.strategy                                      = no_conflicts                  ? ConflictStrategy::none :
                                                              coloring.rule == Rule::parity ? ConflictStrategy::cartesian_coloring :
@@ -593,12 +607,17 @@ namespace gpumf
       // other half (see CellRange and AdditionalData::overlap_communication_computation); within
       // each of the three, the cells with constraint rows last, so that the blocks of a launch
       // (several cells each, waiting for each other at barriers) hold cells of one kind.
-      const std::vector<unsigned char> &cell_touches_ghost = cell_codes.cell_touches_ghost;
-      std::vector<unsigned char>       &has_rows           = result.has_rows;
+      std::vector<unsigned char>  cell_touches_ghost(n_cells, 0);
+      std::vector<unsigned char> &has_rows = result.has_rows;
       has_rows.assign(n_cells, 0);
-      for (std::size_t k = 0; k < codes.size(); ++k)
-        if (codes[k] <= -2)
-          has_rows[k / dofs_per_cell] = 1;
+      for (const auto *cell_codes : all)
+        {
+          for (unsigned int c = 0; c < n_cells; ++c)
+            cell_touches_ghost[c] |= cell_codes->cell_touches_ghost[c];
+          for (std::size_t k = 0; k < cell_codes->codes.size(); ++k)
+            if (cell_codes->codes[k] <= -2)
+              has_rows[k / cell_codes->dofs_per_cell] = 1;
+        }
       const auto rows_last = [&](const auto begin, const auto end) {
         std::stable_partition(begin, end, [&](const unsigned int c) { return !has_rows[c]; });
       };
@@ -664,9 +683,12 @@ namespace gpumf
       result.indices.reset(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
       if (!cell_codes.plain.empty())
         result.plain_indices.reset(new unsigned int[std::size_t(n_cells) * dofs_per_cell]);
-      result.has_rows.resize(n_cells);
+      // this DoFHandler's rows (the order's flags are those of all its DoFHandlers)
+      result.has_rows.assign(n_cells, 0);
       for (unsigned int c = 0; c < n_cells; ++c)
-        result.has_rows[c] = cell_order.has_rows[order[c]];
+        for (unsigned int i = 0; i < dofs_per_cell; ++i)
+          if (codes[std::size_t(order[c]) * dofs_per_cell + i] <= -2)
+            result.has_rows[c] = 1;
       const bool with_masks = !cell_codes.masks.empty();
       if (with_masks)
         {
@@ -775,7 +797,7 @@ namespace gpumf
                                   const AdditionalData            &additional_data)
   {
     internal_reinit(
-      mapping, dof_handler, constraints, quad, [](const cell_iterator &) { return true; }, additional_data);
+      mapping, {&dof_handler}, {&constraints}, quad, [](const cell_iterator &) { return true; }, additional_data);
   }
 
   template <int dim, typename Number>
@@ -790,133 +812,256 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::internal_reinit(const Mapping<dim>                               &mapping,
-                                           const DoFHandler<dim>                            &dof,
-                                           const AffineConstraints<Number>                  &constraints,
-                                           const Quadrature<1>                              &quad,
-                                           const std::function<bool(const cell_iterator &)> &filter,
-                                           const AdditionalData                             &additional_data)
+  MatrixFree<dim, Number>::reinit(const Mapping<dim>                                   &mapping,
+                                  const std::vector<const DoFHandler<dim> *>           &dof_handlers,
+                                  const std::vector<const AffineConstraints<Number> *> &constraints,
+                                  const Quadrature<1>                                  &quad,
+                                  const AdditionalData                                 &additional_data)
   {
-    const FiniteElement<dim> &fe     = active_element(dof); // (collective)
-    const FE_Poly<dim>       &fe_q   = supported_element<dim, Number>(fe, quad, additional_data);
+    internal_reinit(
+      mapping, dof_handlers, constraints, quad, [](const cell_iterator &) { return true; }, additional_data);
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::internal_reinit(const Mapping<dim>                                   &mapping,
+                                           const std::vector<const DoFHandler<dim> *>           &dofs,
+                                           const std::vector<const AffineConstraints<Number> *> &constraints,
+                                           const Quadrature<1>                                  &quad,
+                                           const std::function<bool(const cell_iterator &)>     &filter,
+                                           const AdditionalData                                 &additional_data)
+  {
+    const unsigned int n_parts = dofs.size();
+    AssertThrow(n_parts >= 1 && n_parts <= max_dof_handlers && constraints.size() == n_parts,
+                ExcNotSupported("gpumf::MatrixFree::reinit: " + std::to_string(n_parts) + " DoFHandlers and " +
+                                std::to_string(constraints.size()) + " AffineConstraints given; it takes 1 to " +
+                                std::to_string(max_dof_handlers) + " DoFHandlers, with one AffineConstraints each."));
+    for (unsigned int k = 0; k < n_parts; ++k)
+      AssertThrow(dofs[k] != nullptr && constraints[k] != nullptr &&
+                    &dofs[k]->get_triangulation() == &dofs[0]->get_triangulation(),
+                  ExcNotSupported("gpumf::MatrixFree::reinit: DoFHandler " + std::to_string(k) +
+                                  (dofs[k] == nullptr || constraints[k] == nullptr ?
+                                     " or its AffineConstraints is a null pointer." :
+                                     " lives on another Triangulation than DoFHandler 0; the DoFHandlers of "
+                                     "one MatrixFree share its mesh.")));
+    const DoFHandler<dim>                  &dof = *dofs[0];
+    std::vector<const FiniteElement<dim> *> fes;
+    std::vector<const FE_Poly<dim> *>       fe_qs;
+    for (unsigned int k = 0; k < n_parts; ++k)
+      {
+        fes.push_back(&active_element(*dofs[k])); // (collective)
+        fe_qs.push_back(&supported_element<dim, Number>(*fes[k], quad, additional_data));
+      }
+    const FiniteElement<dim> &fe     = *fes[0];
+    const FE_Poly<dim>       &fe_q   = *fe_qs[0];
     const unsigned int        degree = fe_q.degree;
     const unsigned int        n_q    = quad.size();
 
     free();
-    dof_handler           = &dof;
-    active_fe             = &fe;
-    backend_              = additional_data.backend;
-    fe_degree             = degree;
-    n_q_points_1d         = n_q;
-    n_components_         = fe.n_components();
-    discontinuous         = dynamic_cast<const FE_DGQ<dim> *>(&fe_q) != nullptr;
     const bool with_faces = additional_data.mapping_update_flags_inner_faces != update_default ||
                             additional_data.mapping_update_flags_boundary_faces != update_default;
+    AssertThrow(!with_faces || n_parts == 1,
+                ExcNotSupported("gpumf::MatrixFree: faces (AdditionalData::mapping_update_flags_inner_faces or "
+                                "_boundary_faces) with " +
+                                std::to_string(n_parts) +
+                                " DoFHandlers; loop() takes one DoFHandler per MatrixFree object."));
+    // every DoFHandler's part of the object: this object for DoFHandler 0
+    for (unsigned int k = 1; k < n_parts; ++k)
+      other_dof_parts.push_back(std::make_unique<MatrixFree>());
+    const auto part = [&](const unsigned int k) -> MatrixFree & { return k == 0 ? *this : *other_dof_parts[k - 1]; };
+    bool       all_discontinuous = true;
+    for (unsigned int k = 0; k < n_parts; ++k)
+      {
+        MatrixFree &p               = part(k);
+        p.dof_handler               = dofs[k];
+        p.active_fe                 = fes[k];
+        p.backend_                  = additional_data.backend;
+        p.fe_degree                 = fe_qs[k]->degree;
+        p.n_q_points_1d             = n_q;
+        p.n_components_             = fes[k]->n_components();
+        p.discontinuous             = dynamic_cast<const FE_DGQ<dim> *>(fe_qs[k]) != nullptr;
+        p.mg_level                  = additional_data.mg_level;
+        p.requested_cells_per_block = additional_data.cells_per_block;
+        p.overlap                   = additional_data.overlap_communication_computation;
+        all_discontinuous           = all_discontinuous && p.discontinuous;
+      }
     if (with_faces)
       {
         AssertThrow(discontinuous,
                     ExcNotSupported("gpumf::MatrixFree: faces (AdditionalData::mapping_update_flags_inner_faces or "
                                     "_boundary_faces) need a discontinuous element (FE_DGQ, FE_DGQHermite, "
-                                    "FE_DGQLegendre, FE_DGQArbitraryNodes or an FESystem of one); got " +
+                                    "FE_DGQLegendre, FE_DGQArbitraryNodes, or an FESystem of one); got " +
                                     fe.get_name() + "."));
       }
     if (backend_ == Backend::cuda)
       {
         AssertThrow(cuda_available(), ExcNoGPU("no CUDA device is usable"));
         const std::size_t max_shared = internal::max_shared_memory_per_block();
-        max_shared_memory            = max_shared;
+        for (unsigned int k = 0; k < n_parts; ++k)
+          part(k).max_shared_memory = max_shared;
         AssertThrow(shared_memory_per_block_for(1) <= max_shared,
                     ExcNotSupported("gpumf::MatrixFree: a cell of FE_Q degree " + std::to_string(degree) + " with " +
-                                    std::to_string(n_components_) + " components and " + std::to_string(n_q) +
+                                    std::to_string(max_components()) + " components and " + std::to_string(n_q) +
                                     " points per direction needs " + std::to_string(shared_memory_per_block_for(1)) +
                                     " bytes of shared memory; the GPU offers " + std::to_string(max_shared) +
                                     " per block. Use fewer quadrature points, components or a lower degree."));
       }
-    requested_cells_per_block = additional_data.cells_per_block;
-    overlap                   = additional_data.overlap_communication_computation;
 
     const MPI_Comm comm = dof.get_triangulation().get_communicator();
     // the active cells, or those of one multigrid level with its level DoFs
-    mg_level = additional_data.mg_level;
-    internal::SetupSection section("MatrixFree::reinit: relevant DoFs (deal.II)", backend_);
-    const RelevantDoFs     dofs = relevant_dofs(dof, constraints, mg_level);
+    internal::SetupSection    section("MatrixFree::reinit: relevant DoFs (deal.II)", backend_);
+    std::vector<RelevantDoFs> relevant;
+    relevant.reserve(n_parts);
+    for (unsigned int k = 0; k < n_parts; ++k)
+      relevant.push_back(relevant_dofs(*dofs[k], *constraints[k], mg_level));
 
     section.next("MatrixFree::reinit: cells, DoF codes");
-    CellCodes<dim, Number> cell_codes =
-      cells_and_dof_codes(dof,
-                          fe,
-                          fe_q,
-                          constraints,
-                          filter,
-                          mg_level,
-                          dofs,
-                          additional_data.store_plain_indices,
-                          additional_data.hanging_nodes == HangingNodes::interpolation);
-    dof_numbering = cell_codes.dof_numbering;
+    std::vector<CellCodes<dim, Number>> all_codes;
+    all_codes.reserve(n_parts);
+    for (unsigned int k = 0; k < n_parts; ++k)
+      {
+        all_codes.push_back(cells_and_dof_codes(*dofs[k],
+                                                *fes[k],
+                                                *fe_qs[k],
+                                                *constraints[k],
+                                                filter,
+                                                mg_level,
+                                                relevant[k],
+                                                additional_data.store_plain_indices,
+                                                additional_data.hanging_nodes == HangingNodes::interpolation));
+        part(k).dof_numbering = all_codes[k].dof_numbering;
+      }
+    CellCodes<dim, Number> &cell_codes = all_codes[0];
+    // (the same mesh and filter give the same cells in the same order; checked all the same)
+    std::string error;
+    for (unsigned int k = 0; k < n_parts && error.empty(); ++k)
+      {
+        error = all_codes[k].error;
+        if (error.empty() && all_codes[k].cells.size() != cell_codes.cells.size())
+          error = "gpumf::MatrixFree::reinit: DoFHandler " + std::to_string(k) + " has other cells than DoFHandler 0.";
+        for (std::size_t c = 0; c < cell_codes.cells.size() && error.empty(); ++c)
+          if (all_codes[k].cells[c]->level() != cell_codes.cells[c]->level() ||
+              all_codes[k].cells[c]->index() != cell_codes.cells[c]->index())
+            error =
+              "gpumf::MatrixFree::reinit: DoFHandler " + std::to_string(k) + " has other cells than DoFHandler 0.";
+      }
 
     // the first collective call of reinit(): its time is the wait for the slowest rank
     section.next("MatrixFree::reinit: errors of all ranks (waits for the slowest)");
     // (a serial Triangulation in a program that never started MPI, as deal.II allows: no MPI calls)
     const bool with_mpi = Utilities::MPI::job_supports_mpi();
     for (const std::string &message :
-         with_mpi ? Utilities::MPI::all_gather(comm, cell_codes.error) : std::vector<std::string>{cell_codes.error})
+         with_mpi ? Utilities::MPI::all_gather(comm, error) : std::vector<std::string>{error})
       if (!message.empty())
         {
           free();
           AssertThrow(false, ExcNotSupported(message));
         }
     section.next("MatrixFree::reinit: constraint table, partitioner");
-    partitioner                   = std::make_shared<Utilities::MPI::Partitioner>(dofs.owned, cell_codes.ghosts, comm);
-    ConstraintTable<Number> table = constraint_table(cell_codes.rows, constraints, *partitioner);
-    constraint_row_start.reinit(backend_, table.row_start);
-    constraint_indices.reinit(backend_, table.row_indices);
-    constraint_weights.reinit(backend_, table.row_weights);
-    constrained_dofs.reinit(backend_, table.constrained);
-    constrained_dofs_host = std::move(table.constrained);
+    for (unsigned int k = 0; k < n_parts; ++k)
+      {
+        MatrixFree &p = part(k);
+        p.partitioner = std::make_shared<Utilities::MPI::Partitioner>(relevant[k].owned, all_codes[k].ghosts, comm);
+        ConstraintTable<Number> table = constraint_table(all_codes[k].rows, *constraints[k], *p.partitioner);
+        p.constraint_row_start.reinit(backend_, table.row_start);
+        p.constraint_indices.reinit(backend_, table.row_indices);
+        p.constraint_weights.reinit(backend_, table.row_weights);
+        p.constrained_dofs.reinit(backend_, table.constrained);
+        p.constrained_dofs_host = std::move(table.constrained);
+      }
 
     section.next("MatrixFree::reinit: coloring");
+    std::vector<const CellCodes<dim, Number> *> code_list;
+    std::vector<types::global_dof_index>        offsets;
+    types::global_dof_index                     offset = 0;
+    for (unsigned int k = 0; k < n_parts; ++k)
+      {
+        code_list.push_back(&all_codes[k]);
+        offsets.push_back(offset);
+        offset += part(k).partitioner->size();
+      }
     CellOrder<dim, Number> cell_order =
-      color(dof.get_triangulation(), cell_codes, additional_data.use_coloring, discontinuous);
-    strategy       = cell_order.strategy;
-    graph          = std::move(cell_order.graph);
-    color_start    = std::move(cell_order.color_start);
-    interior_split = std::move(cell_order.interior_split);
-    boundary_end   = std::move(cell_order.boundary_end);
+      color(dof.get_triangulation(), code_list, offsets, additional_data.use_coloring, all_discontinuous);
+
+    // DoFHandler k's DoF codes as vector indices of its layout, in the cells' order
+    const auto set_dof_indices =
+      [](MatrixFree &p, const CellCodes<dim, Number> &cell_codes, const CellOrder<dim, Number> &cell_order) {
+        const unsigned int n_cells = cell_codes.cells.size();
+        const CellIndices  indices = cell_indices(cell_codes, cell_order, *p.partitioner);
+        p.local_to_global.reinit(p.backend_, indices.indices.get(), std::size_t(n_cells) * cell_codes.dofs_per_cell);
+        if (indices.plain_indices)
+          p.plain_local_to_global.reinit(p.backend_,
+                                         indices.plain_indices.get(),
+                                         std::size_t(n_cells) * cell_codes.dofs_per_cell);
+        p.cell_has_constraint_rows.reinit(p.backend_, indices.has_rows);
+        // a launch's flag: some cell has a row among the codes it reads (either way with a mask)
+        p.color_has_constraint_rows.clear();
+        for (unsigned int color = 0; color < p.graph.size(); ++color)
+          {
+            bool has = false;
+            for (unsigned int c = p.color_start[color]; c < p.color_start[color + 1]; ++c)
+              has = has || indices.has_rows[c] != 0 ||
+                    (!indices.masks.empty() && (indices.masks[c] & internal::hanging::has_rows) != 0);
+            p.color_has_constraint_rows.push_back(has);
+          }
+        p.hanging_node_cells = {cell_codes.n_interpolated, cell_codes.n_through_rows};
+        if (!indices.masks.empty())
+          {
+            p.hanging_masks.reinit(p.backend_, indices.masks);
+            p.hanging_local_to_global.reinit(p.backend_,
+                                             indices.hanging_indices.get(),
+                                             std::size_t(n_cells) * cell_codes.dofs_per_cell);
+            p.hanging_weights.reinit(p.backend_,
+                                     std::vector<Number>(cell_codes.weights.begin(), cell_codes.weights.end()));
+          }
+        p.cells_in_order.resize(n_cells);
+        for (unsigned int c = 0; c < n_cells; ++c)
+          p.cells_in_order[c] = cell_codes.cells[cell_order.order[c]];
+      };
+
+    // the 1D tables of DoFHandler k's element on the quadrature
+    const auto set_tables = [](MatrixFree &p, const FE_Poly<dim> &fe_q, const Quadrature<1> &quad) {
+      {
+        const Quadrature<dim> quadrature(quad);
+        std::vector<Number>   weights(quadrature.size());
+        for (unsigned int q = 0; q < quadrature.size(); ++q)
+          weights[q] = quadrature.weight(q);
+        p.quadrature_weights.reinit(p.backend_, weights);
+      }
+      const Tables1D<Number> tables = tables_1d<dim, Number>(fe_q, quad);
+      p.collocation                 = tables.collocation;
+      p.shape_values.reinit(p.backend_, tables.values_1d);
+      p.shape_gradients.reinit(p.backend_, tables.gradients_1d);
+      p.co_shape_gradients.reinit(p.backend_, tables.derivatives_on_points);
+      if (quad.size() == fe_q.degree + 1)
+        {
+          // CellwiseInverseMassMatrix: the inverse of the square 1D interpolation matrix
+          const unsigned int n = fe_q.degree + 1;
+          FullMatrix<double> values(n, n), inverse(n, n);
+          for (unsigned int q = 0; q < n; ++q)
+            for (unsigned int i = 0; i < n; ++i)
+              values(q, i) = tables.values_1d[q * n + i];
+          inverse.invert(values);
+          std::vector<Number> entries(n * n);
+          for (unsigned int i = 0; i < n; ++i)
+            for (unsigned int l = 0; l < n; ++l)
+              entries[i * n + l] = inverse(i, l);
+          p.inverse_shape_values.reinit(p.backend_, entries);
+        }
+    };
 
     section.next("MatrixFree::reinit: DoF indices");
     const unsigned int n_cells = cell_codes.cells.size();
-    {
-      const CellIndices indices = cell_indices(cell_codes, cell_order, *partitioner);
-      local_to_global.reinit(backend_, indices.indices.get(), std::size_t(n_cells) * cell_codes.dofs_per_cell);
-      if (indices.plain_indices)
-        plain_local_to_global.reinit(backend_,
-                                     indices.plain_indices.get(),
-                                     std::size_t(n_cells) * cell_codes.dofs_per_cell);
-      cell_has_constraint_rows.reinit(backend_, indices.has_rows);
-      // a launch's flag: some cell has a row among the codes it reads (either way with a mask)
-      color_has_constraint_rows.clear();
-      for (unsigned int color = 0; color < graph.size(); ++color)
-        {
-          bool has = false;
-          for (unsigned int c = color_start[color]; c < color_start[color + 1]; ++c)
-            has = has || indices.has_rows[c] != 0 ||
-                  (!indices.masks.empty() && (indices.masks[c] & internal::hanging::has_rows) != 0);
-          color_has_constraint_rows.push_back(has);
-        }
-      hanging_node_cells = {cell_codes.n_interpolated, cell_codes.n_through_rows};
-      if (!indices.masks.empty())
-        {
-          hanging_masks.reinit(backend_, indices.masks);
-          hanging_local_to_global.reinit(backend_,
-                                         indices.hanging_indices.get(),
-                                         std::size_t(n_cells) * cell_codes.dofs_per_cell);
-          hanging_weights.reinit(backend_, std::vector<Number>(cell_codes.weights.begin(), cell_codes.weights.end()));
-        }
-    }
-
-    cells_in_order.resize(n_cells);
-    for (unsigned int c = 0; c < n_cells; ++c)
-      cells_in_order[c] = cell_codes.cells[cell_order.order[c]];
+    for (unsigned int k = 0; k < n_parts; ++k)
+      {
+        MatrixFree &p    = part(k);
+        p.strategy       = cell_order.strategy;
+        p.graph          = cell_order.graph;
+        p.color_start    = cell_order.color_start;
+        p.interior_split = cell_order.interior_split;
+        p.boundary_end   = cell_order.boundary_end;
+        set_dof_indices(p, all_codes[k], cell_order);
+      }
 
     section.next("MatrixFree::reinit: geometry");
     {
@@ -930,36 +1075,31 @@ namespace gpumf
       uniform = arrays.uniform;
     }
     section.next("MatrixFree::reinit: 1D tables");
-    {
-      const Quadrature<dim> quadrature(quad);
-      std::vector<Number>   weights(quadrature.size());
-      for (unsigned int q = 0; q < quadrature.size(); ++q)
-        weights[q] = quadrature.weight(q);
-      quadrature_weights.reinit(backend_, weights);
-    }
-    const Tables1D<Number> tables = tables_1d<dim, Number>(fe_q, quad);
-    collocation                   = tables.collocation;
-    shape_values.reinit(backend_, tables.values_1d);
-    shape_gradients.reinit(backend_, tables.gradients_1d);
-    co_shape_gradients.reinit(backend_, tables.derivatives_on_points);
-    if (quad.size() == fe_q.degree + 1)
-      {
-        // CellwiseInverseMassMatrix: the inverse of the square 1D interpolation matrix
-        const unsigned int n = fe_q.degree + 1;
-        FullMatrix<double> values(n, n), inverse(n, n);
-        for (unsigned int q = 0; q < n; ++q)
-          for (unsigned int i = 0; i < n; ++i)
-            values(q, i) = tables.values_1d[q * n + i];
-        inverse.invert(values);
-        std::vector<Number> entries(n * n);
-        for (unsigned int i = 0; i < n; ++i)
-          for (unsigned int l = 0; l < n; ++l)
-            entries[i * n + l] = inverse(i, l);
-        inverse_shape_values.reinit(backend_, entries);
-      }
-
     // the cells of all ranks (check_loop_vector(): vectors of data per cell)
-    n_global_cells = with_mpi ? Utilities::MPI::sum<types::global_dof_index>(this->n_cells(), comm) : this->n_cells();
+    const types::global_dof_index n_all_cells =
+      with_mpi ? Utilities::MPI::sum<types::global_dof_index>(n_cells, comm) : n_cells;
+    for (unsigned int k = 0; k < n_parts; ++k)
+      {
+        set_tables(part(k), *fe_qs[k], quad);
+        part(k).n_global_cells = n_all_cells;
+        part(k).affine         = affine;
+        part(k).uniform        = uniform;
+      }
+    if (n_parts > 1)
+      {
+        // FEEvaluation(data, k) takes DoFHandler k's DoF fields from here; a launch's flag of
+        // constraint rows becomes the flag of any color
+        std::vector<Data> parts_data;
+        for (unsigned int k = 0; k < n_parts; ++k)
+          {
+            Data data = part(k).get_data(0);
+            for (const bool has : part(k).color_has_constraint_rows)
+              data.has_constraint_rows = data.has_constraint_rows || has;
+            data.dof_index = k;
+            parts_data.push_back(data);
+          }
+        dof_handler_data.reinit(backend_, parts_data);
+      }
 
     if (with_faces)
       {
@@ -1043,6 +1183,8 @@ namespace gpumf
     data.backend                  = backend_;
     data.plain_local_to_global    = plain_local_to_global.size() > 0 ? plain_local_to_global.data() : nullptr;
     data.faces                    = face_arrays.data();
+    data.n_dof_handlers           = n_dof_handlers();
+    data.dof_handler_data         = dof_handler_data.size() > 0 ? dof_handler_data.data() : nullptr;
     return data;
   }
 
@@ -1055,9 +1197,9 @@ namespace gpumf
 
   template <int dim, typename Number>
   const std::vector<unsigned int> &
-  MatrixFree<dim, Number>::get_constrained_dofs() const
+  MatrixFree<dim, Number>::get_constrained_dofs(const unsigned int dof_index) const
   {
-    return constrained_dofs_host;
+    return dof_part(dof_index).constrained_dofs_host;
   }
 
   template <int dim, typename Number>
@@ -1103,12 +1245,22 @@ namespace gpumf
                                          const unsigned int n_components) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    // with several DoFHandlers, the declarations of a functor name one of them
+    for (unsigned int k = 1; k < n_dof_handlers(); ++k)
+      {
+        const MatrixFree  &p        = dof_part(k);
+        const unsigned int n_tensor = Utilities::pow(p.fe_degree + 1, dim);
+        if ((n_dofs_1d == 0 || n_dofs_1d == p.fe_degree + 1) && n_q_points == this->n_q_points() &&
+            (n_local_dofs == 0 || n_local_dofs == n_tensor || n_local_dofs == p.n_components_ * n_tensor) &&
+            (n_components == 0 || n_components == p.n_components_))
+          return;
+      }
     const unsigned int n_tensor_dofs = Utilities::pow(fe_degree + 1, dim);
     // 0: not declared (deal.II 9.7+'s functors need not), the object's
     AssertThrow((n_dofs_1d == 0 || n_dofs_1d == fe_degree + 1) && n_q_points == this->n_q_points() &&
                   (n_local_dofs == 0 || n_local_dofs == n_tensor_dofs ||
-                   n_local_dofs == n_components * n_tensor_dofs) &&
-                  n_components == n_components_,
+                   n_local_dofs == n_components_ * n_tensor_dofs) &&
+                  (n_components == 0 || n_components == n_components_),
                 ExcNotSupported("The functor declares n_dofs_1d = " + std::to_string(n_dofs_1d) + ", n_local_dofs = " +
                                 std::to_string(n_local_dofs) + ", n_q_points = " + std::to_string(n_q_points) +
                                 ", n_components = " + std::to_string(n_components) +
@@ -1119,15 +1271,16 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::check_vector(const Vector<Number> &v) const
+  MatrixFree<dim, Number>::check_vector(const Vector<Number> &v, const unsigned int dof_index) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
     AssertThrow(v.backend() == backend_,
                 ExcVectorMismatch("vector on backend " + to_string(v.backend()),
                                   "MatrixFree on backend " + to_string(backend_)));
-    AssertThrow(internal::same_layout(*v.get_partitioner(), *partitioner),
+    AssertThrow(internal::same_layout(*v.get_partitioner(), *dof_part(dof_index).partitioner),
                 ExcVectorMismatch("a vector with another partitioner",
-                                  "the partitioner of MatrixFree::initialize_dof_vector()"));
+                                  "the partitioner of MatrixFree::initialize_dof_vector(vec, " +
+                                    std::to_string(dof_index) + ")"));
   }
 
   template <int dim, typename Number>
@@ -1138,6 +1291,8 @@ namespace gpumf
     // a DoF vector (or one of another backend: refused) as check_vector() takes it
     if (v.backend() != backend_ || internal::same_layout(*v.get_partitioner(), *partitioner))
       return check_vector(v);
+    if (dof_index_of(v) != numbers::invalid_unsigned_int)
+      return;
     // Data per cell (a coefficient per quadrature point, as deal.II's programs index it with
     // local_q_point_id(cell, q)): k entries for each cell, the same k on every rank (from the
     // global sizes, so that all ranks decide alike), k = 1 (per cell) or m * n_q_points with
@@ -1149,7 +1304,8 @@ namespace gpumf
       n_global_cells > 0 && v.size() % n_global_cells == 0 ? v.size() / n_global_cells : 0;
     const bool per_cell = (k == 1 || (k >= n_q && k % n_q == 0 && k / n_q <= dim * dim)) && n_local == k * n_cells() &&
                           !v.has_ghost_elements() && v.get_partitioner()->n_ghost_indices() == 0 &&
-                          v.size() != partitioner->size();
+                          v.size() != partitioner->size() &&
+                          (n_dof_handlers() == 1 || v.size() != other_dof_parts.back()->partitioner->size());
     AssertThrow(per_cell,
                 ExcVectorMismatch("a vector with another partitioner (" + std::to_string(v.size()) + " entries, " +
                                     std::to_string(n_local) + " on this rank)",
@@ -1176,8 +1332,12 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::copy_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const
+  MatrixFree<dim, Number>::copy_constrained_values(const Vector<Number> &src,
+                                                   Vector<Number>       &dst,
+                                                   const unsigned int    dof_index) const
   {
+    if (dof_index != 0)
+      return dof_part(dof_index).copy_constrained_values(src, dst);
     check_owned_entries(src);
     check_owned_entries(dst);
     GPUMF_DISPATCH(
@@ -1188,8 +1348,12 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::add_constrained_values(const Vector<Number> &src, Vector<Number> &dst) const
+  MatrixFree<dim, Number>::add_constrained_values(const Vector<Number> &src,
+                                                  Vector<Number>       &dst,
+                                                  const unsigned int    dof_index) const
   {
+    if (dof_index != 0)
+      return dof_part(dof_index).add_constrained_values(src, dst);
     check_owned_entries(src);
     check_owned_entries(dst);
     GPUMF_DISPATCH(
@@ -1213,8 +1377,12 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::set_constrained_values(const Number val, Vector<Number> &dst) const
+  MatrixFree<dim, Number>::set_constrained_values(const Number       val,
+                                                  Vector<Number>    &dst,
+                                                  const unsigned int dof_index) const
   {
+    if (dof_index != 0)
+      return dof_part(dof_index).set_constrained_values(val, dst);
     check_owned_entries(dst);
     GPUMF_DISPATCH(
       backend_,
@@ -1223,10 +1391,93 @@ namespace gpumf
 
   template <int dim, typename Number>
   void
-  MatrixFree<dim, Number>::initialize_dof_vector(Vector<Number> &vec) const
+  MatrixFree<dim, Number>::initialize_dof_vector(Vector<Number> &vec, const unsigned int dof_index) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
-    vec.reinit(partitioner, backend_);
+    vec.reinit(dof_part(dof_index).partitioner, backend_);
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::initialize_dof_vector(BlockVector<Number> &vec) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    vec.reinit(n_dof_handlers());
+    for (unsigned int k = 0; k < n_dof_handlers(); ++k)
+      initialize_dof_vector(vec.block(k), k);
+    vec.collect_sizes();
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::initialize_dof_vector(LinearAlgebra::distributed::BlockVector<Number> &vec) const
+  {
+    AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    vec.reinit(n_dof_handlers());
+    for (unsigned int k = 0; k < n_dof_handlers(); ++k)
+      vec.block(k).reinit(dof_part(k).partitioner);
+    vec.collect_sizes();
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::copy_constrained_values(const BlockVector<Number> &src, BlockVector<Number> &dst) const
+  {
+    AssertThrow(src.n_blocks() == n_dof_handlers() && dst.n_blocks() == n_dof_handlers(),
+                ExcVectorMismatch("block vectors of " + std::to_string(src.n_blocks()) + " and " +
+                                    std::to_string(dst.n_blocks()) + " blocks",
+                                  "a block per DoFHandler (" + std::to_string(n_dof_handlers()) + ")"));
+    for (unsigned int k = 0; k < n_dof_handlers(); ++k)
+      copy_constrained_values(src.block(k), dst.block(k), k);
+  }
+
+  template <int dim, typename Number>
+  void
+  MatrixFree<dim, Number>::set_constrained_values(const Number val, BlockVector<Number> &dst) const
+  {
+    AssertThrow(dst.n_blocks() == n_dof_handlers(),
+                ExcVectorMismatch("a block vector of " + std::to_string(dst.n_blocks()) + " blocks",
+                                  "a block per DoFHandler (" + std::to_string(n_dof_handlers()) + ")"));
+    for (unsigned int k = 0; k < n_dof_handlers(); ++k)
+      set_constrained_values(val, dst.block(k), k);
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_dof_handlers() const
+  {
+    return 1 + other_dof_parts.size();
+  }
+
+  template <int dim, typename Number>
+  const MatrixFree<dim, Number> &
+  MatrixFree<dim, Number>::dof_part(const unsigned int dof_index) const
+  {
+    AssertThrow(dof_index < n_dof_handlers(),
+                ExcNotSupported("gpumf::MatrixFree: DoF handler index " + std::to_string(dof_index) +
+                                ", but the object was set up with " + std::to_string(n_dof_handlers()) +
+                                " DoFHandler(s) (indices 0 to " + std::to_string(n_dof_handlers() - 1) + ")."));
+    return dof_index == 0 ? *this : *other_dof_parts[dof_index - 1];
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::dof_index_of(const Vector<Number> &v) const
+  {
+    for (unsigned int k = 0; k < n_dof_handlers(); ++k)
+      if (internal::same_layout(*v.get_partitioner(), *dof_part(k).partitioner))
+        return k;
+    return numbers::invalid_unsigned_int;
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::max_components() const
+  {
+    unsigned int most = n_components_;
+    for (const auto &p : other_dof_parts)
+      most = std::max(most, p->n_components_);
+    return most;
   }
 
   template <int dim, typename Number>
@@ -1238,15 +1489,17 @@ namespace gpumf
 
   template <int dim, typename Number>
   const std::shared_ptr<const Utilities::MPI::Partitioner> &
-  MatrixFree<dim, Number>::get_vector_partitioner() const
+  MatrixFree<dim, Number>::get_vector_partitioner(const unsigned int dof_index) const
   {
-    return partitioner;
+    return dof_part(dof_index).partitioner;
   }
 
   template <int dim, typename Number>
   void
   MatrixFree<dim, Number>::free()
   {
+    other_dof_parts.clear();
+    dof_handler_data.clear();
     graph.clear();
     color_start.assign(1, 0);
     partitioner.reset();
@@ -1292,18 +1545,18 @@ namespace gpumf
 
   template <int dim, typename Number>
   const DoFHandler<dim> &
-  MatrixFree<dim, Number>::get_dof_handler() const
+  MatrixFree<dim, Number>::get_dof_handler(const unsigned int dof_index) const
   {
     Assert(dof_handler != nullptr, ExcNotInitialized());
-    return *dof_handler;
+    return *dof_part(dof_index).dof_handler;
   }
 
   template <int dim, typename Number>
   const FiniteElement<dim> &
-  MatrixFree<dim, Number>::get_fe() const
+  MatrixFree<dim, Number>::get_fe(const unsigned int dof_index) const
   {
     Assert(active_fe != nullptr, ExcNotInitialized());
-    return *active_fe;
+    return *dof_part(dof_index).active_fe;
   }
 
   template <int dim, typename Number>
@@ -1323,7 +1576,9 @@ namespace gpumf
       bytes += color.size() * sizeof(cell_iterator);
     if (partitioner)
       bytes += partitioner->memory_consumption();
-    return bytes;
+    for (const auto &p : other_dof_parts)
+      bytes += p->memory_consumption();
+    return bytes + dof_handler_data.memory_consumption();
   }
 
   template <int dim, typename Number>
@@ -1399,16 +1654,16 @@ namespace gpumf
 
   template <int dim, typename Number>
   const std::vector<unsigned int> &
-  MatrixFree<dim, Number>::get_dof_numbering() const
+  MatrixFree<dim, Number>::get_dof_numbering(const unsigned int dof_index) const
   {
-    return dof_numbering;
+    return dof_part(dof_index).dof_numbering;
   }
 
   template <int dim, typename Number>
   unsigned int
-  MatrixFree<dim, Number>::n_components() const
+  MatrixFree<dim, Number>::n_components(const unsigned int dof_index) const
   {
-    return n_components_;
+    return dof_part(dof_index).n_components_;
   }
 
   template <int dim, typename Number>
@@ -1429,7 +1684,7 @@ namespace gpumf
   std::size_t
   MatrixFree<dim, Number>::shared_memory_per_cell(const unsigned int n_fe_evaluations) const
   {
-    return n_fe_evaluations * (dim + 1) * n_components_ * n_q_points() * sizeof(Number);
+    return n_fe_evaluations * (dim + 1) * max_components() * n_q_points() * sizeof(Number);
   }
 
   template <int dim, typename Number>

@@ -47,6 +47,18 @@ namespace gpumf
       static constexpr unsigned int value = Functor::n_components;
     };
 
+    /// Functor::n_components where the functor declares it, else 0 (the MatrixFree object's).
+    template <typename Functor, typename = void>
+    struct DeclaredComponentsOf
+    {
+      static constexpr unsigned int value = 0;
+    };
+    template <typename Functor>
+    struct DeclaredComponentsOf<Functor, std::void_t<decltype(Functor::n_components)>>
+    {
+      static constexpr unsigned int value = Functor::n_components;
+    };
+
     /// Functor::n_dofs_1d and Functor::n_local_dofs where the functor declares them (deal.II 9.4
     /// and 9.6 require them), else 0: the MatrixFree object's (deal.II 9.7+ requires n_q_points alone).
     template <typename Functor, typename = void>
@@ -112,6 +124,18 @@ namespace gpumf
     {
       static constexpr unsigned int value = Functor::n_fe_evaluations;
       static_assert(value >= 1, "gpumf: a functor's n_fe_evaluations must be at least 1.");
+    };
+
+    /// Functor::n_fe_evaluations where the functor declares it, else 0.
+    template <typename Functor, typename = void>
+    struct DeclaredEvaluationsOf
+    {
+      static constexpr unsigned int value = 0;
+    };
+    template <typename Functor>
+    struct DeclaredEvaluationsOf<Functor, std::void_t<decltype(Functor::n_fe_evaluations)>>
+    {
+      static constexpr unsigned int value = EvaluationsOf<Functor>::value;
     };
 
     /// The thread layout a functor's FEEvaluation uses (from its n_q_points and thread_per_column).
@@ -214,8 +238,38 @@ namespace gpumf
       static constexpr unsigned int slot_stride = (dim + 2) * size;
 #endif
 
+      /**
+       * The scratch of a cell loop (cell_loop(), diagonal_loop(), evaluate_coefficients()) of
+       * the functor on @p mf, into @p data's scratch fields: arrays of the functor's
+       * n_components, else of the object's most components (max_components()); the functor's
+       * n_fe_evaluations sets, else one per DoFHandler of the object.
+       */
+      static void
+      plan(const MatrixFree<dim, Number> &mf, typename MatrixFree<dim, Number>::Data &data)
+      {
+        const unsigned int components =
+          DeclaredComponentsOf<Functor>::value > 0 ? DeclaredComponentsOf<Functor>::value : mf.max_components();
+        data.scratch_array_size = components * layout.n_points();
+        data.scratch_slots =
+          DeclaredEvaluationsOf<Functor>::value > 0 ? DeclaredEvaluationsOf<Functor>::value : mf.n_dof_handlers();
+#ifdef __CUDACC__
+        data.scratch_stride =
+          DeviceScratchOf<Functor>::value > 0 ? DeviceScratchOf<Functor>::value : (dim + 1) * data.scratch_array_size;
+#else
+        data.scratch_stride = (dim + 1) * data.scratch_array_size;
+#endif
+      }
+
+      /// Numbers of a cell's scratch on the host (the DoF values apart: dim + 2 arrays a set).
+      static std::size_t
+      host_numbers(const typename MatrixFree<dim, Number>::Data &data)
+      {
+        return std::size_t(data.scratch_slots) * (dim + 2) * data.scratch_array_size;
+      }
+
       /// SharedData over the scratch at @p values, with the 1D tables at @p shape_values and
-      /// @p co_shape_gradients (shape_gradients stay in the object's memory).
+      /// @p co_shape_gradients (shape_gradients stay in the object's memory): the sizes of
+      /// @p data's scratch fields where plan() set them, else the functor's declarations.
       __host__ __device__ static SharedData<dim, Number>
                make(Number                                       *values,
                     const Number                                 *shape_values,
@@ -223,18 +277,24 @@ namespace gpumf
                     const typename MatrixFree<dim, Number>::Data &data,
                     PointAccess                                  *host_access = nullptr)
       {
-        Number *gradients[dim];
+        const bool         planned = data.scratch_slots > 0;
+        const unsigned int array   = planned ? data.scratch_array_size : size;
+        Number            *gradients[dim];
         for (unsigned int d = 0; d < dim; ++d)
-          gradients[d] = values + (d + 1) * size;
+          gradients[d] = values + (d + 1) * array;
         SharedData<dim, Number> shared(values, gradients);
         shared.shape_values       = shape_values;
         shared.shape_gradients    = data.shape_gradients;
         shared.co_shape_gradients = co_shape_gradients;
-        shared.n_slots            = n_slots;
-        shared.slot_stride        = slot_stride;
-        shared.array_size         = size;
+        shared.n_slots            = planned ? data.scratch_slots : n_slots;
+#ifdef __CUDA_ARCH__
+        shared.slot_stride = planned ? data.scratch_stride : slot_stride;
+#else
+        shared.slot_stride  = planned ? (dim + 2) * array : slot_stride;
+#endif
+        shared.array_size = array;
 #ifndef __CUDA_ARCH__
-        shared.dof_values  = values + (dim + 1) * size;
+        shared.dof_values  = values + (dim + 1) * array;
         shared.host_access = host_access;
 #else
         (void)host_access;
@@ -276,6 +336,15 @@ namespace gpumf
                                                                          const Portable::DeviceVector<Number> &,
                                                                          Portable::DeviceVector<Number> &>;
 
+    /// A cell functor of deal.II 9.8's block form `operator()(const Data *data, const
+    /// Portable::DeviceBlockVector<Number> &src, Portable::DeviceBlockVector<Number> &dst)`.
+    template <int dim, typename Number, typename Functor>
+    inline constexpr bool is_portable_block_functor =
+      std::is_invocable_v<const Functor &,
+                          const typename MatrixFree<dim, Number>::Data *,
+                          const Portable::DeviceBlockVector<Number> &,
+                          Portable::DeviceBlockVector<Number> &>;
+
     /**
      * One thread's call of a cell functor on cell @p cell: deal.II 9.4/9.6's
      * `func(cell, &data, &shared, src, dst)`, or, where @p src is a Portable::DeviceVector (the
@@ -291,14 +360,15 @@ namespace gpumf
                       const Src                                    &src,
                       const Dst                                    &dst)
     {
-      if constexpr (std::is_same_v<Src, Portable::DeviceVector<Number>>)
+      if constexpr (std::is_same_v<Src, Portable::DeviceVector<Number>> ||
+                    std::is_same_v<Src, Portable::DeviceBlockVector<Number>>)
         {
           typename MatrixFree<dim, Number>::Data cell_data = data;
           cell_data.cell_index                             = cell;
           cell_data.shared_data                            = &shared;
           cell_data.thread_per_column                      = ColumnsOf<Functor>::value;
           cell_data.team_member                            = shared.team_member;
-          Portable::DeviceVector<Number> out               = dst;
+          Src out                                          = dst;
           func(&cell_data, src, out);
         }
       else
@@ -317,12 +387,15 @@ namespace gpumf
               const Body                                       &body)
     {
       using S = Scratch<dim, Number, Functor>;
-      std::vector<Number>      buffer(S::n_slots * S::slot_stride);
-      std::vector<PointAccess> access(S::n_slots * 2 * S::size);
+      typename MatrixFree<dim, Number>::Data plan;
+      S::plan(mf, plan);
+      std::vector<Number>      buffer(S::host_numbers(plan));
+      std::vector<PointAccess> access(std::size_t(plan.scratch_slots) * 2 * plan.scratch_array_size);
       host_block_z() = S::layout.block_z();
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
-          const typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
+          typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
+          S::plan(mf, data);
           run_host_block(S::layout.n_threads(), S::layout.n_q, data.n_cells, [&](const unsigned int cell) {
             SharedData<dim, Number> shared =
               S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data, access.data());
@@ -379,8 +452,8 @@ namespace gpumf
         const unsigned int      n_values = data.n_q_points_1d * data.n_dofs_1d;
         const unsigned int      n_co     = data.n_q_points_1d * data.n_q_points_1d;
         const unsigned int      local    = local_cell(S::layout);
-        SharedData<dim, Number> shared =
-          S::make(tables + n_values + n_co + local * S::n_slots * S::slot_stride, tables, tables + n_values, data);
+        SharedData<dim, Number> shared   = S::make(
+          tables + n_values + n_co + local * data.scratch_slots * data.scratch_stride, tables, tables + n_values, data);
         cell = blockIdx.x * data.cells_per_block + local;
         if (cell >= data.n_cells)
           {
@@ -478,14 +551,16 @@ namespace gpumf
                        const bool                                        with_scratch,
                        const Args &...args)
       {
-        constexpr CellLayout<dim> layout  = layout_of<dim, Functor>();
-        constexpr unsigned int    n_evals = EvaluationsOf<Functor>::value;
-        unsigned int              k       = mf.cells_per_block(layout, with_scratch ? n_evals : 1);
+        using S                                       = Scratch<dim, Number, Functor>;
+        constexpr CellLayout<dim>              layout = layout_of<dim, Functor>();
+        typename MatrixFree<dim, Number>::Data plan;
+        S::plan(mf, plan);
+        const unsigned int n_evals = plan.scratch_slots;
+        unsigned int       k       = mf.cells_per_block(layout, with_scratch ? n_evals : 1);
         // the 1D tables, then the cells' scratch
         const auto shared_for = [&](const unsigned int cells) -> std::size_t {
-          using S = Scratch<dim, Number, Functor>;
           return mf.shared_memory_per_block_for(0, n_evals) +
-                 std::size_t(cells) * S::n_slots * S::device_slot_stride * sizeof(Number);
+                 std::size_t(cells) * plan.scratch_slots * plan.scratch_stride * sizeof(Number);
         };
         std::size_t shared_bytes = with_scratch ? shared_for(k) : 0;
         // (the kernel's attributes are set per call, outside any lock: one kernel launched from
@@ -509,6 +584,7 @@ namespace gpumf
             if (data.n_cells == 0)
               continue;
             data.cells_per_block = k;
+            S::plan(mf, data);
             kernel<<<(data.n_cells + k - 1) / k,
                      dim3(layout.n_q, dim > 1 ? layout.n_q : 1, k * layout.block_z()),
                      shared_bytes>>>(args..., data);
@@ -718,11 +794,22 @@ namespace gpumf
     auto
     functor_argument(const std::vector<VectorPointer> &vectors)
     {
-      if constexpr (portable)
+      using Plain = std::remove_const_t<Pointer>;
+      if constexpr (portable && single)
+        return Portable::DeviceVector<Plain>(const_cast<Plain *>(vectors[0]->get_values()),
+                                             vectors[0]->locally_owned_size());
+      else if constexpr (portable)
         {
-          using Plain = std::remove_const_t<Pointer>;
-          return Portable::DeviceVector<Plain>(const_cast<Plain *>(vectors[0]->get_values()),
-                                               vectors[0]->locally_owned_size());
+          // the blocks of a BlockVector (deal.II 9.8's block form)
+          AssertThrow(vectors.size() <= Portable::DeviceBlockVector<Plain>::max_blocks,
+                      ExcNotSupported("gpumf::MatrixFree::cell_loop takes block vectors of at most " +
+                                      std::to_string(Portable::DeviceBlockVector<Plain>::max_blocks) + " blocks; got " +
+                                      std::to_string(vectors.size()) + "."));
+          Portable::DeviceBlockVector<Plain> blocks;
+          for (const auto *v : vectors)
+            blocks.push_back(
+              Portable::DeviceVector<Plain>(const_cast<Plain *>(v->get_values()), v->locally_owned_size()));
+          return blocks;
         }
       else if constexpr (single)
         return static_cast<Pointer *>(vectors[0]->get_values());
@@ -748,15 +835,24 @@ namespace gpumf
   {
     constexpr bool single_src = std::is_same_v<SrcType, Vector<Number>>;
     constexpr bool single_dst = std::is_same_v<std::remove_const_t<DstType>, Vector<Number>>;
-    // deal.II 9.7+'s form (data, src, dst) or 9.4/9.6's (cell, data, shared_data, src, dst)
-    constexpr bool portable = internal::is_portable_cell_functor<dim, Number, Functor>;
-    static_assert(!portable || (single_src && single_dst),
+    constexpr bool block_src  = std::is_same_v<SrcType, BlockVector<Number>>;
+    constexpr bool block_dst  = std::is_same_v<std::remove_const_t<DstType>, BlockVector<Number>>;
+    // deal.II 9.7+'s form (data, src, dst) with DeviceVector or (9.8) DeviceBlockVector, or
+    // 9.4/9.6's (cell, data, shared_data, src, dst)
+    constexpr bool portable_single = internal::is_portable_cell_functor<dim, Number, Functor>;
+    constexpr bool portable_block  = internal::is_portable_block_functor<dim, Number, Functor>;
+    constexpr bool portable        = portable_single || portable_block;
+    static_assert(!portable_single || (single_src && single_dst),
                   "gpumf::MatrixFree::cell_loop: a functor of deal.II 9.7's form operator()(const Data *, const "
                   "DeviceVector<Number> &src, DeviceVector<Number> &dst) takes one source and one destination "
-                  "gpumf::Vector (gpumf has no block vectors yet: pass several vectors to a functor of the form "
-                  "operator()(cell, data, shared_data, src, dst), which receives gpumf::VectorPointers).");
+                  "gpumf::Vector; for gpumf::BlockVector arguments write operator()(const Data *, const "
+                  "DeviceBlockVector<Number> &src, DeviceBlockVector<Number> &dst).");
+    static_assert(!portable_block || (block_src && block_dst),
+                  "gpumf::MatrixFree::cell_loop: a functor of deal.II 9.8's block form operator()(const Data *, "
+                  "const DeviceBlockVector<Number> &src, DeviceBlockVector<Number> &dst) takes a gpumf::BlockVector "
+                  "as source and as destination.");
     static_assert(
-      portable ||
+      portable || block_src || // (checked at the call below)
         std::is_invocable_v<
           const Functor &,
           unsigned int,
@@ -780,7 +876,7 @@ namespace gpumf
     check_functor(internal::Dofs1dOf<Functor>::value,
                   internal::LocalDofsOf<Functor>::value,
                   internal::QPointsOf<Functor>::value,
-                  internal::ComponentsOf<Functor>::value);
+                  internal::DeclaredComponentsOf<Functor>::value);
     // the ranges, exchanges, stand-ins and unwinding: internal/loop_schedule.h. A vector with
     // this object's locally owned entries in another layout (deal.II's Vector(locally_owned,
     // comm), without ghosts) goes through a temporary of the object's layout, as in deal.II
@@ -794,14 +890,22 @@ namespace gpumf
     options.zero_destinations = zero_dst;
     options.marks             = true;
     options.name              = "gpumf::MatrixFree::cell_loop";
+    for (const auto &part : other_dof_parts)
+      options.more_layouts.push_back(part->partitioner);
     internal::LoopSchedule<Number> schedule(options);
     if constexpr (single_src)
       schedule.add_source(src);
+    else if constexpr (block_src)
+      for (unsigned int b = 0; b < src.n_blocks(); ++b)
+        schedule.add_source(src.block(b));
     else
       for (const auto &v : src)
         schedule.add_source(*internal::source_of<Number>(v));
     if constexpr (single_dst)
       schedule.add_destination(dst);
+    else if constexpr (block_dst)
+      for (unsigned int b = 0; b < dst.n_blocks(); ++b)
+        schedule.add_destination(dst.block(b));
     else
       for (auto &v : dst)
         schedule.add_destination(*internal::destination_of<Number>(v));
@@ -813,6 +917,17 @@ namespace gpumf
       check_loop_vector(*v);
     const auto src_arg = internal::functor_argument<portable, single_src, const Number>(schedule.sources());
     const auto dst_arg = internal::functor_argument<portable, single_dst, Number>(schedule.destinations());
+    static_assert(portable || !block_src ||
+                    std::is_invocable_v<const Functor &,
+                                        unsigned int,
+                                        const Data *,
+                                        SharedData<dim, Number> *,
+                                        decltype(src_arg),
+                                        decltype(dst_arg)>,
+                  "gpumf::MatrixFree::cell_loop with gpumf::BlockVector arguments: the functor takes "
+                  "operator()(const Data *, const Portable::DeviceBlockVector<Number> &src, "
+                  "Portable::DeviceBlockVector<Number> &dst) (deal.II 9.8), or operator()(cell, data, shared_data, "
+                  "gpumf::VectorPointers<const Number> src, gpumf::VectorPointers<Number> dst) (a pointer per block).");
     schedule.run([&](const CellRange range) {
       if (backend_ == Backend::host)
         internal::host_loop<dim, Number, Functor>(
@@ -827,21 +942,24 @@ namespace gpumf
   template <int dim, typename Number>
   template <typename Functor, typename Compiler>
   void
-  MatrixFree<dim, Number>::diagonal_loop(const Functor &func, Vector<Number> &diagonal) const
+  MatrixFree<dim, Number>::diagonal_loop(const Functor     &func,
+                                         Vector<Number>    &diagonal,
+                                         const unsigned int dof_index) const
   {
     check_functor(internal::Dofs1dOf<Functor>::value,
                   internal::LocalDofsOf<Functor>::value,
                   internal::QPointsOf<Functor>::value,
-                  internal::ComponentsOf<Functor>::value);
-    check_vector(diagonal);
+                  internal::DeclaredComponentsOf<Functor>::value);
+    check_vector(diagonal, dof_index);
+    const MatrixFree      &part = dof_part(dof_index);
     internal::SetupSection section("diagonal (MatrixFree::diagonal_loop)", backend_);
     internal::LoopOptions  options;
-    options.layout  = partitioner;
+    options.layout  = part.partitioner;
     options.backend = backend_;
     options.name    = "gpumf::MatrixFree::diagonal_loop";
     internal::LoopSchedule<Number> schedule(options);
     Number                        *out           = schedule.add_destination(diagonal)->get_values();
-    const unsigned int             dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
+    const unsigned int             dofs_per_cell = part.n_components_ * dealii::Utilities::pow(part.fe_degree + 1, dim);
     schedule.run([&](CellRange) {
       if (backend_ == Backend::host)
         for (unsigned int i = 0; i < dofs_per_cell; ++i)
@@ -862,7 +980,7 @@ namespace gpumf
     check_functor(internal::Dofs1dOf<Functor>::value,
                   internal::LocalDofsOf<Functor>::value,
                   internal::QPointsOf<Functor>::value,
-                  internal::ComponentsOf<Functor>::value);
+                  internal::DeclaredComponentsOf<Functor>::value);
     internal::SetupSection section("coefficients (MatrixFree::evaluate_coefficients)", backend_);
     if (backend_ == Backend::host)
       internal::host_loop<dim, Number, Functor>(
@@ -882,7 +1000,7 @@ namespace gpumf
     check_functor(internal::Dofs1dOf<Functor>::value,
                   internal::LocalDofsOf<Functor>::value,
                   internal::QPointsOf<Functor>::value,
-                  internal::ComponentsOf<Functor>::value);
+                  internal::DeclaredComponentsOf<Functor>::value);
     // every cell may read ghost entries (read_dof_values_plain() reads constrained ghost DoFs
     // too): the ghosts of all sources first, then all cells (internal/loop_schedule.h). A vector
     // with this object's locally owned entries in another layout (no ghosts, say) is read
@@ -891,6 +1009,8 @@ namespace gpumf
     options.layout  = partitioner;
     options.backend = backend_;
     options.name    = "gpumf::MatrixFree::evaluate_coefficients";
+    for (const auto &part : other_dof_parts)
+      options.more_layouts.push_back(part->partitioner);
     internal::LoopSchedule<Number> schedule(options);
     if constexpr (single_src)
       schedule.add_source(src);
@@ -900,7 +1020,10 @@ namespace gpumf
     AssertThrow(!schedule.sources().empty(),
                 ExcNotSupported("gpumf::MatrixFree::evaluate_coefficients needs at least one source vector."));
     for (const Vector<Number> *v : schedule.sources())
-      check_vector(*v);
+      {
+        const unsigned int k = dof_index_of(*v);
+        check_vector(*v, k == dealii::numbers::invalid_unsigned_int ? 0 : k);
+      }
     const auto src_arg = internal::functor_argument<false, single_src, const Number>(schedule.sources());
     schedule.run([&](CellRange) {
       if (backend_ == Backend::host)

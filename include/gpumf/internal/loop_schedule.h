@@ -62,7 +62,11 @@ namespace gpumf
     {
       /// The loop's vector layout. Null: every vector's own (none is a stand-in or per cell).
       std::shared_ptr<const dealii::Utilities::MPI::Partitioner> layout;
-      Backend                                                    backend = Backend::host;
+      /// Further layouts of the loop (a MatrixFree with several DoFHandlers: the others'); a
+      /// vector of any of them is exchanged and compressed, and a stand-in takes the first whose
+      /// locally owned entries the vector has.
+      std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> more_layouts;
+      Backend                                                                 backend = Backend::host;
       /// Several ranks: run the interior first halves, boundary and interior second halves (the
       /// body takes every LoopRange); else one call with LoopRange::all.
       bool split = false;
