@@ -118,6 +118,10 @@ namespace gpumf
     bool
     all_zero() const;
 
+    /// The blocks' communicator (MPI_COMM_SELF without blocks).
+    MPI_Comm
+    get_mpi_communicator() const;
+
     void
     update_ghost_values() const;
     void

@@ -328,6 +328,13 @@ namespace gpumf
   }
 
   template <typename Number>
+  MPI_Comm
+  BlockVector<Number>::get_mpi_communicator() const
+  {
+    return blocks.empty() ? MPI_COMM_SELF : blocks[0].get_mpi_communicator();
+  }
+
+  template <typename Number>
   void
   BlockVector<Number>::update_ghost_values() const
   {

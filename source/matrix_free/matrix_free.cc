@@ -1304,8 +1304,10 @@ namespace gpumf
       n_global_cells > 0 && v.size() % n_global_cells == 0 ? v.size() / n_global_cells : 0;
     const bool per_cell = (k == 1 || (k >= n_q && k % n_q == 0 && k / n_q <= dim * dim)) && n_local == k * n_cells() &&
                           !v.has_ghost_elements() && v.get_partitioner()->n_ghost_indices() == 0 &&
-                          v.size() != partitioner->size() &&
-                          (n_dof_handlers() == 1 || v.size() != other_dof_parts.back()->partitioner->size());
+                          std::none_of(other_dof_parts.begin(),
+                                       other_dof_parts.end(),
+                                       [&](const auto &p) { return v.size() == p->partitioner->size(); }) &&
+                          v.size() != partitioner->size();
     AssertThrow(per_cell,
                 ExcVectorMismatch("a vector with another partitioner (" + std::to_string(v.size()) + " entries, " +
                                     std::to_string(n_local) + " on this rank)",
