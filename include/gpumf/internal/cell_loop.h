@@ -35,18 +35,6 @@ namespace gpumf
 {
   namespace internal
   {
-    /// Functor::n_components where the functor declares it, else 1.
-    template <typename Functor, typename = void>
-    struct ComponentsOf
-    {
-      static constexpr unsigned int value = 1;
-    };
-    template <typename Functor>
-    struct ComponentsOf<Functor, std::void_t<decltype(Functor::n_components)>>
-    {
-      static constexpr unsigned int value = Functor::n_components;
-    };
-
     /// Functor::n_components where the functor declares it, else 0 (the MatrixFree object's).
     template <typename Functor, typename = void>
     struct DeclaredComponentsOf
@@ -57,6 +45,14 @@ namespace gpumf
     struct DeclaredComponentsOf<Functor, std::void_t<decltype(Functor::n_components)>>
     {
       static constexpr unsigned int value = Functor::n_components;
+    };
+
+    /// Functor::n_components where the functor declares it, else 1.
+    template <typename Functor>
+    struct ComponentsOf
+    {
+      static constexpr unsigned int value =
+        DeclaredComponentsOf<Functor>::value > 0 ? DeclaredComponentsOf<Functor>::value : 1;
     };
 
     /// Functor::n_dofs_1d and Functor::n_local_dofs where the functor declares them (deal.II 9.4
@@ -113,19 +109,6 @@ namespace gpumf
       static constexpr bool value = Functor::thread_per_column;
     };
 
-    /// Functor::n_fe_evaluations where the functor declares it, else 1.
-    template <typename Functor, typename = void>
-    struct EvaluationsOf
-    {
-      static constexpr unsigned int value = 1;
-    };
-    template <typename Functor>
-    struct EvaluationsOf<Functor, std::void_t<decltype(Functor::n_fe_evaluations)>>
-    {
-      static constexpr unsigned int value = Functor::n_fe_evaluations;
-      static_assert(value >= 1, "gpumf: a functor's n_fe_evaluations must be at least 1.");
-    };
-
     /// Functor::n_fe_evaluations where the functor declares it, else 0.
     template <typename Functor, typename = void>
     struct DeclaredEvaluationsOf
@@ -135,7 +118,16 @@ namespace gpumf
     template <typename Functor>
     struct DeclaredEvaluationsOf<Functor, std::void_t<decltype(Functor::n_fe_evaluations)>>
     {
-      static constexpr unsigned int value = EvaluationsOf<Functor>::value;
+      static constexpr unsigned int value = Functor::n_fe_evaluations;
+      static_assert(value >= 1, "gpumf: a functor's n_fe_evaluations must be at least 1.");
+    };
+
+    /// Functor::n_fe_evaluations where the functor declares it, else 1.
+    template <typename Functor>
+    struct EvaluationsOf
+    {
+      static constexpr unsigned int value =
+        DeclaredEvaluationsOf<Functor>::value > 0 ? DeclaredEvaluationsOf<Functor>::value : 1;
     };
 
     /// The thread layout a functor's FEEvaluation uses (from its n_q_points and thread_per_column).
