@@ -28,6 +28,7 @@
 #include <gpumf/internal/loop_schedule.h>
 #include "faces/face_setup.h"
 #include "multigrid/mg_transfer_kernels.h"
+#include "multigrid/mg_transfer_setup.h"
 #include "linear_algebra/vector_kernels.h"
 
 namespace gpumf
@@ -38,14 +39,6 @@ namespace gpumf
   {
     namespace
     {
-
-      template <typename Number>
-      bool
-      same_layout(const Vector<Number> &v, const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner)
-      {
-        return v.get_partitioner().get() == partitioner.get() ||
-               (v.get_partitioner() != nullptr && v.get_partitioner()->is_compatible(*partitioner));
-      }
 
       /// The FE_Q or discontinuous FE_DGQ (and relatives) of @p dof's element, after the checks of
       /// what is supported.
@@ -68,56 +61,6 @@ namespace gpumf
                     ExcNotSupported("gpumf::MGTransferMatrixFree::build(): the DoFHandler has no level DoFs; call "
                                     "dof_handler.distribute_mg_dofs() first."));
         return *fe_poly;
-      }
-
-      /// The element's support points along one direction (lexicographic), and the 1D FE_Q
-      /// through them: the 1D factor of the transfer's matrices.
-      template <int dim>
-      struct Element1D
-      {
-        explicit Element1D(const FE_Q<dim> &fe_q)
-          : points(support_points(fe_q))
-          , fe(Quadrature<1>(points, std::vector<double>(points.size(), 1. / points.size())))
-          , renumber(fe.get_poly_space_numbering_inverse())
-        {}
-
-        static std::vector<Point<1>>
-        support_points(const FE_Q<dim> &fe_q)
-        {
-          const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
-          std::vector<Point<1>>            result(fe_q.degree + 1);
-          for (unsigned int i = 0; i <= fe_q.degree; ++i)
-            result[i][0] = fe_q.get_unit_support_points()[lexicographic[i]][0];
-          return result;
-        }
-
-        const std::vector<Point<1>>     points;
-        const FE_Q<1>                   fe;
-        const std::vector<unsigned int> renumber;
-      };
-
-      /**
-       * The 1D embedding: the coarse basis (the element's own 1D polynomials, through its
-       * support points) at the support points of the two children, lexicographic.
-       */
-      template <int dim, typename Number>
-      std::vector<Number>
-      embedding_1d(const FE_Q<dim> &fe_q)
-      {
-        const unsigned int               fe_degree = fe_q.degree;
-        const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
-        const Element1D<dim>             element(fe_q);
-        const FE_Q<1>                   &fe_1d    = element.fe;
-        const std::vector<unsigned int> &renumber = element.renumber;
-        std::vector<Number>              embedding(N * n);
-        for (unsigned int c = 0; c < 2; ++c)
-          {
-            const FullMatrix<double> &P = fe_1d.get_prolongation_matrix(c);
-            for (unsigned int j = 0; j < n; ++j)
-              for (unsigned int i = 0; i < n; ++i)
-                embedding[(c * fe_degree + j) * n + i] = P(renumber[j], renumber[i]);
-          }
-        return embedding;
       }
 
       /**
@@ -159,47 +102,6 @@ namespace gpumf
         return embedding;
       }
 
-      /**
-       * The 1D interpolation from the two children to the coarse support points (deal.II's
-       * restriction matrices of FE_Q, which interpolate): I(i, j) = the j-th patch basis function
-       * (the element's own polynomials on the child that holds coarse point x_i, through its
-       * support points) at x_i; a point on the children's common face is taken from the second
-       * child, as deal.II's last child overwrites it. Stored as [j * n + i], j < 2p+1, i < p+1.
-       */
-      template <int dim, typename Number>
-      std::vector<Number>
-      interpolation_1d(const FE_Q<dim> &fe_q)
-      {
-        const unsigned int               fe_degree = fe_q.degree;
-        const unsigned int               n = fe_degree + 1, N = 2 * fe_degree + 1;
-        const Element1D<dim>             element(fe_q);
-        const std::vector<Point<1>>     &points_1d = element.points;
-        const FE_Q<1>                   &fe_1d     = element.fe;
-        const std::vector<unsigned int> &renumber  = element.renumber;
-        std::vector<Number>              interpolation(N * n, Number(0));
-        for (unsigned int i = 0; i < n; ++i)
-          {
-            const double       x     = points_1d[i][0];
-            const unsigned int child = x < 0.5 ? 0 : 1;
-            const Point<1>     local(2 * x - child);
-            for (unsigned int k = 0; k < n; ++k)
-              interpolation[(child * fe_degree + k) * n + i] = Number(fe_1d.shape_value(renumber[k], local));
-          }
-        return interpolation;
-      }
-
-      /// The parents of one level l: owned cells of level l-1 with children, and their patches.
-      template <int dim>
-      struct Parents
-      {
-        std::vector<typename Triangulation<dim>::cell_iterator> cells;
-        /// per parent: its DoFs (component k, lexicographic i) and those of its children
-        /// (component k, lexicographic on the patch of (2 degree + 1)^dim points), global indices
-        std::vector<types::global_dof_index> coarse, fine;
-        /// per coarse DoF: a boundary DoF of MGConstrainedDoFs
-        std::vector<unsigned char> dirichlet;
-      };
-
       /// Per level: the parents whose children are on it, and the level's relevant DoFs plus what the patches need.
       template <int dim>
       struct Patches
@@ -214,34 +116,17 @@ namespace gpumf
       patches(const DoFHandler<dim> &dof, const FE_Poly<dim> &fe_q, const MGConstrainedDoFs *mg_constrained_dofs)
       {
         // continuous: the children share the middle points, 2p+1 per direction; discontinuous: 2p+2
-        const bool                       discontinuous = dynamic_cast<const FE_DGQ<dim> *>(&fe_q) != nullptr;
-        const FiniteElement<dim>        &fe            = dof.get_fe();
-        const unsigned int               fe_degree     = fe_q.degree;
-        const unsigned int               n_components  = fe.n_components();
-        const unsigned int               n = fe_degree + 1, N = discontinuous ? 2 * n : 2 * fe_degree + 1;
-        const unsigned int               offset   = N - n; // where the second child starts
-        const unsigned int               n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
-        const std::vector<unsigned int> &lexicographic = fe_q.get_poly_space_numbering_inverse();
-        // cell DoF index of component k, lexicographic i
-        std::vector<unsigned int> numbering(n_components * n_coarse);
-        for (unsigned int k = 0; k < n_components; ++k)
-          for (unsigned int i = 0; i < n_coarse; ++i)
-            numbering[k * n_coarse + i] =
-              n_components > 1 ? fe.component_to_system_index(k, lexicographic[i]) : lexicographic[i];
-
-        // the patch position of a child's DoF i (lexicographic), per child
-        std::vector<unsigned int> child_position(GeometryInfo<dim>::max_children_per_cell * n_coarse);
-        for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
-          for (unsigned int i = 0; i < n_coarse; ++i)
-            {
-              unsigned int position = 0;
-              for (unsigned int d = 0; d < dim; ++d)
-                position += (((child >> d) & 1u) * offset + internal::coordinate(i, n, d)) * Utilities::pow(N, d);
-              child_position[child * n_coarse + i] = position;
-            }
-        const Triangulation<dim> &tria        = dof.get_triangulation();
-        const unsigned int        n_levels    = tria.n_global_levels();
-        const auto                is_boundary = [&](const unsigned int level, const types::global_dof_index i) {
+        const bool                      discontinuous = dynamic_cast<const FE_DGQ<dim> *>(&fe_q) != nullptr;
+        const FiniteElement<dim>       &fe            = dof.get_fe();
+        const unsigned int              fe_degree     = fe_q.degree;
+        const unsigned int              n_components  = fe.n_components();
+        const unsigned int              n = fe_degree + 1, N = discontinuous ? 2 * n : 2 * fe_degree + 1;
+        const unsigned int              n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
+        const std::vector<unsigned int> numbering      = internal::patch_numbering(fe, fe_q);
+        const std::vector<unsigned int> child_position = internal::child_positions<dim>(n, N);
+        const Triangulation<dim>       &tria           = dof.get_triangulation();
+        const unsigned int              n_levels       = tria.n_global_levels();
+        const auto                      is_boundary = [&](const unsigned int level, const types::global_dof_index i) {
           return mg_constrained_dofs != nullptr && mg_constrained_dofs->is_boundary_index(level, i);
         };
         const unsigned int        coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
@@ -329,104 +214,6 @@ namespace gpumf
                 std::make_shared<Utilities::MPI::Partitioner>(dof.locally_owned_mg_dofs(l), ghosts[l], comm);
           }
         return partitioners;
-      }
-
-      /// The parents of one level in color order: their local indices, the weights of their patch points, the colors.
-      template <typename Number>
-      struct LevelPatches
-      {
-        std::vector<unsigned int> coarse_local, fine_local;
-        std::vector<Number>       weights;
-        /// color c: parents [color_start[c], color_start[c+1])
-        std::vector<unsigned int> color_start;
-        /// as coarse_local, without no_dof for the level's Dirichlet DoFs (interpolate_to_mg())
-        std::vector<unsigned int> coarse_plain;
-      };
-
-      /**
-       * The local indices, weights and colors of the parents @p p of a level, between the layouts
-       * @p coarse (level l-1) and @p fine (level l). Collective.
-       */
-      template <int dim, typename Number>
-      LevelPatches<Number>
-      level_patches(const Triangulation<dim>                                 &tria,
-                    const Parents<dim>                                       &p,
-                    const unsigned int                                        fe_degree,
-                    const unsigned int                                        N,
-                    const unsigned int                                        n_components,
-                    const std::shared_ptr<const Utilities::MPI::Partitioner> &coarse,
-                    const std::shared_ptr<const Utilities::MPI::Partitioner> &fine)
-      {
-        const unsigned int n        = fe_degree + 1;
-        const unsigned int n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
-        const unsigned int coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
-        const unsigned int n_parents = p.cells.size();
-        // local indices of the patches (parent order), in threads
-        std::vector<unsigned int> coarse_patch(p.coarse.size()), fine_patch(p.fine.size()),
-          plain_patch(p.coarse.size());
-        internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
-          for (std::size_t k = std::size_t(begin) * coarse_per_parent; k < std::size_t(end) * coarse_per_parent; ++k)
-            {
-              plain_patch[k]  = coarse->global_to_local(p.coarse[k]);
-              coarse_patch[k] = p.dirichlet[k] ? internal::no_dof : plain_patch[k];
-            }
-          for (std::size_t k = std::size_t(begin) * fine_per_parent; k < std::size_t(end) * fine_per_parent; ++k)
-            fine_patch[k] = fine->global_to_local(p.fine[k]);
-        });
-        // how many parents (of all ranks) have each fine DoF in their patch
-        LinearAlgebra::distributed::Vector<double> touch(fine);
-        for (unsigned int c = 0; c < n_parents; ++c)
-          for (unsigned int j = 0; j < n_fine; ++j)
-            touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]) += 1.;
-        touch.compress(VectorOperation::add);
-        touch.update_ghost_values();
-
-        // colors: parents sharing a coarse DoF (all that share a fine DoF do) are apart; by the
-        // parity of their coordinates (2^dim colors) where the mesh is logically Cartesian
-        std::vector<unsigned int> order;
-        std::vector<unsigned int> color_start{0};
-        const auto                touched = [&](const unsigned int c) {
-          return std::vector<types::global_dof_index>(p.coarse.begin() + std::size_t(c) * coarse_per_parent,
-                                                      p.coarse.begin() + std::size_t(c + 1) * coarse_per_parent);
-        };
-        for (const auto &color : internal::color_cells<dim>(tria, p.cells, touched).colors)
-          {
-            order.insert(order.end(), color.begin(), color.end());
-            color_start.push_back(order.size());
-          }
-        // the patches in color order, with the weights 1/touch of the 3^dim classes of patch points
-        const unsigned int        n_classes = Utilities::pow(3u, dim);
-        std::vector<unsigned int> coarse_local(p.coarse.size()), fine_local(p.fine.size()),
-          coarse_plain(p.coarse.size());
-        std::vector<Number> weights(std::size_t(n_parents) * n_classes);
-        internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
-          for (unsigned int position = begin; position < end; ++position)
-            {
-              const unsigned int c = order[position];
-              std::copy_n(coarse_patch.begin() + std::size_t(c) * coarse_per_parent,
-                          coarse_per_parent,
-                          coarse_local.begin() + std::size_t(position) * coarse_per_parent);
-              std::copy_n(plain_patch.begin() + std::size_t(c) * coarse_per_parent,
-                          coarse_per_parent,
-                          coarse_plain.begin() + std::size_t(position) * coarse_per_parent);
-              std::copy_n(fine_patch.begin() + std::size_t(c) * fine_per_parent,
-                          fine_per_parent,
-                          fine_local.begin() + std::size_t(position) * fine_per_parent);
-              for (unsigned int j = 0; j < n_fine; ++j)
-                {
-                  unsigned int cls = 0;
-                  for (unsigned int d = 0; d < dim; ++d)
-                    cls += Utilities::pow(3u, d) * internal::weight_class(internal::coordinate(j, N, d), N);
-                  weights[std::size_t(position) * n_classes + cls] =
-                    Number(1. / touch.local_element(fine_patch[std::size_t(c) * fine_per_parent + j]));
-                }
-            }
-        });
-        return {std::move(coarse_local),
-                std::move(fine_local),
-                std::move(weights),
-                std::move(color_start),
-                std::move(coarse_plain)};
       }
 
       /// copy_to_mg / copy_from_mg per level: local indices of the global and the level layout, and weights.
@@ -668,53 +455,15 @@ namespace gpumf
   const Vector<Number> &
   MGTransferMatrixFree<dim, Number>::in_layout(const unsigned int level, const VectorType &v) const
   {
-    AssertThrow(v.backend() == backend_,
-                ExcVectorMismatch("a level vector on backend " + to_string(v.backend()),
-                                  "MGTransferMatrixFree built for backend " + to_string(backend_)));
-    AssertThrow(v.locally_owned_size() == partitioners[level]->locally_owned_size(),
-                ExcVectorMismatch("a vector with " + std::to_string(v.locally_owned_size()) + " owned entries",
-                                  "level " + std::to_string(level) + " with " +
-                                    std::to_string(partitioners[level]->locally_owned_size())));
-    if (internal::same_layout(v, partitioners[level]))
-      return v;
-    VectorType &own = ghosted[level];
-    if (!internal::same_layout(own, partitioners[level]))
-      own.reinit(partitioners[level], backend_);
-    own.zero_out_ghost_values();
-    GPUMF_DISPATCH(backend_,
-                   update<Number>(own.get_values(),
-                                  v.locally_owned_size(),
-                                  Number(0),
-                                  false,
-                                  Number(1),
-                                  v.get_values(),
-                                  Number(0),
-                                  nullptr,
-                                  Number(0)));
-    return own;
+    return internal::read_in_layout(v, partitioners[level], ghosted[level], backend_, "level " + std::to_string(level));
   }
 
   template <int dim, typename Number>
   Vector<Number> &
   MGTransferMatrixFree<dim, Number>::accumulation_target(const unsigned int level, VectorType &dst) const
   {
-    AssertThrow(dst.backend() == backend_ && dst.locally_owned_size() == partitioners[level]->locally_owned_size(),
-                ExcVectorMismatch("a level vector with " + std::to_string(dst.locally_owned_size()) +
-                                    " owned entries on " + to_string(dst.backend()),
-                                  "level " + std::to_string(level) + " with " +
-                                    std::to_string(partitioners[level]->locally_owned_size()) + " on " +
-                                    to_string(backend_)));
-    if (internal::same_layout(dst, partitioners[level]))
-      {
-        dst.zero_out_ghost_values();
-        return dst;
-      }
-    VectorType &own = accumulated[level];
-    if (!internal::same_layout(own, partitioners[level]))
-      own.reinit(partitioners[level], backend_);
-    else
-      own = Number(0);
-    return own;
+    return internal::write_target(
+      dst, partitioners[level], accumulated[level], backend_, "level " + std::to_string(level));
   }
 
   template <int dim, typename Number>
@@ -772,6 +521,7 @@ namespace gpumf
                                                           fe_degree + 1,
                                                           patch_points,
                                                           n_components,
+                                                          1,
                                                           level.color_start[c],
                                                           level.color_start[c + 1] - level.color_start[c]};
           if (restriction)
@@ -813,7 +563,7 @@ namespace gpumf
     // src with the ghosts of the locally relevant DoFs
     Vector<Number2>        ghosted_src;
     const Vector<Number2> *global = &src;
-    if (!internal::same_layout(src, global_partitioner))
+    if (!internal::has_layout(src, global_partitioner))
       {
         ghosted_src.reinit(global_partitioner, backend_);
         GPUMF_DISPATCH(backend_,
@@ -831,7 +581,7 @@ namespace gpumf
     global->update_ghost_values();
     for (unsigned int l = 0; l < n_levels; ++l)
       {
-        if (!internal::same_layout(dst[l], partitioners[l]) || dst[l].backend() != backend_)
+        if (!internal::has_layout(dst[l], partitioners[l]) || dst[l].backend() != backend_)
           dst[l].reinit(partitioners[l], backend_);
         else
           dst[l] = Number(0);
@@ -900,6 +650,7 @@ namespace gpumf
                                                                 fe_degree + 1,
                                                                 patch_points,
                                                                 n_components,
+                                                                1,
                                                                 level.color_start[c],
                                                                 level.color_start[c + 1] - level.color_start[c]};
                 GPUMF_DISPATCH(backend_,
@@ -933,7 +684,7 @@ namespace gpumf
                                     " on " + to_string(backend_)));
     // contributions go into a vector with the ghosts of the locally relevant DoFs, then compress(add)
     Vector<Number2>  own;
-    const bool       in_place = internal::same_layout(dst, global_partitioner);
+    const bool       in_place = internal::has_layout(dst, global_partitioner);
     Vector<Number2> &target   = in_place ? dst : own;
     if (in_place)
       {

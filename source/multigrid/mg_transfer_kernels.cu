@@ -59,13 +59,13 @@ namespace gpumf
           for (unsigned int t = threadIdx.x; t < N * n; t += blockDim.x)
             P[t] = level.prolongation[t];
           const unsigned int parent = level.first + blockIdx.x;
-          const Number      *w      = level.weights + parent * (dim == 2 ? 9 : 27);
-          const auto         weight = [&](const unsigned int t) {
-            return w[weight_class(t % N, N) + 3 * weight_class((t / N) % N, N) +
-                     (dim == 3 ? 9 * weight_class(t / (N * N), N) : 0)];
-          };
           for (unsigned int k = 0; k < level.n_components; ++k)
             {
+              const Number *w      = weights_of(level, parent, k);
+              const auto    weight = [&](const unsigned int t) {
+                return w[weight_class(t % N, N) + 3 * weight_class((t / N) % N, N) +
+                         (dim == 3 ? 9 * weight_class(t / (N * N), N) : 0)];
+              };
               const unsigned int *ci = level.coarse_indices + (std::size_t(parent) * level.n_components + k) * n_coarse;
               const unsigned int *fi = level.fine_indices + (std::size_t(parent) * level.n_components + k) * n_fine;
               if (restriction)

@@ -39,10 +39,19 @@ namespace gpumf
       unsigned int        n;            // p + 1
       unsigned int        N;            // patch points per direction: 2p+1 (continuous), 2p+2 (discontinuous)
       unsigned int        n_components;
+      unsigned int        weight_components; // 1: weights per parent; n_components: per parent and component
       unsigned int        first;
       unsigned int        n_parents;
     };
 
+    /// The 3^dim weights of component @p k of @p parent.
+    template <int dim, typename Number>
+    __host__ __device__ inline const Number *
+    weights_of(const TransferLevel<dim, Number> &level, const unsigned int parent, const unsigned int k)
+    {
+      return level.weights + (std::size_t(parent) * level.weight_components + (level.weight_components > 1 ? k : 0)) *
+                               (dim == 2 ? 9 : 27);
+    }
   } // namespace internal
 } // namespace gpumf
 

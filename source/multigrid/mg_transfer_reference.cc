@@ -42,7 +42,7 @@ namespace gpumf
                         product *= level.prolongation[coordinate(j, N, d) * n + coordinate(i, n, d)];
                       value += product;
                     }
-                  fine[fi[j]] += level.weights[parent * dealii::Utilities::pow(3u, dim) + cls] * value;
+                  fine[fi[j]] += weights_of(level, parent, k)[cls] * value;
                 }
             }
       }
@@ -101,7 +101,7 @@ namespace gpumf
                       unsigned int cls = 0;
                       for (unsigned int d = 0; d < dim; ++d)
                         cls += dealii::Utilities::pow(3u, d) * weight_class(coordinate(j, N, d), N);
-                      Number product = level.weights[parent * dealii::Utilities::pow(3u, dim) + cls] * fine[fi[j]];
+                      Number product = weights_of(level, parent, k)[cls] * fine[fi[j]];
                       for (unsigned int d = 0; d < dim; ++d)
                         product *= level.prolongation[coordinate(j, N, d) * n + coordinate(i, n, d)];
                       value += product;
