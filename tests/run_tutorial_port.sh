@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run_tutorial_port.sh <tutorial> <port> <deal.II's program> <cuda_available program> <backend> <ranks> <compare.py> [tolerance]
-# Runs deal.II's own CPU <tutorial> (step-37, step-48, step-66) and its gpumf port on <backend>
+# Runs deal.II's own <tutorial> (step-37, step-48, step-66 on the CPU; step-104 through deal.II's
+# Kokkos; or a .txt file: a recorded output of it) and its gpumf port on <backend>
 # with <ranks> MPI ranks (both with the tutorial's tests/stepNN-test.sed applied; what that reads
 # from the environment, e.g. STEP48_DIM, set by the caller), then compares their outputs with
 # <compare.py> to the relative <tolerance> (default 1e-8) and prints their timings side by side
@@ -27,9 +28,13 @@ timed() {
   return $rc
 }
 status=0
-timed reference.txt $run "$reference" || status=$?
+if [[ "$reference" == *.txt ]]; then
+  cp "$reference" reference.txt # a recorded output of deal.II's program
+else
+  timed reference.txt $run "$reference" || status=$?
+fi
 GPUMF_BACKEND=$backend timed port.txt $run "$port" || status=$?
-echo "=== deal.II's $tutorial (CPU, $ranks ranks${STEP48_DIM:+, ${STEP48_DIM}D})"
+echo "=== deal.II's $tutorial ($ranks ranks${STEP48_DIM:+, ${STEP48_DIM}D}; ${reference##*/})"
 cat reference.txt
 echo "=== gpumf port ($backend, $ranks ranks)"
 cat port.txt

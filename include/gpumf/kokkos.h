@@ -63,6 +63,16 @@ namespace gpumf
     initialize()
     {}
 
+    /// Kokkos::DefaultExecutionSpace: name() tells gpumf's default backend ("gpumf cuda", "gpumf host").
+    struct DefaultExecutionSpace
+    {
+      static std::string
+      name()
+      {
+        return "gpumf " + to_string(default_backend());
+      }
+    };
+
     /// Kokkos::finalize(): nothing to do.
     inline void
     finalize()

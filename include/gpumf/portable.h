@@ -31,10 +31,15 @@
  * | Portable::copy_mf_data_to_host(), DataHost (local_q_point_id(), get_quadrature_point()) | the same |
  * | Kokkos::fence(), Kokkos::parallel_for(n, KOKKOS_LAMBDA(int i) {...}) | gpumf::Kokkos:: (gpumf/kokkos.h), `[=] __host__ __device__` |
  *
+ * | 9.8: reinit(mapping, std::vector<const DoFHandler *>, std::vector<const AffineConstraints *>, quad, data), FEEvaluation(data, dof_index) | the same (doc/systems.md) |
+ * | 9.8: LinearAlgebra::distributed::BlockVector<Number, MemorySpace::Default>, DeviceBlockVector | gpumf::BlockVector<Number>, gpumf::Portable::DeviceBlockVector |
+ * | 9.8: Portable::MGTwoLevelTransfer<dim, VectorType>::reinit_geometric_transfer() | gpumf::Portable::MGTwoLevelTransfer (gpumf::MGTwoLevelTransfer) |
+ * | 9.8: MGTransferMatrixFree<dim, Number, MemorySpace::Default>(transfers, initialize_dof_vector) | gpumf::MGTransferGlobalCoarsening<dim, Number> |
+ * | Kokkos::DefaultExecutionSpace::name()                          | gpumf::Kokkos:: (the backend's name) |
+ *
  * `data->team_member` (9.7+) and `shared_data->team_member` (9.5/9.6) with gpumf::Kokkos's team
  * loops over them work (gpumf/team_handle.h, gpumf/kokkos.h). Not available: Data's arrays as
- * Kokkos::View (gpumf's Data holds plain pointers, gpumf/matrix_free.h); several DoFHandlers and
- * DeviceBlockVector (deal.II 9.8): not yet.
+ * Kokkos::View (gpumf's Data holds plain pointers, gpumf/matrix_free.h).
  *
  * DEAL_II_HOST_DEVICE: deal.II 9.5+ defines it from its Kokkos; where that Kokkos has no CUDA
  * (as Debian's), it marks host functions only and nvcc refuses to call them in a kernel
@@ -45,12 +50,14 @@
 #ifndef gpumf_portable_h
 #define gpumf_portable_h
 
+#include <gpumf/block_vector.h>
 #include <gpumf/device_vector.h>
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/internal/dealii_compat.h>
 #include <gpumf/kokkos.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/matrix_free_tools.h>
+#include <gpumf/mg_transfer_global_coarsening.h>
 #include <gpumf/vector.h>
 
 // what deal.II's Portable headers bring with them, so that a program written against them compiles
@@ -71,6 +78,10 @@ namespace gpumf
     /// deal.II 9.5+'s Portable::FEEvaluation (same template arguments): gpumf::FEEvaluation.
     template <int dim, int fe_degree, int n_q_points_1d = fe_degree + 1, int n_components = 1, typename Number = double>
     using FEEvaluation = gpumf::FEEvaluation<dim, fe_degree, n_q_points_1d, n_components, Number>;
+
+    /// deal.II 9.8's Portable::MGTwoLevelTransfer<dim, VectorType> (VectorType gpumf::Vector<Number>).
+    template <int dim, typename VectorType>
+    using MGTwoLevelTransfer = gpumf::MGTwoLevelTransfer<dim, typename VectorType::value_type>;
   } // namespace Portable
 } // namespace gpumf
 

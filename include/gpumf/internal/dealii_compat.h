@@ -74,6 +74,17 @@ namespace gpumf
     using ObserverPointer = dealii::SmartPointer<T>;
 #endif
 
+    /// deal.II 9.7's running_in_debug_mode(): whether this is a debug build (DEBUG defined).
+    constexpr bool
+    running_in_debug_mode()
+    {
+#ifdef DEBUG
+      return true;
+#else
+      return false;
+#endif
+    }
+
     /// The vector of entry (global index) % 11 minus its mean, deal.II's start vector of the
     /// eigenvalue estimate of PreconditionChebyshev for its distributed vectors (vector.cc).
     template <typename Number>
