@@ -67,8 +67,9 @@ for label, log in zip(labels, logs):
     print("Program wall time", re.findall(r"Program wall time (\S+)", text)[-1], "s")
     results.append(rows)
 if len(results) == 2:
-    same = all(results[0][r][0] == results[1][r][0] and
+    both = [r for r in results[1] if r in results[0]]
+    same = len(both) > 0 and all(results[0][r][0] == results[1][r][0] and
                all(abs(float(a) - float(b)) <= 1e-6 * abs(float(b)) for a, b in zip(results[0][r][1], results[1][r][1]))
-               for r in results[1] if r in results[0])
-    print("same iterations and errors (1e-6) where both ran:", "yes" if same else "NO")
+               for r in both)
+    print(f"same iterations and errors (1e-6) in the {len(both)} refinements both ran:", "yes" if same else "NO")
 PY

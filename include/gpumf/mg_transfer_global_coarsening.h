@@ -157,6 +157,11 @@ namespace gpumf
     MGTransferGlobalCoarsening(const dealii::MGLevelObject<MGTwoLevelTransfer<dim, Number>> &transfer,
                                const std::function<void(const unsigned int, VectorType &)> &initialize_dof_vector = {});
 
+    /// A temporary MGLevelObject would leave the pointers dangling.
+    MGTransferGlobalCoarsening(
+      dealii::MGLevelObject<MGTwoLevelTransfer<dim, Number>>     &&transfer,
+      const std::function<void(const unsigned int, VectorType &)> &initialize_dof_vector = {}) = delete;
+
     /// dst = P src: from level to_level-1 to to_level.
     void
     prolongate(const unsigned int to_level, VectorType &dst, const VectorType &src) const override;
@@ -218,7 +223,14 @@ namespace gpumf
     void
     copy_from_mg(Vector<Number2> &dst, const dealii::MGLevelObject<VectorType> &src, bool add) const;
 
-    std::vector<const MGTwoLevelTransfer<dim, Number> *>  transfers;
+    /// dst (+)= src on the owned entries (another number type through identity_indices)
+    template <typename Dst, typename Src>
+    void
+    copy_owned(Vector<Dst> &dst, const Vector<Src> &src, bool add) const;
+
+    std::vector<const MGTwoLevelTransfer<dim, Number> *> transfers;
+    /// 0, 1, ...: the indices of copies between number types, made at the first
+    mutable internal::Array<unsigned int>                 identity_indices;
     unsigned int                                          min_level_ = 0;
     std::function<void(const unsigned int, VectorType &)> initialize_dof_vector;
   };

@@ -1,5 +1,6 @@
 // Whether two vector layouts are one: the same partitioner, or two with the same owned and ghost
-// entries (deal.II's Partitioner::is_compatible()) and the same entries sent to the same ranks.
+// entries (deal.II's Partitioner::is_compatible()), received from the same ranks and the same
+// entries sent to the same ranks.
 // The last part makes the answer safe without communication: a rank that answers yes exchanges
 // the same messages under either partitioner, so ranks may answer differently (a rank without
 // ghosts under two partitioners that differ elsewhere) and still agree in every exchange. The one
@@ -17,8 +18,8 @@ namespace gpumf
     inline bool
     same_layout(const dealii::Utilities::MPI::Partitioner &a, const dealii::Utilities::MPI::Partitioner &b)
     {
-      return &a == &b || (a.is_compatible(b) && a.import_targets() == b.import_targets() &&
-                          a.import_indices() == b.import_indices());
+      return &a == &b || (a.is_compatible(b) && a.ghost_targets() == b.ghost_targets() &&
+                          a.import_targets() == b.import_targets() && a.import_indices() == b.import_indices());
     }
   } // namespace internal
 } // namespace gpumf

@@ -9,6 +9,7 @@
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_system.h>
 
+#include <exception>
 #include <map>
 #include <string>
 
@@ -36,10 +37,13 @@ namespace gpumf
     unsigned int fe_degree = 0, n_components = 1, patch_points = 0;
     MPI_Comm     comm = MPI_COMM_SELF;
     /// the coarse cells this rank handles (as the parents in the fine mesh, which the coloring
-    /// reads), with their patches (global indices)
-    const Triangulation<dim> *fine_tria = nullptr;
-    internal::Parents<dim>    parents;
-    IndexSet                  coarse_owned, fine_owned, coarse_needed, fine_needed;
+    /// of reinit_geometric_transfer() reads; not read after it: the mesh may change or go) with
+    /// their patches (global indices), and their colors (made once)
+    const Triangulation<dim>              *fine_tria = nullptr;
+    bool                                   colored   = false;
+    internal::Parents<dim>                 parents;
+    std::vector<std::vector<unsigned int>> colors;
+    IndexSet                               coarse_owned, fine_owned, coarse_needed, fine_needed;
     /// the layouts read and written in place, and the arrays in their local indices
     std::shared_ptr<const Utilities::MPI::Partitioner> coarse_layout, fine_layout;
     internal::Array<unsigned int>                      coarse_indices, coarse_plain_indices, fine_indices;
@@ -56,10 +60,18 @@ namespace gpumf
     void
     make_arrays()
     {
-      internal::LevelPatches<Number> patches = internal::level_patches<dim, Number>(
-        *fine_tria, parents, fe_degree, patch_points, n_components, coarse_layout, fine_layout);
-      color_start       = std::move(patches.color_start);
-      weight_components = patches.weight_components;
+      internal::LevelPatches<Number> patches = internal::level_patches<dim, Number>(*fine_tria,
+                                                                                    parents,
+                                                                                    fe_degree,
+                                                                                    patch_points,
+                                                                                    n_components,
+                                                                                    coarse_layout,
+                                                                                    fine_layout,
+                                                                                    colored ? &colors : nullptr);
+      colors                                 = std::move(patches.colors);
+      colored                                = true;
+      color_start                            = std::move(patches.color_start);
+      weight_components                      = patches.weight_components;
       coarse_indices.reinit(backend, patches.coarse_local);
       coarse_plain_indices.reinit(backend, patches.coarse_plain);
       coarse_plain_host = std::move(patches.coarse_plain);
@@ -109,6 +121,11 @@ namespace gpumf
       bool
       dirichlet(const AffineConstraints<Number2> &constraints, const types::global_dof_index i, const char *which)
       {
+        AssertThrow(constraints.can_store_line(i),
+                    ExcNotSupported(std::string("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): the ") +
+                                    which + " constraints do not hold DoF " + std::to_string(i) +
+                                    ", which a cell of this rank has: make them for the locally relevant DoFs "
+                                    "(AffineConstraints::reinit(DoFTools::extract_locally_relevant_dofs(dof)))."));
         if (!constraints.is_constrained(i))
           return false;
         const auto *entries = constraints.get_constraint_entries(i);
@@ -121,6 +138,34 @@ namespace gpumf
                       "entries, e.g. DoFTools::make_zero_boundary_constraints()), on conforming "
                       "meshes without hanging nodes or periodicity."));
         return true;
+      }
+
+      /**
+       * Runs @p phase, rank-local work that may throw, and then throws on every rank where the
+       * phase threw on one: a rank-local exception would leave the other ranks waiting in the set-up's
+       * next collective call. The failing rank throws its own exception.
+       */
+      template <typename Phase>
+      void
+      collectively(const MPI_Comm comm, const Phase &phase)
+      {
+        std::exception_ptr error;
+        try
+          {
+            phase();
+          }
+        catch (...)
+          {
+            error = std::current_exception();
+          }
+        if (Utilities::MPI::max(int(error != nullptr), comm) > 0)
+          {
+            if (error != nullptr)
+              std::rethrow_exception(error);
+            AssertThrow(false,
+                        ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): the set-up "
+                                        "failed on another rank (its message says why)."));
+          }
       }
 
       /// The active cell of @p tria with the id of @p cell (of another mesh), if @p tria has it
@@ -226,38 +271,41 @@ namespace gpumf
     internal::Parents<dim> &p = d.parents;
     std::vector<typename Triangulation<dim>::cell_iterator> coarse_cells; // invalid: asked of the owner
     std::vector<std::string>                                requests;     // ids of those
-    for (const auto &cell : fine.active_cell_iterators())
-      if (cell->is_locally_owned())
-        {
-          AssertThrow(cell->level() > 0,
-                      ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): fine cell " +
-                                      cell->id().to_string() +
-                                      " is a cell of the coarsest mesh; supported are fine meshes that are the "
-                                      "coarse mesh refined once everywhere (as create_geometric_coarsening_sequence() "
-                                      "makes them of a globally refined mesh)."));
-          const auto parent = cell->parent();
-          if (parent->child(0) != cell)
-            continue;
-          auto        coarse_cell = internal::same_cell(coarse, parent->id());
-          std::string problem;
-          if (coarse_cell != coarse.end() && !coarse_cell->is_active())
-            problem = "refined in the coarse mesh";
-          else if (coarse_cell == coarse.end() &&
-                   dynamic_cast<const parallel::TriangulationBase<dim> *>(&coarse) == nullptr)
-            problem = "not a cell of the coarse mesh (which is coarser there)";
-          AssertThrow(problem.empty(),
-                      ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): the parent " +
-                                      parent->id().to_string() + " of a fine cell of this rank is " + problem +
-                                      "; supported are a fine mesh that is the coarse one refined once "
-                                      "everywhere."));
-          if (coarse_cell == coarse.end() || coarse_cell->is_artificial())
-            {
-              coarse_cell = coarse.end();
-              requests.push_back(parent->id().to_string());
-            }
-          p.cells.push_back(parent);
-          coarse_cells.push_back(coarse_cell);
-        }
+    internal::collectively(d.comm, [&]() {
+      for (const auto &cell : fine.active_cell_iterators())
+        if (cell->is_locally_owned())
+          {
+            AssertThrow(cell->level() > 0,
+                        ExcNotSupported(
+                          "gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): fine cell " +
+                          cell->id().to_string() +
+                          " is a cell of the coarsest mesh; supported are fine meshes that are the "
+                          "coarse mesh refined once everywhere (as create_geometric_coarsening_sequence() "
+                          "makes them of a globally refined mesh)."));
+            const auto parent = cell->parent();
+            if (parent->child(0) != cell)
+              continue;
+            auto        coarse_cell = internal::same_cell(coarse, parent->id());
+            std::string problem;
+            if (coarse_cell != coarse.end() && !coarse_cell->is_active())
+              problem = "refined in the coarse mesh";
+            else if (coarse_cell == coarse.end() &&
+                     dynamic_cast<const parallel::TriangulationBase<dim> *>(&coarse) == nullptr)
+              problem = "not a cell of the coarse mesh (which is coarser there)";
+            AssertThrow(problem.empty(),
+                        ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): the parent " +
+                                        parent->id().to_string() + " of a fine cell of this rank is " + problem +
+                                        "; supported are a fine mesh that is the coarse one refined once "
+                                        "everywhere."));
+            if (coarse_cell == coarse.end() || coarse_cell->is_artificial())
+              {
+                coarse_cell = coarse.end();
+                requests.push_back(parent->id().to_string());
+              }
+            p.cells.push_back(parent);
+            coarse_cells.push_back(coarse_cell);
+          }
+    });
     const std::vector<unsigned int> numbering = internal::patch_numbering(fe, static_cast<const FE_Poly<dim> &>(fe_q));
     const std::vector<unsigned int> child_position = internal::child_positions<dim>(n, N);
 
@@ -270,24 +318,26 @@ namespace gpumf
         const std::vector<std::vector<std::string>>                  all = Utilities::MPI::all_gather(d.comm, requests);
         std::map<unsigned int, std::vector<types::global_dof_index>> answers;
         std::vector<types::global_dof_index>                         indices(fe.n_dofs_per_cell());
-        for (unsigned int rank = 0; rank < all.size(); ++rank)
-          for (unsigned int r = 0; r < all[rank].size(); ++r)
-            {
-              const auto cell = internal::same_cell(coarse, CellId(all[rank][r]));
-              if (cell == coarse.end() || !cell->is_active() || !cell->is_locally_owned())
-                continue;
-              const typename DoFHandler<dim>::active_cell_iterator dof_cell(&coarse,
-                                                                            cell->level(),
-                                                                            cell->index(),
-                                                                            &dof_coarse);
-              dof_cell->get_dof_indices(indices);
-              auto &answer = answers[rank];
-              answer.push_back(r);
-              for (unsigned int i = 0; i < coarse_per_cell; ++i)
-                answer.push_back(indices[numbering[i]]);
-              for (unsigned int i = 0; i < coarse_per_cell; ++i)
-                answer.push_back(internal::dirichlet(constraints_coarse, indices[numbering[i]], "coarse"));
-            }
+        internal::collectively(d.comm, [&]() {
+          for (unsigned int rank = 0; rank < all.size(); ++rank)
+            for (unsigned int r = 0; r < all[rank].size(); ++r)
+              {
+                const auto cell = internal::same_cell(coarse, CellId(all[rank][r]));
+                if (cell == coarse.end() || !cell->is_active() || !cell->is_locally_owned())
+                  continue;
+                const typename DoFHandler<dim>::active_cell_iterator dof_cell(&coarse,
+                                                                              cell->level(),
+                                                                              cell->index(),
+                                                                              &dof_coarse);
+                dof_cell->get_dof_indices(indices);
+                auto &answer = answers[rank];
+                answer.push_back(r);
+                for (unsigned int i = 0; i < coarse_per_cell; ++i)
+                  answer.push_back(indices[numbering[i]]);
+                for (unsigned int i = 0; i < coarse_per_cell; ++i)
+                  answer.push_back(internal::dirichlet(constraints_coarse, indices[numbering[i]], "coarse"));
+              }
+        });
         std::vector<unsigned char> answered(requests.size(), 0);
         for (const auto &[rank, answer] : Utilities::MPI::some_to_some(d.comm, answers))
           for (std::size_t k = 0; k < answer.size(); k += 1 + 2 * coarse_per_cell)
@@ -296,13 +346,15 @@ namespace gpumf
               std::copy_n(answer.begin() + k + 1, 2 * coarse_per_cell, remote.begin() + r * 2 * coarse_per_cell);
               answered[r] = 1;
             }
-        for (unsigned int r = 0; r < requests.size(); ++r)
-          AssertThrow(answered[r],
-                      ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): the parent " +
-                                      requests[r] +
-                                      " of a fine cell of this rank is not an active cell of the coarse mesh on "
-                                      "any rank; supported are a fine mesh that is the coarse one refined once "
-                                      "everywhere."));
+        internal::collectively(d.comm, [&]() {
+          for (unsigned int r = 0; r < requests.size(); ++r)
+            AssertThrow(answered[r],
+                        ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): the parent " +
+                                        requests[r] +
+                                        " of a fine cell of this rank is not an active cell of the coarse mesh on "
+                                        "any rank; supported are a fine mesh that is the coarse one refined once "
+                                        "everywhere."));
+        });
       }
 
     const std::size_t        n_cells = p.cells.size();
@@ -314,57 +366,59 @@ namespace gpumf
     p.dirichlet.resize(p.coarse.size());
     p.fine.resize(n_cells * fine_per_cell);
     p.fine_constrained.resize(p.fine.size());
-    internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
-      std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
-      for (unsigned int c = begin; c < end; ++c)
-        {
-          if (coarse_cells[c] == coarse.end())
-            for (unsigned int i = 0; i < coarse_per_cell; ++i)
-              {
-                const std::size_t k = std::size_t(c) * coarse_per_cell + i;
-                p.coarse[k]         = remote[remote_index[c] * 2 * coarse_per_cell + i];
-                p.dirichlet[k]      = remote[remote_index[c] * 2 * coarse_per_cell + coarse_per_cell + i];
-              }
-          else
-            {
-              const typename DoFHandler<dim>::active_cell_iterator coarse_cell(&coarse,
-                                                                               coarse_cells[c]->level(),
-                                                                               coarse_cells[c]->index(),
-                                                                               &dof_coarse);
-              coarse_cell->get_dof_indices(indices);
+    internal::collectively(d.comm, [&]() {
+      internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
+        std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+        for (unsigned int c = begin; c < end; ++c)
+          {
+            if (coarse_cells[c] == coarse.end())
               for (unsigned int i = 0; i < coarse_per_cell; ++i)
                 {
                   const std::size_t k = std::size_t(c) * coarse_per_cell + i;
-                  p.coarse[k]         = indices[numbering[i]];
-                  p.dirichlet[k]      = internal::dirichlet(constraints_coarse, p.coarse[k], "coarse");
+                  p.coarse[k]         = remote[remote_index[c] * 2 * coarse_per_cell + i];
+                  p.dirichlet[k]      = remote[remote_index[c] * 2 * coarse_per_cell + coarse_per_cell + i];
                 }
-            }
-          for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
-            {
-              const auto child_cell = p.cells[c]->child(child);
-              AssertThrow(child_cell->is_active() && !child_cell->is_artificial(),
-                          ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): fine cell " +
-                                          child_cell->id().to_string() +
-                                          (child_cell->is_active() ? " is not available on the rank that owns its "
-                                                                     "first sibling" :
-                                                                     " is refined further") +
-                                          "; supported are a fine mesh that is the coarse one refined once "
-                                          "everywhere."));
-              const typename DoFHandler<dim>::active_cell_iterator fine_cell(&fine,
-                                                                             child_cell->level(),
-                                                                             child_cell->index(),
-                                                                             &dof_fine);
-              fine_cell->get_dof_indices(indices);
-              const unsigned int *position = child_position.data() + child * n_coarse;
-              for (unsigned int k = 0; k < d.n_components; ++k)
-                for (unsigned int i = 0; i < n_coarse; ++i)
+            else
+              {
+                const typename DoFHandler<dim>::active_cell_iterator coarse_cell(&coarse,
+                                                                                 coarse_cells[c]->level(),
+                                                                                 coarse_cells[c]->index(),
+                                                                                 &dof_coarse);
+                coarse_cell->get_dof_indices(indices);
+                for (unsigned int i = 0; i < coarse_per_cell; ++i)
                   {
-                    const std::size_t entry   = std::size_t(c) * fine_per_cell + k * n_fine + position[i];
-                    p.fine[entry]             = indices[numbering[k * n_coarse + i]];
-                    p.fine_constrained[entry] = internal::dirichlet(constraints_fine, p.fine[entry], "fine");
+                    const std::size_t k = std::size_t(c) * coarse_per_cell + i;
+                    p.coarse[k]         = indices[numbering[i]];
+                    p.dirichlet[k]      = internal::dirichlet(constraints_coarse, p.coarse[k], "coarse");
                   }
-            }
-        }
+              }
+            for (unsigned int child = 0; child < GeometryInfo<dim>::max_children_per_cell; ++child)
+              {
+                const auto child_cell = p.cells[c]->child(child);
+                AssertThrow(child_cell->is_active() && !child_cell->is_artificial(),
+                            ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): fine cell " +
+                                            child_cell->id().to_string() +
+                                            (child_cell->is_active() ? " is not available on the rank that owns its "
+                                                                       "first sibling" :
+                                                                       " is refined further") +
+                                            "; supported are a fine mesh that is the coarse one refined once "
+                                            "everywhere."));
+                const typename DoFHandler<dim>::active_cell_iterator fine_cell(&fine,
+                                                                               child_cell->level(),
+                                                                               child_cell->index(),
+                                                                               &dof_fine);
+                fine_cell->get_dof_indices(indices);
+                const unsigned int *position = child_position.data() + child * n_coarse;
+                for (unsigned int k = 0; k < d.n_components; ++k)
+                  for (unsigned int i = 0; i < n_coarse; ++i)
+                    {
+                      const std::size_t entry   = std::size_t(c) * fine_per_cell + k * n_fine + position[i];
+                      p.fine[entry]             = indices[numbering[k * n_coarse + i]];
+                      p.fine_constrained[entry] = internal::dirichlet(constraints_fine, p.fine[entry], "fine");
+                    }
+              }
+          }
+      });
     });
     AssertThrow(Utilities::MPI::sum(n_cells, d.comm) == coarse.n_global_active_cells(),
                 ExcNotSupported("gpumf::MGTwoLevelTransfer::reinit_geometric_transfer(): the fine mesh covers " +
@@ -395,6 +449,8 @@ namespace gpumf
     d.prolongation.reinit(backend, internal::embedding_1d<dim, Number>(fe_q));
     d.interpolation.reinit(backend, internal::interpolation_1d<dim, Number>(fe_q));
     d.make_arrays();
+    // later layouts reuse the colors: the meshes may change or go after the set-up
+    d.parents.cells.clear();
     impl = std::move(impl_new);
   }
 
@@ -495,14 +551,28 @@ namespace gpumf
     VectorType &target = internal::write_target(dst, d.coarse_layout, d.coarse_out, d.backend, "the coarse DoFHandler");
     target             = Number(0);
     target.zero_out_ghost_values();
-    input.update_ghost_values();
-    for (unsigned int c = 0; c + 1 < d.color_start.size(); ++c)
-      GPUMF_DISPATCH(d.backend,
-                     interpolate(d.level(c, true),
-                                 d.coarse_layout->locally_owned_size() + d.coarse_layout->n_ghost_indices(),
-                                 target.get_values(),
-                                 input.get_values()));
-    input.zero_out_ghost_values();
+    // the ghosts of the input are imported here unless the caller has them, and only those zeroed after
+    const bool import = !input.has_ghost_elements();
+    if (import)
+      input.update_ghost_values();
+    try
+      {
+        for (unsigned int c = 0; c + 1 < d.color_start.size(); ++c)
+          GPUMF_DISPATCH(d.backend,
+                         interpolate(d.level(c, true),
+                                     d.coarse_layout->locally_owned_size() + d.coarse_layout->n_ghost_indices(),
+                                     target.get_values(),
+                                     input.get_values()));
+      }
+    catch (...)
+      {
+        if (import)
+          input.zero_out_ghost_values();
+        target.zero_out_ghost_values();
+        throw;
+      }
+    if (import)
+      input.zero_out_ghost_values();
     target.compress(VectorOperation::add);
     target.scale(d.rank_weights);
     if (&target != &dst)
@@ -643,55 +713,59 @@ namespace gpumf
           initialize_dof_vector(level, v);
         return;
       }
+    AssertThrow(max_level() > min_level(),
+                ExcNotSupported("gpumf::MGTransferGlobalCoarsening::copy_to_mg(): one level and no "
+                                "initialize_dof_vector function: nothing tells the level vector's layout; give the "
+                                "function to the constructor."));
     const auto &t      = level > min_level() ? transfer(level, "copy_to_mg()") : transfer(level + 1, "copy_to_mg()");
     const auto &layout = level > min_level() ? t.get_partitioner_fine() : t.get_partitioner_coarse();
     if (!internal::has_layout(v, layout) || v.backend() != t.backend())
       v.reinit(layout, t.backend());
   }
 
-  namespace internal
+  template <int dim, typename Number>
+  template <typename Dst, typename Src>
+  void
+  MGTransferGlobalCoarsening<dim, Number>::copy_owned(Vector<Dst> &dst, const Vector<Src> &src, const bool add) const
   {
-    namespace
-    {
-      /// dst (+)= src on the owned entries (of another number type: converted).
-      template <typename Dst, typename Src>
-      void
-      copy_owned(Vector<Dst> &dst, const Vector<Src> &src, const bool add)
+    AssertThrow(dst.locally_owned_size() == src.locally_owned_size() && dst.backend() == src.backend() &&
+                  dst.get_partitioner()->locally_owned_range() == src.get_partitioner()->locally_owned_range(),
+                ExcVectorMismatch("a global vector with " + std::to_string(src.locally_owned_size()) +
+                                    " owned entries on " + to_string(src.backend()),
+                                  "the finest level's " + std::to_string(dst.locally_owned_size()) + " on " +
+                                    to_string(dst.backend()) + " (the same owned DoFs)"));
+    // the ghost entries are not written: not current any more
+    dst.zero_out_ghost_values();
+    if constexpr (std::is_same_v<Dst, Src>)
+      GPUMF_DISPATCH(dst.backend(),
+                     update<Dst>(dst.get_values(),
+                                 dst.locally_owned_size(),
+                                 Dst(add ? 1 : 0),
+                                 add,
+                                 Dst(1),
+                                 src.get_values(),
+                                 Dst(0),
+                                 nullptr,
+                                 Dst(0)));
+    else
       {
-        AssertThrow(dst.locally_owned_size() == src.locally_owned_size() && dst.backend() == src.backend(),
-                    ExcVectorMismatch("a global vector with " + std::to_string(src.locally_owned_size()) +
-                                        " owned entries on " + to_string(src.backend()),
-                                      "the finest level's " + std::to_string(dst.locally_owned_size()) + " on " +
-                                        to_string(dst.backend())));
-        if constexpr (std::is_same_v<Dst, Src>)
-          GPUMF_DISPATCH(dst.backend(),
-                         update<Dst>(dst.get_values(),
-                                     dst.locally_owned_size(),
-                                     Dst(add ? 1 : 0),
-                                     add,
-                                     Dst(1),
-                                     src.get_values(),
-                                     Dst(0),
-                                     nullptr,
-                                     Dst(0)));
-        else
+        // the indices 0, 1, ... for copy_indexed(), kept for the next copy (each V-cycle has two)
+        if (identity_indices.size() < dst.locally_owned_size() || identity_indices.backend() != dst.backend())
           {
             std::vector<unsigned int> identity(dst.locally_owned_size());
             std::iota(identity.begin(), identity.end(), 0u);
-            Array<unsigned int> indices;
-            indices.reinit(dst.backend(), identity);
-            GPUMF_DISPATCH(dst.backend(),
-                           copy_indexed(dst.get_values(),
-                                        indices.data(),
-                                        src.get_values(),
-                                        indices.data(),
-                                        static_cast<const double *>(nullptr),
-                                        identity.size(),
-                                        add));
+            identity_indices.reinit(dst.backend(), identity);
           }
+        GPUMF_DISPATCH(dst.backend(),
+                       copy_indexed(dst.get_values(),
+                                    identity_indices.data(),
+                                    src.get_values(),
+                                    identity_indices.data(),
+                                    static_cast<const double *>(nullptr),
+                                    dst.locally_owned_size(),
+                                    add));
       }
-    } // namespace
-  }   // namespace internal
+  }
 
   template <int dim, typename Number>
   template <typename Number2>
@@ -708,7 +782,7 @@ namespace gpumf
         if (l < max_level())
           dst[l] = Number(0);
       }
-    internal::copy_owned(dst[max_level()], src, false);
+    copy_owned(dst[max_level()], src, false);
   }
 
   template <int dim, typename Number>
@@ -722,7 +796,7 @@ namespace gpumf
                 ExcNotSupported("gpumf::MGTransferGlobalCoarsening::copy_from_mg(): the level vectors end at level " +
                                 std::to_string(src.max_level()) + ", the transfer at " + std::to_string(max_level()) +
                                 "."));
-    internal::copy_owned(dst, src[max_level()], add);
+    copy_owned(dst, src[max_level()], add);
   }
 
   template <int dim, typename Number>

@@ -181,11 +181,15 @@ namespace gpumf
       std::vector<unsigned int> color_start;
       /// as coarse_local, without no_dof for the level's Dirichlet DoFs (interpolate_to_mg())
       std::vector<unsigned int> coarse_plain;
+      /// the colors as positions in @p p (given to level_patches() again, it skips the coloring)
+      std::vector<std::vector<unsigned int>> colors;
     };
 
     /**
      * The local indices, weights and colors of the parents @p p of a level, between the layouts
-     * @p coarse (level l-1) and @p fine (level l). Collective.
+     * @p coarse (level l-1) and @p fine (level l). The colors are @p colors where given (an
+     * earlier call's LevelPatches::colors: @p tria and p.cells are then not read), else made from
+     * the cells @p p.cells of @p tria. Collective.
      */
     template <int dim, typename Number>
     LevelPatches<Number>
@@ -195,12 +199,13 @@ namespace gpumf
                   const unsigned int                                        N,
                   const unsigned int                                        n_components,
                   const std::shared_ptr<const Utilities::MPI::Partitioner> &coarse,
-                  const std::shared_ptr<const Utilities::MPI::Partitioner> &fine)
+                  const std::shared_ptr<const Utilities::MPI::Partitioner> &fine,
+                  const std::vector<std::vector<unsigned int>>             *colors = nullptr)
     {
       const unsigned int n        = fe_degree + 1;
       const unsigned int n_coarse = Utilities::pow(n, dim), n_fine = Utilities::pow(N, dim);
       const unsigned int coarse_per_parent = n_components * n_coarse, fine_per_parent = n_components * n_fine;
-      const unsigned int n_parents = p.cells.size();
+      const unsigned int n_parents = p.coarse.size() / coarse_per_parent;
       // local indices of the patches (parent order), in threads
       std::vector<unsigned int> coarse_patch(p.coarse.size()), fine_patch(p.fine.size()), plain_patch(p.coarse.size());
       internal::parallel_for(n_parents, [&](const unsigned int begin, const unsigned int end) {
@@ -227,7 +232,10 @@ namespace gpumf
         return std::vector<types::global_dof_index>(p.coarse.begin() + std::size_t(c) * coarse_per_parent,
                                                     p.coarse.begin() + std::size_t(c + 1) * coarse_per_parent);
       };
-      for (const auto &color : internal::color_cells<dim>(tria, p.cells, touched).colors)
+      std::vector<std::vector<unsigned int>> made;
+      if (colors == nullptr)
+        made = internal::color_cells<dim>(tria, p.cells, touched).colors;
+      for (const auto &color : colors != nullptr ? *colors : made)
         {
           order.insert(order.end(), color.begin(), color.end());
           color_start.push_back(order.size());
@@ -276,7 +284,8 @@ namespace gpumf
               }
           }
       });
-      AssertThrow(uniform,
+      // on every rank where one found it (its next collective call would wait for the others)
+      AssertThrow(Utilities::MPI::min(int(bool(uniform)), fine->get_mpi_communicator()) == 1,
                   ExcNotSupported("gpumf's multigrid transfer: the fine DoFs on one vertex, edge or face of a "
                                   "coarse cell differ in their number of coarse cells or in being constrained "
                                   "(Dirichlet conditions on part of a face's DoFs?); supported are conforming "
@@ -287,7 +296,8 @@ namespace gpumf
               std::move(weights),
               weight_components,
               std::move(color_start),
-              std::move(coarse_plain)};
+              std::move(coarse_plain),
+              colors != nullptr ? *colors : std::move(made)};
     }
 
 
@@ -312,11 +322,12 @@ namespace gpumf
                    const Backend                                             backend,
                    const std::string                                        &what)
     {
-      AssertThrow(v.backend() == backend && v.locally_owned_size() == layout->locally_owned_size(),
+      AssertThrow(v.backend() == backend && v.get_partitioner() != nullptr &&
+                    v.get_partitioner()->locally_owned_range() == layout->locally_owned_range(),
                   ExcVectorMismatch("a vector with " + std::to_string(v.locally_owned_size()) + " owned entries on " +
                                       to_string(v.backend()),
                                     what + " with " + std::to_string(layout->locally_owned_size()) + " on " +
-                                      to_string(backend)));
+                                      to_string(backend) + " (the same owned DoFs)"));
       if (has_layout(v, layout))
         return v;
       if (!has_layout(own, layout))
@@ -347,11 +358,12 @@ namespace gpumf
                  const Backend                                             backend,
                  const std::string                                        &what)
     {
-      AssertThrow(dst.backend() == backend && dst.locally_owned_size() == layout->locally_owned_size(),
+      AssertThrow(dst.backend() == backend && dst.get_partitioner() != nullptr &&
+                    dst.get_partitioner()->locally_owned_range() == layout->locally_owned_range(),
                   ExcVectorMismatch("a vector with " + std::to_string(dst.locally_owned_size()) + " owned entries on " +
                                       to_string(dst.backend()),
                                     what + " with " + std::to_string(layout->locally_owned_size()) + " on " +
-                                      to_string(backend)));
+                                      to_string(backend) + " (the same owned DoFs)"));
       if (has_layout(dst, layout))
         {
           dst.zero_out_ghost_values();
