@@ -61,6 +61,7 @@
 #include <gpumf/vector.h>
 
 // what deal.II's Portable headers bring with them, so that a program written against them compiles
+#include <deal.II/base/multithread_info.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q.h>
