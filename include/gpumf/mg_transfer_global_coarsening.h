@@ -129,6 +129,10 @@ namespace gpumf
 
   private:
     struct Implementation;
+    /// *impl, after the check that the set-up ran
+    Implementation &
+    implementation() const;
+
     void
     apply(const bool restriction, VectorType &dst, const VectorType &src) const;
 

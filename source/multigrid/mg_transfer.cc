@@ -134,17 +134,6 @@ namespace gpumf
         std::vector<IndexSet>     ghosts(n_levels);
         for (unsigned int l = 0; l < n_levels; ++l)
           ghosts[l] = DoFTools::extract_locally_relevant_level_dofs(dof, l);
-        // the indices of @p list not in @p owned, added to @p set at once
-        const auto add_not_owned =
-          [](const std::vector<types::global_dof_index> &list, const IndexSet &owned, IndexSet &set) {
-            std::vector<types::global_dof_index> others;
-            for (const types::global_dof_index g : list)
-              if (!owned.is_element(g))
-                others.push_back(g);
-            std::sort(others.begin(), others.end());
-            others.erase(std::unique(others.begin(), others.end()), others.end());
-            set.add_indices(others.begin(), others.end());
-          };
         for (unsigned int l = 1; l < n_levels; ++l)
           {
             Parents<dim> &p = parents[l];
@@ -177,8 +166,8 @@ namespace gpumf
                     }
                 }
             });
-            add_not_owned(p.coarse, dof.locally_owned_mg_dofs(l - 1), ghosts[l - 1]);
-            add_not_owned(p.fine, dof.locally_owned_mg_dofs(l), ghosts[l]);
+            internal::add_not_owned(p.coarse, dof.locally_owned_mg_dofs(l - 1), ghosts[l - 1]);
+            internal::add_not_owned(p.fine, dof.locally_owned_mg_dofs(l), ghosts[l]);
           }
         return {std::move(parents), std::move(ghosts)};
       }
@@ -566,16 +555,8 @@ namespace gpumf
     if (!internal::has_layout(src, global_partitioner))
       {
         ghosted_src.reinit(global_partitioner, backend_);
-        GPUMF_DISPATCH(backend_,
-                       update<Number2>(ghosted_src.get_values(),
-                                       src.locally_owned_size(),
-                                       Number2(0),
-                                       false,
-                                       Number2(1),
-                                       src.get_values(),
-                                       Number2(0),
-                                       nullptr,
-                                       Number2(0)));
+        internal::copy(
+          backend_, ghosted_src.get_values(), backend_, src.get_values(), src.locally_owned_size() * sizeof(Number2));
         global = &ghosted_src;
       }
     global->update_ghost_values();

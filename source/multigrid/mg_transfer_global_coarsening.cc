@@ -188,6 +188,14 @@ namespace gpumf
   }   // namespace internal
 
   template <int dim, typename Number>
+  typename MGTwoLevelTransfer<dim, Number>::Implementation &
+  MGTwoLevelTransfer<dim, Number>::implementation() const
+  {
+    AssertThrow(impl != nullptr, ExcNotSupported("gpumf::MGTwoLevelTransfer: call reinit_geometric_transfer() first."));
+    return *impl;
+  }
+
+  template <int dim, typename Number>
   MGTwoLevelTransfer<dim, Number>::MGTwoLevelTransfer() = default;
 
   template <int dim, typename Number>
@@ -428,15 +436,10 @@ namespace gpumf
                                 "once everywhere."));
 
     section.next("MGTwoLevelTransfer::reinit_geometric_transfer: layouts, weights, colors");
+    // the indices the coarse cells need that this rank does not own
     const auto needed = [](const std::vector<types::global_dof_index> &list, const IndexSet &owned) {
-      std::vector<types::global_dof_index> others;
-      for (const types::global_dof_index g : list)
-        if (!owned.is_element(g))
-          others.push_back(g);
-      std::sort(others.begin(), others.end());
-      others.erase(std::unique(others.begin(), others.end()), others.end());
       IndexSet set(owned.size());
-      set.add_indices(others.begin(), others.end());
+      internal::add_not_owned(list, owned, set);
       set.compress();
       return set;
     };
@@ -460,8 +463,7 @@ namespace gpumf
     const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner_coarse,
     const std::shared_ptr<const Utilities::MPI::Partitioner> &partitioner_fine) const
   {
-    AssertThrow(impl != nullptr, ExcNotSupported("gpumf::MGTwoLevelTransfer: call reinit_geometric_transfer() first."));
-    Implementation &d      = *impl;
+    Implementation &d      = implementation();
     const auto      usable = [](const std::shared_ptr<const Utilities::MPI::Partitioner> &given,
                            const IndexSet                                           &owned,
                            const IndexSet                                           &needed) {
@@ -481,8 +483,7 @@ namespace gpumf
   void
   MGTwoLevelTransfer<dim, Number>::apply(const bool restriction, VectorType &dst, const VectorType &src) const
   {
-    AssertThrow(impl != nullptr, ExcNotSupported("gpumf::MGTwoLevelTransfer: call reinit_geometric_transfer() first."));
-    Implementation   &d          = *impl;
+    Implementation   &d          = implementation();
     const auto       &src_layout = restriction ? d.fine_layout : d.coarse_layout;
     const auto       &dst_layout = restriction ? d.coarse_layout : d.fine_layout;
     const VectorType &input      = internal::read_in_layout(src,
@@ -527,8 +528,7 @@ namespace gpumf
   void
   MGTwoLevelTransfer<dim, Number>::interpolate(VectorType &dst, const VectorType &src) const
   {
-    AssertThrow(impl != nullptr, ExcNotSupported("gpumf::MGTwoLevelTransfer: call reinit_geometric_transfer() first."));
-    Implementation   &d     = *impl;
+    Implementation   &d     = implementation();
     const VectorType &input = internal::read_in_layout(src, d.fine_layout, d.fine_in, d.backend, "the fine DoFHandler");
     AssertThrow(dst.backend() == d.backend && dst.locally_owned_size() == d.coarse_layout->locally_owned_size(),
                 ExcVectorMismatch("a vector with " + std::to_string(dst.locally_owned_size()) + " owned entries",
@@ -586,16 +586,14 @@ namespace gpumf
   const std::shared_ptr<const Utilities::MPI::Partitioner> &
   MGTwoLevelTransfer<dim, Number>::get_partitioner_coarse() const
   {
-    AssertThrow(impl != nullptr, ExcNotSupported("gpumf::MGTwoLevelTransfer: call reinit_geometric_transfer() first."));
-    return impl->coarse_layout;
+    return implementation().coarse_layout;
   }
 
   template <int dim, typename Number>
   const std::shared_ptr<const Utilities::MPI::Partitioner> &
   MGTwoLevelTransfer<dim, Number>::get_partitioner_fine() const
   {
-    AssertThrow(impl != nullptr, ExcNotSupported("gpumf::MGTwoLevelTransfer: call reinit_geometric_transfer() first."));
-    return impl->fine_layout;
+    return implementation().fine_layout;
   }
 
   template <int dim, typename Number>
@@ -609,8 +607,7 @@ namespace gpumf
   Backend
   MGTwoLevelTransfer<dim, Number>::backend() const
   {
-    AssertThrow(impl != nullptr, ExcNotSupported("gpumf::MGTwoLevelTransfer: call reinit_geometric_transfer() first."));
-    return impl->backend;
+    return implementation().backend;
   }
 
   template <int dim, typename Number>
@@ -737,16 +734,22 @@ namespace gpumf
     // the ghost entries are not written: not current any more
     dst.zero_out_ghost_values();
     if constexpr (std::is_same_v<Dst, Src>)
-      GPUMF_DISPATCH(dst.backend(),
-                     update<Dst>(dst.get_values(),
-                                 dst.locally_owned_size(),
-                                 Dst(add ? 1 : 0),
-                                 add,
-                                 Dst(1),
-                                 src.get_values(),
-                                 Dst(0),
-                                 nullptr,
-                                 Dst(0)));
+      {
+        if (!add)
+          internal::copy(
+            dst.backend(), dst.get_values(), src.backend(), src.get_values(), dst.locally_owned_size() * sizeof(Dst));
+        else
+          GPUMF_DISPATCH(dst.backend(),
+                         update<Dst>(dst.get_values(),
+                                     dst.locally_owned_size(),
+                                     Dst(add ? 1 : 0),
+                                     add,
+                                     Dst(1),
+                                     src.get_values(),
+                                     Dst(0),
+                                     nullptr,
+                                     Dst(0)));
+      }
     else
       {
         // the indices 0, 1, ... for copy_indexed(), kept for the next copy (each V-cycle has two)

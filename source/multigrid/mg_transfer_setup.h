@@ -22,11 +22,10 @@
 #include <vector>
 
 #include <gpumf/backend.h>
+#include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
 
 #include "core/coloring.h"
-#include "core/executor.h"
-#include "linear_algebra/vector_kernels.h"
 #include "core/threads.h"
 #include "linear_algebra/layout.h"
 #include "multigrid/mg_transfer_kernels.h"
@@ -71,6 +70,19 @@ namespace gpumf
             result[child * n_coarse + i] = position;
           }
       return result;
+    }
+
+    /// The indices of @p list not in @p owned, added to @p set (sorted, each once).
+    inline void
+    add_not_owned(const std::vector<types::global_dof_index> &list, const IndexSet &owned, IndexSet &set)
+    {
+      std::vector<types::global_dof_index> others;
+      for (const types::global_dof_index g : list)
+        if (!owned.is_element(g))
+          others.push_back(g);
+      std::sort(others.begin(), others.end());
+      others.erase(std::unique(others.begin(), others.end()), others.end());
+      set.add_indices(others.begin(), others.end());
     }
 
     /// The element's support points along one direction (lexicographic), and the 1D FE_Q
@@ -333,16 +345,7 @@ namespace gpumf
       if (!has_layout(own, layout))
         own.reinit(layout, backend);
       own.zero_out_ghost_values();
-      GPUMF_DISPATCH(backend,
-                     update<Number>(own.get_values(),
-                                    v.locally_owned_size(),
-                                    Number(0),
-                                    false,
-                                    Number(1),
-                                    v.get_values(),
-                                    Number(0),
-                                    nullptr,
-                                    Number(0)));
+      copy(backend, own.get_values(), backend, v.get_values(), v.locally_owned_size() * sizeof(Number));
       return own;
     }
 
