@@ -282,6 +282,9 @@ namespace gpumf
        * @p u: the DoF values u(a, b, k), k < nd, of the thread's z-line on entry (where a, b < nd),
        * the result on exit; @p point(k, value, gx, gy, gz) at point (a, b, k); @p scratch: the
        * cell's scratch (cell_stride numbers). All threads of the cell call it (it has barriers).
+       * Each x and y gradient goes from the scratch through the point operation back to the
+       * scratch at once: kept in arrays for the whole column instead (as evaluate() and
+       * integrate() do), BP3 p=4 took 127 registers against 80 and ran 11 % slower (kernel lab, H200).
        */
       template <typename Point>
       __device__ static void
@@ -293,8 +296,122 @@ namespace gpumf
             const unsigned int b,
             const Point       &point)
       {
+        Number q[n], r[n];
+        to_points(u, table, folded, scratch, a, b, q);
+        if constexpr (with_gradients)
+          {
+            Number gz[n];
+            reference_gradients(q, table, folded, scratch, a, b, gz);
+#  pragma unroll
+            for (unsigned int k = 0; k < n; ++k)
+              {
+                Number gx = scratch[at<1>(a, b, k)], gy = scratch[at<2>(a, b, k)];
+                point(k, q[k], gx, gy, gz[k]);
+                scratch[at<1>(a, b, k)] = gx;
+                scratch[at<2>(a, b, k)] = gy;
+              }
+            from_reference_gradients(q, gz, table, folded, scratch, a, b, r);
+          }
+        else
+          {
+            Number none = 0;
+#  pragma unroll
+            for (unsigned int k = 0; k < n; ++k)
+              {
+                point(k, q[k], none, none, none);
+                r[k] = q[k];
+              }
+          }
+        to_dofs(r, table, folded, scratch, a, b, u);
+      }
+
+      /**
+       * The first half of apply() for a caller that couples components (the elasticity
+       * operator): the values @p q and the reference gradients (@p gx, @p gy, @p gz;
+       * with_gradients only, else zero) at the points (a, b, k) of the thread's z-line, from the
+       * DoF values @p u. Run for each component, then the point operation on all of them, then
+       * integrate() for each: the scratch is free again when this returns (its next use begins
+       * with a barrier).
+       */
+      __device__ static void
+      evaluate(const Number (&u)[n],
+               const Number (&table)[n_table],
+               const Number      *folded,
+               Number            *scratch,
+               const unsigned int a,
+               const unsigned int b,
+               Number (&q)[n],
+               Number (&gx)[n],
+               Number (&gy)[n],
+               Number (&gz)[n])
+      {
+        to_points(u, table, folded, scratch, a, b, q);
+        if constexpr (with_gradients)
+          {
+            reference_gradients(q, table, folded, scratch, a, b, gz);
+#  pragma unroll
+            for (unsigned int k = 0; k < n; ++k)
+              {
+                gx[k] = scratch[at<1>(a, b, k)];
+                gy[k] = scratch[at<2>(a, b, k)];
+              }
+          }
+        else
+#  pragma unroll
+          for (unsigned int k = 0; k < n; ++k)
+            gx[k] = gy[k] = gz[k] = Number(0);
+      }
+
+      /**
+       * The second half of apply(): the DoF values @p u of the thread's z-line from what the
+       * point operation submitted at its points, values @p q (with_values) and reference
+       * gradients @p gx, @p gy, @p gz (with_gradients). The scratch must be free: evaluate() of
+       * this cell returned before, any use since ended with a barrier after which each thread
+       * read only its own line (as integrate() and evaluate() end).
+       */
+      __device__ static void
+      integrate(Number (&u)[n],
+                const Number (&table)[n_table],
+                const Number      *folded,
+                Number            *scratch,
+                const unsigned int a,
+                const unsigned int b,
+                const Number (&q)[n],
+                const Number (&gx)[n],
+                const Number (&gy)[n],
+                const Number (&gz)[n])
+      {
+        Number r[n];
+        if constexpr (with_gradients)
+          {
+#  pragma unroll
+            for (unsigned int k = 0; k < n; ++k)
+              {
+                scratch[at<1>(a, b, k)] = gx[k];
+                scratch[at<2>(a, b, k)] = gy[k];
+              }
+            from_reference_gradients(q, gz, table, folded, scratch, a, b, r);
+          }
+        else
+#  pragma unroll
+          for (unsigned int k = 0; k < n; ++k)
+            r[k] = q[k];
+        to_dofs(r, table, folded, scratch, a, b, u);
+      }
+
+    private:
+      /// The values @p q at the thread's points from the DoF values @p u: the interpolation (z in
+      /// registers, then passes along y and x), or a copy with collocation. Begins with a barrier.
+      __device__ static void
+      to_points(const Number (&u)[n],
+                const Number (&table)[n_table],
+                const Number      *folded,
+                Number            *scratch,
+                const unsigned int a,
+                const unsigned int b,
+                Number (&q)[n])
+      {
         __syncthreads(); // the previous readers of the scratch are done
-        Number q[n];
         if constexpr (identity)
           {
 #  pragma unroll
@@ -324,54 +441,70 @@ namespace gpumf
             for (unsigned int k = 0; k < n; ++k)
               q[k] = scratch[at<0>(a, b, k)];
           }
+      }
 
-        Number r[n];
-        if constexpr (with_gradients)
+      /// The reference gradients at the thread's points from the values @p q there: z in
+      /// registers (@p gz), x and y into buffers B and C at the thread's line (after a barrier).
+      __device__ static void
+      reference_gradients(const Number (&q)[n],
+                          const Number (&table)[n_table],
+                          const Number      *folded,
+                          Number            *scratch,
+                          const unsigned int a,
+                          const unsigned int b,
+                          Number (&gz)[n])
+      {
+        if constexpr (identity)
           {
-            if constexpr (identity)
-              {
-#  pragma unroll
-                for (unsigned int k = 0; k < n; ++k)
-                  scratch[at<0>(a, b, k)] = q[k];
-                __syncthreads();
-              }
-            Number gz[n];
-            contract<derivative_matrix>(q, table, folded, gz);
-            pass<0, 0, 1, n, n, derivative_matrix, n, n>(scratch, table, folded, a, b);
-            pass<1, 0, 2, n, n, derivative_matrix, n, n>(scratch, table, folded, a, b);
-            __syncthreads();
 #  pragma unroll
             for (unsigned int k = 0; k < n; ++k)
-              {
-                Number gx = scratch[at<1>(a, b, k)], gy = scratch[at<2>(a, b, k)];
-                point(k, q[k], gx, gy, gz[k]);
-                scratch[at<1>(a, b, k)] = gx;
-                scratch[at<2>(a, b, k)] = gy;
-              }
-            contract<derivative_transpose>(gz, table, folded, r);
-            if constexpr (with_values)
-#  pragma unroll
-              for (unsigned int k = 0; k < n; ++k)
-                r[k] += q[k];
+              scratch[at<0>(a, b, k)] = q[k];
             __syncthreads();
-            pass<0, 1, 1, n, n, derivative_transpose, n, n>(scratch, table, folded, a, b);
-            pass<1, 2, 2, n, n, derivative_transpose, n, n>(scratch, table, folded, a, b);
-            __syncthreads();
-#  pragma unroll
-            for (unsigned int k = 0; k < n; ++k)
-              r[k] += scratch[at<1>(a, b, k)] + scratch[at<2>(a, b, k)];
           }
-        else
-          {
-            Number none = 0;
-#  pragma unroll
-            for (unsigned int k = 0; k < n; ++k)
-              {
-                point(k, q[k], none, none, none);
-                r[k] = q[k];
-              }
-          }
+        contract<derivative_matrix>(q, table, folded, gz);
+        pass<0, 0, 1, n, n, derivative_matrix, n, n>(scratch, table, folded, a, b);
+        pass<1, 0, 2, n, n, derivative_matrix, n, n>(scratch, table, folded, a, b);
+        __syncthreads();
+      }
 
+      /// @p r: the transposed derivatives of the submitted gradients (@p gz in registers, x and
+      /// y in buffers B and C at the thread's line) plus the submitted values @p q (with_values).
+      __device__ static void
+      from_reference_gradients(const Number (&q)[n],
+                               const Number (&gz)[n],
+                               const Number (&table)[n_table],
+                               const Number      *folded,
+                               Number            *scratch,
+                               const unsigned int a,
+                               const unsigned int b,
+                               Number (&r)[n])
+      {
+        contract<derivative_transpose>(gz, table, folded, r);
+        if constexpr (with_values)
+#  pragma unroll
+          for (unsigned int k = 0; k < n; ++k)
+            r[k] += q[k];
+        __syncthreads();
+        pass<0, 1, 1, n, n, derivative_transpose, n, n>(scratch, table, folded, a, b);
+        pass<1, 2, 2, n, n, derivative_transpose, n, n>(scratch, table, folded, a, b);
+        __syncthreads();
+#  pragma unroll
+        for (unsigned int k = 0; k < n; ++k)
+          r[k] += scratch[at<1>(a, b, k)] + scratch[at<2>(a, b, k)];
+      }
+
+      /// The DoF values @p u of the thread's line from @p r at its points: z in registers, then x
+      /// (z < nd), then y (x, z < nd); A was last read by other threads at least two barriers ago
+      /// (its own line since). A copy with collocation.
+      __device__ static void
+      to_dofs(const Number (&r)[n],
+              const Number (&table)[n_table],
+              const Number      *folded,
+              Number            *scratch,
+              const unsigned int a,
+              const unsigned int b,
+              Number (&u)[n])
+      {
         if constexpr (identity)
           {
 #  pragma unroll
@@ -380,8 +513,6 @@ namespace gpumf
           }
         else
           {
-            // back to the DoFs: z in registers, then x (z < nd), then y (x, z < nd); A was last read
-            // by other threads at least two barriers ago (its own line since)
             {
               Number w[nd];
               contract<shape_transpose>(r, table, folded, w);
@@ -401,7 +532,6 @@ namespace gpumf
           }
       }
 
-    private:
       /// Index of point (or DoF) (x, y, z) of buffer @p k in the cell's scratch.
       template <unsigned int k>
       __device__ static constexpr unsigned int
