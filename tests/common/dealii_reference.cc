@@ -233,24 +233,70 @@ namespace test
                                    const Function<dim>             *value_coefficient,
                                    const Function<dim>             *gradient_coefficient)
   {
-    DynamicSparsityPattern dsp(dof_handler.n_dofs());
-    DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
-    impl->pattern.copy_from(dsp);
-    impl->matrix.reinit(impl->pattern);
-
     // the element matrices of gpumf's LocalMatrixOperator built-ins (FEValues, no sum factorization)
     using LM                                   = gpumf::LocalMatrixOperator<dim, double>;
     const typename LM::CellMatrixFunction form = value_coefficient && gradient_coefficient ?
                                                    LM::helmholtz(gradient_coefficient, value_coefficient) :
                                                  value_coefficient ? LM::mass(value_coefficient) :
                                                                      LM::laplace(gradient_coefficient);
-    const FiniteElement<dim>             &fe   = dof_handler.get_fe();
-    FEValues<dim>                         fe_values(mapping,
+    assemble_form(mapping, dof_handler, constraints, quad, form);
+  }
+
+  template <int dim>
+  void
+  AssembledOperator<dim>::assemble_elasticity(const Mapping<dim>              &mapping,
+                                              const DoFHandler<dim>           &dof_handler,
+                                              const AffineConstraints<double> &constraints,
+                                              const Quadrature<1>             &quad,
+                                              const Function<dim>             &lambda,
+                                              const Function<dim>             &mu)
+  {
+    AssertThrow(dof_handler.get_fe().n_components() == dim, ExcMessage("elasticity needs dim components"));
+    const FEValuesExtractors::Vector displacement(0);
+    const auto                       form = [&](const typename DoFHandler<dim>::active_cell_iterator &,
+                          const FEValues<dim> &fe_values,
+                          FullMatrix<double>  &cell_matrix) {
+      const unsigned int m = fe_values.dofs_per_cell;
+      for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+        {
+          const double l = lambda.value(fe_values.quadrature_point(q));
+          const double u = mu.value(fe_values.quadrature_point(q));
+          for (unsigned int i = 0; i < m; ++i)
+            {
+              const auto eps_i = fe_values[displacement].symmetric_gradient(i, q);
+              const auto div_i = fe_values[displacement].divergence(i, q);
+              for (unsigned int j = 0; j < m; ++j)
+                cell_matrix(i, j) += (2. * u * (eps_i * fe_values[displacement].symmetric_gradient(j, q)) +
+                                      l * div_i * fe_values[displacement].divergence(j, q)) *
+                                     fe_values.JxW(q);
+            }
+        }
+    };
+    assemble_form(mapping, dof_handler, constraints, quad, form);
+  }
+
+  template <int dim>
+  void
+  AssembledOperator<dim>::assemble_form(
+    const Mapping<dim>              &mapping,
+    const DoFHandler<dim>           &dof_handler,
+    const AffineConstraints<double> &constraints,
+    const Quadrature<1>             &quad,
+    const std::function<
+      void(const typename DoFHandler<dim>::active_cell_iterator &, const FEValues<dim> &, FullMatrix<double> &)> &form)
+  {
+    DynamicSparsityPattern dsp(dof_handler.n_dofs());
+    DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
+    impl->pattern.copy_from(dsp);
+    impl->matrix.reinit(impl->pattern);
+
+    const FiniteElement<dim>            &fe = dof_handler.get_fe();
+    FEValues<dim>                        fe_values(mapping,
                             fe,
                             Quadrature<dim>(quad),
                             update_values | update_gradients | update_JxW_values | update_quadrature_points);
-    FullMatrix<double>                    cell_matrix(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
-    std::vector<types::global_dof_index>  indices(fe.n_dofs_per_cell());
+    FullMatrix<double>                   cell_matrix(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
+    std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
     for (const auto &cell : dof_handler.active_cell_iterators())
       {
         fe_values.reinit(cell);

@@ -9,11 +9,14 @@
 #include <deal.II/lac/affine_constraints.h>
 #include <deal.II/base/function.h>
 #include <deal.II/base/quadrature.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/lac/full_matrix.h>
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/sparse_matrix.h>
 #include <deal.II/lac/sparsity_pattern.h>
 #include <deal.II/lac/vector.h>
 
+#include <functional>
 #include <memory>
 
 namespace test
@@ -89,6 +92,16 @@ namespace test
              const dealii::Function<dim>             *value_coefficient,
              const dealii::Function<dim>             *gradient_coefficient);
 
+    /// The matrix of isotropic elasticity, (2 mu eps(u), eps(v)) + (lambda div u, div v), for
+    /// an FESystem of dim components (FEValuesExtractors::Vector), otherwise as assemble().
+    void
+    assemble_elasticity(const dealii::Mapping<dim>              &mapping,
+                        const dealii::DoFHandler<dim>           &dof_handler,
+                        const dealii::AffineConstraints<double> &constraints,
+                        const dealii::Quadrature<1>             &quad,
+                        const dealii::Function<dim>             &lambda,
+                        const dealii::Function<dim>             &mu);
+
     void
     vmult(dealii::Vector<double> &dst, const dealii::Vector<double> &src) const;
 
@@ -98,6 +111,15 @@ namespace test
   private:
     struct Impl;
     std::unique_ptr<Impl> impl;
+
+    void
+    assemble_form(const dealii::Mapping<dim>                              &mapping,
+                  const dealii::DoFHandler<dim>                           &dof_handler,
+                  const dealii::AffineConstraints<double>                 &constraints,
+                  const dealii::Quadrature<1>                             &quad,
+                  const std::function<void(const typename dealii::DoFHandler<dim>::active_cell_iterator &,
+                                           const dealii::FEValues<dim> &,
+                                           dealii::FullMatrix<double> &)> &form);
   };
 
   /**

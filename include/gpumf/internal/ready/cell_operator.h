@@ -1,14 +1,15 @@
 /**
  * @file gpumf/internal/ready/cell_operator.h
- * The cell functor of the ready coefficient operators (operators.h: mass, Laplace, Helmholtz):
+ * The cell functor of the ready operators (operators.h: mass, Laplace, Helmholtz; elasticity):
  * the DoF gather and scatter (constraint rows included) around the cell operation of lines.cuh
- * with the quadrature-point operation of quadrature_point.cuh on the GPU in 3D; FEEvaluation's
- * naive path on the host (the reference) and in 2D.
+ * with the quadrature-point operation of quadrature_point.cuh (elasticity_point.cuh) on the GPU
+ * in 3D; FEEvaluation's naive path on the host (the reference) and in 2D.
  */
 #ifndef gpumf_internal_ready_cell_operator_h
 #define gpumf_internal_ready_cell_operator_h
 
 #include <gpumf/fe_evaluation.h>
+#include <gpumf/internal/ready/elasticity_point.cuh>
 #include <gpumf/internal/ready/lines.cuh>
 #include <gpumf/internal/ready/quadrature_point.cuh>
 #include <gpumf/matrix_free.h>
@@ -32,6 +33,11 @@ namespace gpumf
      * @p columns, and on the host, it runs FEEvaluation (a thread per point up to n_q = 10
      * without @p columns): the host reference, and the path of user functors the benchmark
      * compares with.
+     *
+     * With @p elasticity (ElasticityCellOperator: dim components, the gradient term only) the
+     * form is linear elasticity's (2 mu eps(u), eps(v)) + (lambda div u, div v) with the Lamé
+     * coefficients @p lame instead of a and kappa: the lines path runs Lines::evaluate() for
+     * every component, the coupled point operation (ElasticityPoint), then Lines::integrate().
      */
     template <int dim,
               int fe_degree,
@@ -40,9 +46,12 @@ namespace gpumf
               typename Number,
               bool with_values,
               bool with_gradients,
-              bool columns = (dim == 3)>
+              bool columns    = (dim == 3),
+              bool elasticity = false>
     struct CoefficientCellOperator
     {
+      static_assert(!elasticity || (n_components_ == dim && !with_values && with_gradients),
+                    "the elasticity form has dim components and the gradient term only");
       using FEEval = FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number, columns>;
 
       static constexpr bool thread_per_column = columns;
@@ -89,7 +98,7 @@ namespace gpumf
        * choice (a cap below n_q = 8 made it slower; above n_q = 10 it is not measured).
        */
       static constexpr unsigned int device_min_blocks_per_sm =
-        lines && with_gradients && sizeof(Number) == 8 && n_q_points_1d >= 8 && n_q_points_1d <= 10 ?
+        lines && !elasticity && with_gradients && sizeof(Number) == 8 && n_q_points_1d >= 8 && n_q_points_1d <= 10 ?
           65536 / (128 * ((CellLayout<3>{n_q_points_1d, true}.max_block_threads() + 31) / 32 * 32)) :
           0;
 
@@ -98,6 +107,8 @@ namespace gpumf
       /// Curved meshes, GPU, lines path: the merged geometry (PointData), else nullptr.
       const Number *metric        = nullptr;
       std::size_t   metric_stride = 0;
+      /// The elasticity form: lambda and mu (the coefficients above are unused there).
+      LameCoefficients<Number> lame{};
 
       /// Numbers of the 1D matrices the lines path carries (1 where unused).
       static constexpr unsigned int n_table  = lines ? n_q_points_1d * (n_dofs_1d + n_q_points_1d) : 1;
@@ -188,7 +199,7 @@ namespace gpumf
       {
         CoefficientCellOperator op{a, kappa, metric, metric_stride};
         op.per_point_geometry = !mf.has_affine_geometry();
-        if constexpr (lines)
+        if constexpr (lines && !elasticity)
           AssertThrow(mf.backend() != Backend::cuda || mf.has_affine_geometry() || metric != nullptr ||
                         mf.n_cells() == 0,
                       ExcNotSupported("gpumf: CellOperator::make() on a mesh with geometry per quadrature point "
@@ -480,23 +491,34 @@ namespace gpumf
       {
         constexpr unsigned int nq = n_q_points_1d;
         const unsigned int     tx = threadIdx.x, ty = threadIdx.y;
-        const CoefficientPoint<nq, Number, with_values, with_gradients, geometry_form(form)> point(
-          data,
-          cell,
-          PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient},
-          z_weights,
-          weight_slice,
-          tx,
-          ty);
-        if constexpr (energy)
-          run_lines_of_form<form>(u,
-                                  data.collocation,
-                                  shared,
-                                  EnergyPoint<decltype(point), Number, with_values, with_gradients>{point, e});
+        if constexpr (elasticity)
+          {
+            static_assert(!energy, "the cell energy is summed by the coefficient operators only");
+            (void)e;
+            const ElasticityPoint<nq, Number, geometry_form(form)> point(
+              data, cell, lame, z_weights, weight_slice, tx, ty);
+            run_lines_of_form<form>(u, data.collocation, shared, point);
+          }
         else
           {
-            (void)e;
-            run_lines_of_form<form>(u, data.collocation, shared, point);
+            const CoefficientPoint<nq, Number, with_values, with_gradients, geometry_form(form)> point(
+              data,
+              cell,
+              PointData<Number>{metric, metric_stride, value_coefficient, gradient_coefficient},
+              z_weights,
+              weight_slice,
+              tx,
+              ty);
+            if constexpr (energy)
+              run_lines_of_form<form>(u,
+                                      data.collocation,
+                                      shared,
+                                      EnergyPoint<decltype(point), Number, with_values, with_gradients>{point, e});
+            else
+              {
+                (void)e;
+                run_lines_of_form<form>(u, data.collocation, shared, point);
+              }
           }
       }
 
@@ -568,9 +590,36 @@ namespace gpumf
                    const SharedData<dim, Number> &shared,
                    const Point                   &point) const
       {
+        if constexpr (elasticity)
+          {
+            // every component to the points, the coupled point operation, every component back
+            constexpr unsigned int nq = n_q_points_1d;
+            Number                 q[nq], gx[dim][nq], gy[dim][nq], gz[dim][nq];
 #  pragma unroll
-        for (unsigned int c = 0; c < n_components; ++c)
-          CellOperation::apply(u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, point);
+            for (unsigned int c = 0; c < dim; ++c)
+              CellOperation::evaluate(
+                u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, q, gx[c], gy[c], gz[c]);
+#  pragma unroll
+            for (unsigned int k = 0; k < nq; ++k)
+              {
+                Number g[dim][3];
+#  pragma unroll
+                for (unsigned int c = 0; c < dim; ++c)
+                  g[c][0] = gx[c][k], g[c][1] = gy[c][k], g[c][2] = gz[c][k];
+                point(k, g);
+#  pragma unroll
+                for (unsigned int c = 0; c < dim; ++c)
+                  gx[c][k] = g[c][0], gy[c][k] = g[c][1], gz[c][k] = g[c][2];
+              }
+#  pragma unroll
+            for (unsigned int c = 0; c < dim; ++c)
+              CellOperation::integrate(
+                u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, q, gx[c], gy[c], gz[c]);
+          }
+        else
+#  pragma unroll
+          for (unsigned int c = 0; c < n_components; ++c)
+            CellOperation::apply(u[c], tables, folded, shared.values, threadIdx.x, threadIdx.y, point);
       }
 
       /**
@@ -720,6 +769,25 @@ namespace gpumf
       {
         phi.evaluate(with_values, with_gradients);
         const unsigned int first = (data->row_start + cell) * n_q_points;
+        if constexpr (elasticity)
+          {
+            // sigma = 2 mu eps + lambda tr(eps) I
+            phi.apply_for_each_quad_point([&](FEEval *p, const unsigned int q) {
+              auto         eps    = p->get_symmetric_gradient(q);
+              const Number mu     = lame.mu_at(first + q);
+              const Number lambda = lame.lambda_at(first + q);
+              Number       trace  = 0;
+              for (unsigned int d = 0; d < dim; ++d)
+                trace += eps.access_raw_entry(d);
+              for (unsigned int k = 0; k < eps.n_independent_components; ++k)
+                eps.access_raw_entry(k) *= 2 * mu;
+              for (unsigned int d = 0; d < dim; ++d)
+                eps.access_raw_entry(d) += lambda * trace;
+              p->submit_symmetric_gradient(eps, q);
+            });
+            phi.integrate(with_values, with_gradients);
+            return;
+          }
         phi.apply_for_each_quad_point([&](FEEval *p, const unsigned int q) {
           if constexpr (with_values)
             {
@@ -739,6 +807,12 @@ namespace gpumf
         phi.integrate(with_values, with_gradients);
       }
     };
+
+    /// The cell functor of ElasticityOperator: the elasticity form of CoefficientCellOperator
+    /// (make() it with null coefficients, then set its Lamé coefficients, lame).
+    template <int dim, int fe_degree, int n_q_points_1d, typename Number>
+    using ElasticityCellOperator =
+      CoefficientCellOperator<dim, fe_degree, n_q_points_1d, dim, Number, false, true, dim == 3, true>;
 
     /**
      * The cell functor of CoefficientOperator::vmult_and_dot(): the cell operation of
