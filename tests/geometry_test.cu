@@ -10,11 +10,13 @@
 //     through FEValues on the host;
 //   - inverted cells (a mirrored cube: det J < 0) refused by the kernel's path with a message
 //     naming the cell (MappingQ1, MappingQ(2)).
+// FEEvaluation::inverse_jacobian(q) read in a functor against FEValues too.
 // Tolerances: 1e-12 relative for double, 16 float epsilons for float (FEValues computes in
 // double; gpumf computes in double and rounds once). With the cuda backend, the GPU's arrays are
 // also compared with the host backend's (the naive reference), cell by cell.
 //
 //   geometry_test host|cuda     (cuda: skipped without a GPU)
+#include <gpumf/fe_evaluation.h>
 #include <gpumf/matrix_free.h>
 
 #include <deal.II/distributed/tria.h>
@@ -149,6 +151,32 @@ namespace
     return result;
   }
 
+  /// FEEvaluation::inverse_jacobian(q) entry [d][e] at every point, into out[local_q_point_id()].
+  template <int dim, typename Number>
+  struct InverseJacobianEntry
+  {
+    using FEEval = gpumf::FEEvaluation<dim, 2, 3, 1, Number>;
+
+    static constexpr unsigned int n_dofs_1d    = 3;
+    static constexpr unsigned int n_local_dofs = FEEval::tensor_dofs_per_cell;
+    static constexpr unsigned int n_q_points   = FEEval::n_q_points;
+
+    unsigned int d, e;
+    Number      *out;
+
+    __host__ __device__ void
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, Number>::Data *data,
+               gpumf::SharedData<dim, Number>                      *shared,
+               const Number *) const
+    {
+      FEEval phi(cell, data, shared);
+      phi.apply_for_each_quad_point([&](FEEval *p, const unsigned int q) {
+        out[data->local_q_point_id(cell, n_q_points, q)] = p->inverse_jacobian(q)[d][e];
+      });
+    }
+  };
+
   enum class Expect
   {
     affine_uniform,
@@ -191,6 +219,35 @@ namespace
     checker.check_below(error[0], tolerance<Number>(), label + ": points against FEValues");
     checker.check_below(error[1], tolerance<Number>(), label + ": JxW against FEValues (relative)");
     checker.check_below(error[2], tolerance<Number>(), label + ": inverse Jacobians against FEValues (relative)");
+    {
+      // FEEvaluation::inverse_jacobian(q) in a functor: deal.II's J^{-T}, [d][e] = d xi_e / d x_d
+      const auto            geometry = reference(mf, mapping, quad);
+      std::vector<Number>   zero(std::size_t(mf.n_cells()) * mf.n_q_points());
+      gpumf::Vector<Number> none;
+      mf.initialize_dof_vector(none);
+      double deviation = 0, largest = 0;
+      for (unsigned int d = 0; d < dim; ++d)
+        for (unsigned int e = 0; e < dim; ++e)
+          {
+            gpumf::internal::Array<Number> out;
+            out.reinit(backend, zero);
+            mf.evaluate_coefficients(InverseJacobianEntry<dim, Number>{d, e, out.data()}, none);
+            const std::vector<Number> values = out.to_host();
+            std::size_t               k      = 0;
+            for (const auto &color : mf.get_colored_graph())
+              for (const auto &cell : color)
+                for (unsigned int q = 0; q < mf.n_q_points(); ++q, ++k)
+                  {
+                    const double expected = geometry.at(cell->id()).inverse[q * dim * dim + e * dim + d];
+                    deviation             = test::max_or_inf(deviation, std::abs(values[k] - expected));
+                    largest               = std::max(largest, std::abs(expected));
+                  }
+          }
+      checker.check_below(Utilities::MPI::max(deviation, MPI_COMM_WORLD) /
+                            std::max(Utilities::MPI::max(largest, MPI_COMM_WORLD), 1e-300),
+                          tolerance<Number>(),
+                          label + ": FEEvaluation::inverse_jacobian(q) against FEValues' J^{-1} transposed");
+    }
     if (backend == gpumf::Backend::cuda)
       {
         data.backend = gpumf::Backend::host;

@@ -285,6 +285,29 @@ namespace
         cell_difference = Utilities::MPI::max(cell_difference, comm);
         largest         = Utilities::MPI::max(largest, comm);
         checker.check_below(cell_difference / largest, 1e-12, what + ": per-cell values vs deal.II");
+        // one component's error: a component mask, as deal.II's weight ComponentSelectFunction
+        if constexpr (n_components > 1)
+          {
+            const ComponentSelectFunction<dim> last(n_components - 1, n_components);
+            VectorTools::integrate_difference(mapping,
+                                              dof,
+                                              reference,
+                                              ExactFunction<dim>(n_components),
+                                              dealii_cells,
+                                              QGauss<dim>(n_q),
+                                              dealii_norm(norm),
+                                              &last);
+            const double      dealii_last = VectorTools::compute_global_error(tria, dealii_cells, dealii_norm(norm));
+            std::vector<bool> mask(n_components, false);
+            mask.back()       = true;
+            const double only = gpumf::VectorTools::integrate_difference<fe_degree, n_q, n_components>(
+              mf, u, Exact<dim>(), norm, ComponentMask(mask));
+            checker.check_below(std::abs(only - dealii_last) / dealii_last,
+                                1e-12,
+                                what + ", the last component alone (a component mask): vs deal.II's weight");
+            checker.check(std::abs(only - global) > 1e-3 * global || norm == gpumf::VectorTools::Linfty_norm,
+                          what + ": the last component's error differs from all components'");
+          }
         // the norm of u itself (against zero): as deal.II's, against ZeroFunction
         if (norm == gpumf::VectorTools::L2_norm && n_components == 1)
           {
@@ -341,6 +364,12 @@ main(int argc, char **argv)
       [&] { gpumf::VectorTools::integrate_difference<1, 2>(mf, u, ValueOnly<2>(), gpumf::VectorTools::H1_norm); });
     checker.check(message.find("need the exact solution's gradient") != std::string::npos,
                   "the H1 norm without a gradient() throws: " + message);
+    message = test::exception_of([&] {
+      gpumf::VectorTools::integrate_difference<1, 2>(
+        mf, u, ValueOnly<2>(), gpumf::VectorTools::L2_norm, ComponentMask(std::vector<bool>{true, false}));
+    });
+    checker.check(message.find("a component mask of 2 entries for an element of 1 components") != std::string::npos,
+                  "a component mask of the wrong size throws");
     {
       // a value for a DoF that the MatrixFree object does not have constrained: other lines, refused
       AffineConstraints<double> other_lines;

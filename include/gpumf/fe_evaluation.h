@@ -578,6 +578,23 @@ namespace gpumf
                            internal::read_only(data.JxW + cell * n_q_points + q);
     }
 
+    /**
+     * deal.II's inverse_jacobian(q): J^{-T} at point @p q, entry [d][e] = d xi_e / d x_d (rows
+     * real coordinates, columns reference ones), so that the real gradient is
+     * inverse_jacobian(q) times the reference gradient (per cell on affine meshes).
+     */
+    __host__ __device__ dealii::Tensor<2, dim, Number>
+                        inverse_jacobian(const unsigned int q) const
+    {
+      Number jinv[dim][dim];
+      inverse_jacobian(q, jinv);
+      dealii::Tensor<2, dim, Number> t;
+      for (unsigned int d = 0; d < dim; ++d)
+        for (unsigned int e = 0; e < dim; ++e)
+          t[d][e] = jinv[e][d];
+      return t;
+    }
+
     /// @name deal.II 9.4's per-thread interface: the point the thread works on
     /// (its only point up to degree 9 in 3D; the current one inside apply_for_each_quad_point()).
     /// @{

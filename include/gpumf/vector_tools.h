@@ -43,9 +43,13 @@
 #include <deal.II/base/function.h>
 #include <deal.II/base/point.h>
 #include <deal.II/base/tensor.h>
+
+#include <deal.II/fe/component_mask.h>
+
 #include <deal.II/lac/vector.h>
 
 #include <cmath>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -156,7 +160,8 @@ namespace gpumf
       /**
        * The cell functor of integrate_difference(): at every quadrature point the squared error
        * (value, gradient or both) times JxW, or for Linfty_norm the largest error of the
-       * components, into @p out at local_q_point_id().
+       * components, into @p out at local_q_point_id(); each component's error times its weight
+       * (1 or 0: the component mask).
        */
       template <int dim, int fe_degree, int n_q_points_1d, int n_components_, typename Number, typename Function>
       struct DifferenceAtPoints
@@ -171,6 +176,7 @@ namespace gpumf
         Function exact;
         Number  *out;
         NormType norm;
+        Number   weights[n_components];
 
         __host__ __device__ void
         operator()(const unsigned int                            cell,
@@ -196,7 +202,7 @@ namespace gpumf
                       u_c = u;
                     else
                       u_c = u[c];
-                    const Number e = u_c - value_of(exact, x, c);
+                    const Number e = weights[c] * (u_c - value_of(exact, x, c));
                     if (norm == Linfty_norm)
                       result = (e < 0 ? -e : e) > result ? (e < 0 ? -e : e) : result;
                     else
@@ -217,7 +223,7 @@ namespace gpumf
                             e = grad[d] - g[d];
                           else
                             e = grad[c][d] - g[d];
-                          result += e * e;
+                          result += weights[c] * e * e;
                         }
                     }
                 }
@@ -289,6 +295,9 @@ namespace gpumf
      * Where @p cellwise is given it receives, as deal.II's integrate_difference(), the norm on
      * each locally owned active cell at its active_cell_index() (size: the triangulation's
      * active cells; 0 elsewhere). The solution's constrained DoFs are read as they are.
+     * @p components selects the components whose error counts (empty: all), as deal.II's
+     * integrate_difference() does with the weight ComponentSelectFunction (the velocity's error
+     * of a Stokes solution, say).
      */
     template <int fe_degree,
               int n_q_points_1d = fe_degree + 1,
@@ -303,8 +312,16 @@ namespace gpumf
                          const Vector<Number>          &solution,
                          const Function                &exact,
                          const NormType                 norm,
-                         dealii::Vector<OutNumber>     *cellwise = nullptr)
+                         dealii::Vector<OutNumber>     *cellwise   = nullptr,
+                         const dealii::ComponentMask   &components = dealii::ComponentMask())
     {
+      AssertThrow(components.size() == 0 || components.size() == n_components,
+                  dealii::ExcMessage("gpumf::VectorTools::integrate_difference: a component mask of " +
+                                     std::to_string(components.size()) + " entries for an element of " +
+                                     std::to_string(n_components) + " components."));
+      AssertThrow(components.size() == 0 || components.n_selected_components() > 0,
+                  dealii::ExcMessage("gpumf::VectorTools::integrate_difference: the component mask selects no "
+                                     "component."));
       constexpr bool has_gradient = internal::HasGradient<Function, dim, Number>::value;
       AssertThrow(norm == L2_norm || norm == Linfty_norm || has_gradient,
                   dealii::ExcMessage("gpumf::VectorTools::integrate_difference: the H1 norms need the exact "
@@ -318,9 +335,15 @@ namespace gpumf
         internal::DifferenceAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>,
         Vector<Number>,
         Compiler>(
-        internal::DifferenceAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>{exact,
-                                                                                                    points.data(),
-                                                                                                    norm},
+        [&] {
+          internal::DifferenceAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function> f{exact,
+                                                                                                        points.data(),
+                                                                                                        norm,
+                                                                                                        {}};
+          for (unsigned int c = 0; c < n_components; ++c)
+            f.weights[c] = components.size() == 0 || components[c] ? Number(1) : Number(0);
+          return f;
+        }(),
         solution);
       std::vector<Number> per_cell;
       const Number        result =
@@ -334,6 +357,25 @@ namespace gpumf
               (*cellwise)[cell->active_cell_index()] = OutNumber(per_cell[k++]);
         }
       return result;
+    }
+
+    /// integrate_difference() of the components @p components selects, without per-cell values.
+    template <int fe_degree,
+              int n_q_points_1d = fe_degree + 1,
+              int n_components  = 1,
+              int dim,
+              typename Number,
+              typename Function,
+              typename Compiler = ::gpumf::internal::ThisCompiler>
+    Number
+    integrate_difference(const MatrixFree<dim, Number> &mf,
+                         const Vector<Number>          &solution,
+                         const Function                &exact,
+                         const NormType                 norm,
+                         const dealii::ComponentMask   &components)
+    {
+      return integrate_difference<fe_degree, n_q_points_1d, n_components, dim, Number, Function, float, Compiler>(
+        mf, solution, exact, norm, nullptr, components);
     }
 
     /**
