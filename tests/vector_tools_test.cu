@@ -6,7 +6,9 @@
 // FESystem of two; curved (MappingQ(3) on a shell) and adaptively refined meshes. And
 // create_right_hand_side() against deal.II's FEValues assembly with the same constraints, and
 // distribute_constraints() against AffineConstraints::distribute() (homogeneous and with Dirichlet
-// values, on a random vector and from zero; constraints with other lines refused).
+// values, on a random vector and from zero; constraints with other lines refused). The exact
+// solution and the load both as device functors and as deal.II Functions (tabulated on the
+// host); the error of one component (a ComponentMask) against deal.II's weight.
 //
 //   vector_tools_test host   host backend vs deal.II: relative 1e-12
 //   vector_tools_test cuda   CUDA vs deal.II: relative 1e-12; skipped without a GPU
@@ -255,6 +257,11 @@ namespace
       checker.check_below(test::relative_difference(test::to_rw(rhs), test::to_rw(rhs_dealii), comm),
                           1e-12,
                           name + ": create_right_hand_side vs deal.II's assembly");
+      gpumf::Vector<double> rhs_function;
+      gpumf::VectorTools::create_right_hand_side<fe_degree, n_q, n_components>(mf, f, rhs_function);
+      checker.check_below(test::relative_difference(test::to_rw(rhs_function), test::to_rw(rhs_dealii), comm),
+                          1e-12,
+                          name + ": create_right_hand_side of a deal.II Function vs deal.II's assembly");
     }
 
     for (const auto norm : {gpumf::VectorTools::L2_norm,
@@ -274,6 +281,12 @@ namespace
         checker.check_below(std::abs(global - dealii_global) / dealii_global,
                             1e-12,
                             what + ": global value vs deal.II");
+        // the exact solution as a deal.II Function (tabulated on the host at the points)
+        const double from_function = gpumf::VectorTools::integrate_difference<fe_degree, n_q, n_components>(
+          mf, u, ExactFunction<dim>(n_components), norm);
+        checker.check_below(std::abs(from_function - dealii_global) / dealii_global,
+                            1e-12,
+                            what + ": with a deal.II Function, global value vs deal.II");
         double cell_difference = 0, largest = 0;
         for (const auto &cell : tria.active_cell_iterators())
           if (cell->is_locally_owned())
@@ -370,6 +383,11 @@ main(int argc, char **argv)
     });
     checker.check(message.find("a component mask of 2 entries for an element of 1 components") != std::string::npos,
                   "a component mask of the wrong size throws");
+    message = test::exception_of([&] {
+      gpumf::VectorTools::integrate_difference<1, 2>(mf, u, ExactFunction<2>(2), gpumf::VectorTools::L2_norm);
+    });
+    checker.check(message.find("the deal.II Function has 2 components, the element 1") != std::string::npos,
+                  "a deal.II Function of other components than the element's throws");
     {
       // a value for a DoF that the MatrixFree object does not have constrained: other lines, refused
       AffineConstraints<double> other_lines;

@@ -158,6 +158,116 @@ namespace gpumf
       }
 
       /**
+       * A deal.II Function (host code, virtual) evaluated on the host at every quadrature point
+       * of a MatrixFree object, for the device: values [point * n_components + c] and, where the
+       * H1 norms need them, gradients [(point * n_components + c) * dim + d], point in the
+       * order of local_q_point_id().
+       */
+      template <int dim, typename Number>
+      struct TabulatedFunction
+      {
+        const Number *values       = nullptr;
+        const Number *gradients    = nullptr;
+        unsigned int  n_components = 1;
+      };
+
+      template <typename F>
+      struct IsTabulated : std::false_type
+      {};
+      template <int dim, typename Number>
+      struct IsTabulated<TabulatedFunction<dim, Number>> : std::true_type
+      {};
+      template <int dim, typename Number>
+      struct HasGradient<TabulatedFunction<dim, Number>, dim, Number> : std::true_type
+      {};
+
+      /// Component @p c of @p function at quadrature point @p point (local_q_point_id()), at @p p.
+      template <typename Function, int dim, typename Number>
+      __host__ __device__ Number
+      value_at(const Function                   &function,
+               const dealii::Point<dim, Number> &p,
+               const std::size_t                 point,
+               const unsigned int                c)
+      {
+        if constexpr (IsTabulated<Function>::value)
+          {
+            (void)p;
+            return function.values[point * function.n_components + c];
+          }
+        else
+          {
+            (void)point;
+            return value_of(function, p, c);
+          }
+      }
+
+      /// The gradient of component @p c of @p function at quadrature point @p point, at @p p.
+      template <typename Function, int dim, typename Number>
+      __host__ __device__ dealii::Tensor<1, dim, Number>
+                          gradient_at(const Function                   &function,
+                                      const dealii::Point<dim, Number> &p,
+                                      const std::size_t                 point,
+                                      const unsigned int                c)
+      {
+        if constexpr (IsTabulated<Function>::value)
+          {
+            (void)p;
+            dealii::Tensor<1, dim, Number> g;
+            for (unsigned int d = 0; d < dim; ++d)
+              g[d] = function.gradients[(point * function.n_components + c) * dim + d];
+            return g;
+          }
+        else
+          {
+            (void)point;
+            return gradient_of(function, p, c);
+          }
+      }
+
+      /// Whether @p F is a deal.II Function (tabulated on the host by the VectorTools functions).
+      template <typename F, int dim>
+      constexpr bool is_dealii_function =
+        std::is_base_of_v<dealii::Function<dim, double>, F> || std::is_base_of_v<dealii::Function<dim, float>, F>;
+
+      /// @p function's values (and, with @p gradients, gradients) at @p mf's quadrature points on
+      /// the host, into @p table on @p mf's backend; returns the device view.
+      template <int n_components, int dim, typename Number, typename F>
+      TabulatedFunction<dim, Number>
+      tabulate(const MatrixFree<dim, Number>    &mf,
+               const F                          &function,
+               const bool                        gradients,
+               ::gpumf::internal::Array<Number> &table)
+      {
+        AssertThrow(function.n_components == n_components,
+                    dealii::ExcMessage("gpumf::VectorTools: the deal.II Function has " +
+                                       std::to_string(function.n_components) + " components, the element " +
+                                       std::to_string(n_components) + "."));
+        const auto          points = mf.get_quadrature_points();
+        const std::size_t   n      = points.size();
+        std::vector<Number> host(n * n_components * (gradients ? 1 + dim : 1));
+        for (std::size_t q = 0; q < n; ++q)
+          {
+            dealii::Point<dim> x;
+            for (unsigned int d = 0; d < dim; ++d)
+              x[d] = points[q][d];
+            for (unsigned int c = 0; c < n_components; ++c)
+              {
+                host[q * n_components + c] = Number(function.value(x, c));
+                if (gradients)
+                  {
+                    const auto g = function.gradient(x, c);
+                    for (unsigned int d = 0; d < dim; ++d)
+                      host[n * n_components + (q * n_components + c) * dim + d] = Number(g[d]);
+                  }
+              }
+          }
+        table.reinit(mf.backend(), host);
+        return TabulatedFunction<dim, Number>{table.data(),
+                                              gradients ? table.data() + n * n_components : nullptr,
+                                              n_components};
+      }
+
+      /**
        * The cell functor of integrate_difference(): at every quadrature point the squared error
        * (value, gradient or both) times JxW, or for Linfty_norm the largest error of the
        * components, into @p out at local_q_point_id(); each component's error times its weight
@@ -191,6 +301,7 @@ namespace gpumf
           phi.evaluate(values, gradients);
           phi.apply_for_each_quad_point([&](FEEval *p, const unsigned int q) {
             const dealii::Point<dim, Number> x      = p->quadrature_point(q);
+            const std::size_t                point  = data->local_q_point_id(cell, n_q_points, q);
             Number                           result = 0;
             if (values)
               {
@@ -202,7 +313,7 @@ namespace gpumf
                       u_c = u;
                     else
                       u_c = u[c];
-                    const Number e = weights[c] * (u_c - value_of(exact, x, c));
+                    const Number e = weights[c] * (u_c - value_at(exact, x, point, c));
                     if (norm == Linfty_norm)
                       result = (e < 0 ? -e : e) > result ? (e < 0 ? -e : e) : result;
                     else
@@ -215,7 +326,7 @@ namespace gpumf
                   const auto grad = p->get_gradient(q);
                   for (unsigned int c = 0; c < n_components; ++c)
                     {
-                      const dealii::Tensor<1, dim, Number> g = gradient_of(exact, x, c);
+                      const dealii::Tensor<1, dim, Number> g = gradient_at(exact, x, point, c);
                       for (unsigned int d = 0; d < dim; ++d)
                         {
                           Number e;
@@ -227,7 +338,7 @@ namespace gpumf
                         }
                     }
                 }
-            out[data->local_q_point_id(cell, n_q_points, q)] = norm == Linfty_norm ? result : result * p->JxW(q);
+            out[point] = norm == Linfty_norm ? result : result * p->JxW(q);
           });
         }
       };
@@ -257,13 +368,14 @@ namespace gpumf
         {
           FEEval phi(cell, data, shared);
           phi.apply_for_each_quad_point([&](FEEval *p, const unsigned int q) {
-            const dealii::Point<dim, Number> x = p->quadrature_point(q);
+            const dealii::Point<dim, Number> x     = p->quadrature_point(q);
+            const std::size_t                point = data->local_q_point_id(cell, n_q_points, q);
             typename FEEval::value_type      value;
             if constexpr (n_components == 1)
-              value = value_of(f, x, 0);
+              value = value_at(f, x, point, 0);
             else
               for (unsigned int c = 0; c < n_components; ++c)
-                value[c] = value_of(f, x, c);
+                value[c] = value_at(f, x, point, c);
             p->submit_value(value, q);
           });
           phi.integrate(true, false);
@@ -288,7 +400,9 @@ namespace gpumf
 
     /**
      * The norm @p norm of u_h - u over all cells of @p mf (all ranks; collective), u_h the finite
-     * element function @p solution and u the device functor @p exact: deal.II's
+     * element function @p solution and u the device functor @p exact or a deal.II Function
+     * (evaluated on the host at the quadrature points, then read there on the backend: the
+     * call then costs a host pass over the points; set_time() before the call): deal.II's
      * integrate_difference() followed by compute_global_error(), with @p mf's quadrature.
      * @p exact has `value(p)` or `value(p, component)`, and for the H1 norms `gradient(p)` or
      * `gradient(p, component)` (a Tensor<1, dim, Number>), callable on the host and the device.
@@ -315,48 +429,64 @@ namespace gpumf
                          dealii::Vector<OutNumber>     *cellwise   = nullptr,
                          const dealii::ComponentMask   &components = dealii::ComponentMask())
     {
-      AssertThrow(components.size() == 0 || components.size() == n_components,
-                  dealii::ExcMessage("gpumf::VectorTools::integrate_difference: a component mask of " +
-                                     std::to_string(components.size()) + " entries for an element of " +
-                                     std::to_string(n_components) + " components."));
-      AssertThrow(components.size() == 0 || components.n_selected_components() > 0,
-                  dealii::ExcMessage("gpumf::VectorTools::integrate_difference: the component mask selects no "
-                                     "component."));
-      constexpr bool has_gradient = internal::HasGradient<Function, dim, Number>::value;
-      AssertThrow(norm == L2_norm || norm == Linfty_norm || has_gradient,
-                  dealii::ExcMessage("gpumf::VectorTools::integrate_difference: the H1 norms need the exact "
-                                     "solution's gradient(p) (or gradient(p, component)); the function has none."));
-      AssertThrow(cellwise == nullptr || mf.get_mg_level() == dealii::numbers::invalid_unsigned_int,
-                  dealii::ExcMessage("gpumf::VectorTools::integrate_difference: per-cell values are given per "
-                                     "active cell; this MatrixFree object works on a multigrid level."));
-      ::gpumf::internal::Array<Number> points;
-      points.reinit(mf.backend(), std::size_t(mf.n_cells()) * mf.n_q_points());
-      mf.template evaluate_coefficients<
-        internal::DifferenceAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>,
-        Vector<Number>,
-        Compiler>(
-        [&] {
-          internal::DifferenceAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function> f{exact,
-                                                                                                        points.data(),
-                                                                                                        norm,
-                                                                                                        {}};
-          for (unsigned int c = 0; c < n_components; ++c)
-            f.weights[c] = components.size() == 0 || components[c] ? Number(1) : Number(0);
-          return f;
-        }(),
-        solution);
-      std::vector<Number> per_cell;
-      const Number        result =
-        internal::finish_integrate_difference(mf, points.data(), norm, cellwise ? &per_cell : nullptr);
-      if (cellwise != nullptr)
+      if constexpr (internal::is_dealii_function<Function, dim>)
         {
-          cellwise->reinit(mf.get_dof_handler().get_triangulation().n_active_cells());
-          std::size_t k = 0;
-          for (const auto &color : mf.get_colored_graph())
-            for (const auto &cell : color)
-              (*cellwise)[cell->active_cell_index()] = OutNumber(per_cell[k++]);
+          // a host Function: evaluated on the host at the points, read there by the device
+          ::gpumf::internal::Array<Number> table;
+          const auto                       tabulated =
+            internal::tabulate<n_components>(mf, exact, norm == H1_seminorm || norm == H1_norm, table);
+          return integrate_difference<fe_degree,
+                                      n_q_points_1d,
+                                      n_components,
+                                      dim,
+                                      Number,
+                                      internal::TabulatedFunction<dim, Number>,
+                                      OutNumber,
+                                      Compiler>(mf, solution, tabulated, norm, cellwise, components);
         }
-      return result;
+      else
+        {
+          AssertThrow(components.size() == 0 || components.size() == n_components,
+                      dealii::ExcMessage("gpumf::VectorTools::integrate_difference: a component mask of " +
+                                         std::to_string(components.size()) + " entries for an element of " +
+                                         std::to_string(n_components) + " components."));
+          AssertThrow(components.size() == 0 || components.n_selected_components() > 0,
+                      dealii::ExcMessage("gpumf::VectorTools::integrate_difference: the component mask selects no "
+                                         "component."));
+          constexpr bool has_gradient = internal::HasGradient<Function, dim, Number>::value;
+          AssertThrow(norm == L2_norm || norm == Linfty_norm || has_gradient,
+                      dealii::ExcMessage("gpumf::VectorTools::integrate_difference: the H1 norms need the exact "
+                                         "solution's gradient(p) (or gradient(p, component)); the function has none."));
+          AssertThrow(cellwise == nullptr || mf.get_mg_level() == dealii::numbers::invalid_unsigned_int,
+                      dealii::ExcMessage("gpumf::VectorTools::integrate_difference: per-cell values are given per "
+                                         "active cell; this MatrixFree object works on a multigrid level."));
+          ::gpumf::internal::Array<Number> points;
+          points.reinit(mf.backend(), std::size_t(mf.n_cells()) * mf.n_q_points());
+          mf.template evaluate_coefficients<
+            internal::DifferenceAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>,
+            Vector<Number>,
+            Compiler>(
+            [&] {
+              internal::DifferenceAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function> f{
+                exact, points.data(), norm, {}};
+              for (unsigned int c = 0; c < n_components; ++c)
+                f.weights[c] = components.size() == 0 || components[c] ? Number(1) : Number(0);
+              return f;
+            }(),
+            solution);
+          std::vector<Number> per_cell;
+          const Number        result =
+            internal::finish_integrate_difference(mf, points.data(), norm, cellwise ? &per_cell : nullptr);
+          if (cellwise != nullptr)
+            {
+              cellwise->reinit(mf.get_dof_handler().get_triangulation().n_active_cells());
+              std::size_t k = 0;
+              for (const auto &color : mf.get_colored_graph())
+                for (const auto &cell : color)
+                  (*cellwise)[cell->active_cell_index()] = OutNumber(per_cell[k++]);
+            }
+          return result;
+        }
     }
 
     /// integrate_difference() of the components @p components selects, without per-cell values.
@@ -413,7 +543,9 @@ namespace gpumf
 
     /**
      * The load vector rhs_i = int f phi_i of the device functor @p f (`value(p)`, or
-     * `value(p, component)` for an FESystem) with @p mf's quadrature, the constraints of @p mf
+     * `value(p, component)` for an FESystem) or of a deal.II Function (evaluated on the host at
+     * the quadrature points, then read there on the backend: call it again after set_time())
+     * with @p mf's quadrature, the constraints of @p mf
      * applied homogeneously, as deal.II's VectorTools::create_right_hand_side() with
      * constraints (AffineConstraints::distribute_local_to_global() without a matrix: nothing
      * into Dirichlet DoFs, hanging nodes into their masters). @p rhs gets @p mf's layout
@@ -429,14 +561,31 @@ namespace gpumf
     void
     create_right_hand_side(const MatrixFree<dim, Number> &mf, const Function &f, Vector<Number> &rhs)
     {
-      if (rhs.get_partitioner() == nullptr || rhs.backend() != mf.backend() ||
-          !rhs.get_partitioner()->is_compatible(*mf.get_vector_partitioner()))
-        mf.initialize_dof_vector(rhs);
-      // (the loop takes a source vector; the functor reads none)
-      Vector<Number> unused;
-      mf.initialize_dof_vector(unused);
-      using Functor = internal::RightHandSideAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>;
-      mf.template cell_loop<Functor, Vector<Number>, Vector<Number>, Compiler>(Functor{f}, unused, rhs, true);
+      if constexpr (internal::is_dealii_function<Function, dim>)
+        {
+          // a host Function: evaluated on the host at the points, read there by the device
+          ::gpumf::internal::Array<Number> table;
+          const auto                       tabulated = internal::tabulate<n_components>(mf, f, false, table);
+          create_right_hand_side<fe_degree,
+                                 n_q_points_1d,
+                                 n_components,
+                                 dim,
+                                 Number,
+                                 internal::TabulatedFunction<dim, Number>,
+                                 Compiler>(mf, tabulated, rhs);
+        }
+      else
+        {
+          if (rhs.get_partitioner() == nullptr || rhs.backend() != mf.backend() ||
+              !rhs.get_partitioner()->is_compatible(*mf.get_vector_partitioner()))
+            mf.initialize_dof_vector(rhs);
+          // (the loop takes a source vector; the functor reads none)
+          Vector<Number> unused;
+          mf.initialize_dof_vector(unused);
+          using Functor =
+            internal::RightHandSideAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>;
+          mf.template cell_loop<Functor, Vector<Number>, Vector<Number>, Compiler>(Functor{f}, unused, rhs, true);
+        }
     }
   } // namespace VectorTools
 } // namespace gpumf
