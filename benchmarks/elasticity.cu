@@ -22,6 +22,7 @@
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/grid/grid_generator.h>
 
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -138,9 +139,17 @@ namespace
     gpumf::Vector<double> src, dst;
     elasticity.initialize_dof_vector(src);
     elasticity.initialize_dof_vector(dst);
-    src                 = 1.;
+    {
+      // a field that is no rigid-body motion (the operator's kernel), so that the two kernels'
+      // results can be compared
+      dealii::LinearAlgebra::ReadWriteVector<double> values(src.locally_owned_elements());
+      for (const auto i : values.get_stored_elements())
+        values(i) = std::sin(0.37 * double(i)) + 0.5;
+      src.import(values, VectorOperation::insert);
+    }
     const double t_elas = bench::median_seconds(backend, a.repeat, [&] { elasticity.vmult(dst, src); });
     report("gpumf ElasticityOperator (ready kernel)", t_elas, n_dofs, bytes);
+    const gpumf::Vector<double> ready_result = dst;
     {
       // the same form through FEEvaluation with a thread per point: a user's functor
       using Points =
@@ -152,6 +161,11 @@ namespace
         elasticity.matrix_free().cell_loop(points, src, dst);
       });
       report("gpumf elasticity, FEEvaluation (thread/point)", t_points, n_dofs, bytes);
+      gpumf::Vector<double> difference = dst;
+      difference.add(-1., ready_result);
+      if (Utilities::MPI::this_mpi_process(comm) == 0)
+        std::cout << "ready kernel vs thread per point: |difference| / |result| = " << std::scientific
+                  << std::setprecision(2) << difference.l2_norm() / ready_result.l2_norm() << std::fixed << std::endl;
     }
     {
       gpumf::LaplaceOperator<dim, degree, degree + 1, dim, double> vector_laplace;

@@ -3,8 +3,9 @@
 // quadrature point) and per cell; the GPU (the ready 3D kernel: every component to the points,
 // the stress, every component back) against the host on random inputs, with coloring and
 // atomics, geometry per cell and per point; the diagonal against the assembled one and across
-// the backends; cartesian (affine) and curved (MappingQ(3) shell) meshes with hanging nodes and
-// Dirichlet rows; 2D and 3D, degrees 1, 2, 4, Gauss and Gauss-Lobatto points; on one or
+// the backends; a box, a sheared box (affine cells with full inverse Jacobians) and a shell
+// (MappingQ(3)) with hanging nodes and Dirichlet rows; 2D and 3D, degrees 1, 2, 4; Gauss,
+// Gauss-Lobatto and warped points (not symmetric: the kernel's 1D matrices unfolded); on one or
 // several ranks (the GPU against the host there). Then conjugate gradients with the
 // operator's Jacobi preconditioner, and the messages of misuse.
 //
@@ -15,6 +16,7 @@
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_dgq.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/lac/precondition.h>
@@ -51,6 +53,49 @@ namespace
     }
   };
 
+  /// The meshes: the box (affine, axis-aligned), the box sheared (affine cells whose inverse
+  /// Jacobian is full), the shell (curved, MappingQ(3)); each with hanging nodes.
+  enum class Mesh
+  {
+    box,
+    sheared,
+    shell
+  };
+
+  std::string
+  to_string(const Mesh m)
+  {
+    return m == Mesh::box ? "box" : m == Mesh::sheared ? "sheared box" : "shell";
+  }
+
+  /// Gauss, Gauss-Lobatto, or Gauss points x moved to x^2 (weights 2 x w): not symmetric about the
+  /// cell's centre, so that the GPU kernel takes the 1D matrices themselves (not the even-odd forms).
+  enum class Points
+  {
+    gauss,
+    lobatto,
+    warped
+  };
+
+  Quadrature<1>
+  quadrature(const Points kind, const unsigned int n)
+  {
+    if (kind == Points::lobatto)
+      return QGaussLobatto<1>(n);
+    const QGauss<1> gauss(n);
+    if (kind == Points::gauss)
+      return gauss;
+    std::vector<Point<1>> points;
+    std::vector<double>   weights;
+    for (unsigned int q = 0; q < n; ++q)
+      {
+        const double x = gauss.point(q)[0];
+        points.emplace_back(x * x);
+        weights.push_back(2 * x * gauss.weight(q));
+      }
+    return Quadrature<1>(points, weights);
+  }
+
   enum class Coefficients
   {
     constant,
@@ -76,8 +121,8 @@ namespace
   void
   check(test::Checker       &checker,
         const gpumf::Backend backend,
-        const test::MeshKind mesh,
-        const bool           lobatto,
+        const Mesh           mesh,
+        const Points         points,
         const Coefficients   coefficients)
   {
     using Operator                                 = gpumf::ElasticityOperator<dim, degree, n_q_1d, double>;
@@ -85,12 +130,22 @@ namespace
     parallel::distributed::Triangulation<dim> tria(comm);
     // hanging nodes: one more refinement near a corner
     const test::RefineWhere<dim> near_corner = [](const Point<dim> &p) { return p[0] < 0.4 && p[1] < 0.6; };
-    if (mesh == test::MeshKind::cartesian)
+    if (mesh != Mesh::shell)
       test::make_mesh(tria, test::Domain::box, dim == 2 ? 1 : 0, {near_corner});
     else
       test::make_mesh(tria, test::Domain::shell, 0, {near_corner});
-    const auto          mapping = test::make_mapping<dim>(mesh);
-    const Quadrature<1> quad    = lobatto ? Quadrature<1>(QGaussLobatto<1>(n_q_1d)) : Quadrature<1>(QGauss<1>(n_q_1d));
+    if (mesh == Mesh::sheared)
+      GridTools::transform(
+        [](const Point<dim> &p) {
+          Point<dim> q = p;
+          q[0] += 0.3 * p[1] + (dim == 3 ? 0.2 * p[dim - 1] : 0.);
+          q[1] += 0.25 * p[dim - 1];
+          return q;
+        },
+        tria);
+    const auto mapping =
+      test::make_mapping<dim>(mesh == Mesh::shell ? test::MeshKind::curved : test::MeshKind::cartesian);
+    const Quadrature<1> quad = quadrature(points, n_q_1d);
     const FESystem<dim> element(FE_Q<dim>{degree}, dim);
     DoFHandler<dim>     dof(tria);
     dof.distribute_dofs(element);
@@ -106,10 +161,12 @@ namespace
     const Lambda<dim> lambda;
     const Mu<dim>     mu;
     const std::string name = "elasticity " + std::to_string(dim) + "d degree " + std::to_string(degree) +
-                             (lobatto ? " gauss-lobatto " : " gauss ") + std::to_string(n_q_1d) + " " +
-                             test::to_string(mesh) + " coefficients " + to_string(coefficients) + " (" +
-                             std::to_string(dof.n_dofs()) + " DoFs, " + std::to_string(tria.n_global_active_cells()) +
-                             " cells)";
+                             (points == Points::gauss   ? " gauss " :
+                              points == Points::lobatto ? " gauss-lobatto " :
+                                                          " warped gauss ") +
+                             std::to_string(n_q_1d) + " " + to_string(mesh) + " coefficients " +
+                             to_string(coefficients) + " (" + std::to_string(dof.n_dofs()) + " DoFs, " +
+                             std::to_string(tria.n_global_active_cells()) + " cells)";
 
     using Geometry   = typename gpumf::MatrixFree<dim, double>::GeometryStorage;
     const auto apply = [&](const gpumf::Backend b, const bool coloring, const Geometry geometry = Geometry::automatic) {
@@ -119,6 +176,12 @@ namespace
       data.geometry     = geometry;
       Operator op;
       op.reinit(*mapping, dof, constraints, quad, data);
+      AssertThrow(op.matrix_free().has_affine_geometry() == (mesh != Mesh::shell && geometry != Geometry::per_point),
+                  ExcMessage("affine geometry detected on a curved mesh or missed on an affine one"));
+      if constexpr (dim == 3)
+        AssertThrow(op.cell_operator().even_odd == (points != Points::warped),
+                    ExcMessage("the even-odd forms of the 1D matrices chosen where they are not symmetric, or "
+                               "missed where they are"));
       if (coefficients == Coefficients::constant)
         op.set_lame_coefficients(3., 1.5);
       else if (coefficients == Coefficients::functions)
@@ -196,7 +259,7 @@ namespace
                                 1e-12,
                                 name + ": host diagonal vs assembled diagonal");
           }
-        if (mesh == test::MeshKind::cartesian)
+        if (mesh != Mesh::shell)
           {
             const auto per_point = apply(gpumf::Backend::host, false, Geometry::per_point);
             checker.check_below(test::relative_difference(per_point.first, host.first, comm),
@@ -218,7 +281,7 @@ namespace
                             tolerance,
                             name + ": cuda diagonal vs host" + kind);
       }
-    if (mesh == test::MeshKind::cartesian)
+    if (mesh != Mesh::shell)
       {
         // the kernel of geometry per point on an affine mesh's points
         const auto gpu = apply(gpumf::Backend::cuda, true, Geometry::per_point);
@@ -323,6 +386,16 @@ namespace
                       m.find("FE_Q<3>(2)") != std::string::npos,
                     "elasticity misuse: a scalar element is refused with a message naming FESystem(FE_Q(2), 3)");
     }
+    {
+      DoFHandler<3> dof(tria);
+      dof.distribute_dofs(FESystem<3>(FE_DGQ<3>(2), 3));
+      const std::string m = message([&] {
+        gpumf::ElasticityOperator<3, 2> op;
+        op.reinit(mapping, dof, none, QGauss<1>(3), data);
+      });
+      checker.check(m.find("needs FESystem(FE_Q(2), 3)") != std::string::npos,
+                    "elasticity misuse: FESystem(FE_DGQ(2), 3) is refused with a message");
+    }
     DoFHandler<3> dof(tria);
     dof.distribute_dofs(FESystem<3>(FE_Q<3>(2), 3));
     gpumf::ElasticityOperator<3, 2> op;
@@ -344,17 +417,18 @@ main(int argc, char **argv)
   if (!test::backend_from_argument(argc, argv, backend))
     return 77;
   test::Checker checker(MPI_COMM_WORLD);
-  using test::MeshKind;
-  for (const auto mesh : {MeshKind::cartesian, MeshKind::curved})
+  for (const auto mesh : {Mesh::box, Mesh::sheared, Mesh::shell})
     for (const auto coefficients : {Coefficients::constant, Coefficients::functions, Coefficients::per_cell})
-      check<3, 2, 3>(checker, backend, mesh, false, coefficients);
-  for (const auto mesh : {MeshKind::cartesian, MeshKind::curved})
+      check<3, 2, 3>(checker, backend, mesh, Points::gauss, coefficients);
+  for (const auto mesh : {Mesh::sheared, Mesh::shell})
     {
-      check<3, 2, 3>(checker, backend, mesh, true, Coefficients::functions);
-      check<3, 2, 4>(checker, backend, mesh, false, Coefficients::functions);
-      check<3, 4, 5>(checker, backend, mesh, false, Coefficients::functions);
-      check<3, 1, 2>(checker, backend, mesh, false, Coefficients::per_cell);
-      check<2, 2, 3>(checker, backend, mesh, false, Coefficients::functions);
+      check<3, 2, 3>(checker, backend, mesh, Points::lobatto, Coefficients::functions);
+      check<3, 2, 3>(checker, backend, mesh, Points::warped, Coefficients::functions);
+      check<3, 2, 4>(checker, backend, mesh, Points::gauss, Coefficients::functions);
+      check<3, 2, 4>(checker, backend, mesh, Points::warped, Coefficients::functions);
+      check<3, 4, 5>(checker, backend, mesh, Points::gauss, Coefficients::functions);
+      check<3, 1, 2>(checker, backend, mesh, Points::gauss, Coefficients::per_cell);
+      check<2, 2, 3>(checker, backend, mesh, Points::gauss, Coefficients::functions);
     }
   check_solver<3, 2>(checker, backend);
   check_solver<2, 2>(checker, backend);

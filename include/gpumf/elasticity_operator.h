@@ -16,6 +16,7 @@
 #include <gpumf/vector.h>
 
 #include <deal.II/base/function.h>
+#include <deal.II/fe/fe_q.h>
 
 #include <algorithm>
 #include <functional>
@@ -55,6 +56,12 @@ namespace gpumf
     using CellOperator   = internal::ElasticityCellOperator<dim, fe_degree, n_q_points_1d, Number>;
     using cell_iterator  = typename MatrixFree<dim, Number>::cell_iterator;
 
+    ElasticityOperator() = default;
+    /// Not copied or moved: the cell functor points into this object's coefficient arrays.
+    ElasticityOperator(const ElasticityOperator &) = delete;
+    ElasticityOperator &
+    operator=(const ElasticityOperator &) = delete;
+
     /// Sets up its own MatrixFree object (FESystem(FE_Q(fe_degree), dim), quadrature of
     /// n_q_points_1d points).
     void
@@ -71,6 +78,7 @@ namespace gpumf
     }
 
     /// Works on a MatrixFree object shared with others (deal.II: MatrixFreeOperators::Base::initialize).
+    /// Like reinit(), it sets lambda = mu = 1: set the Lamé coefficients after it.
     void
     initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &matrix_free)
     {
@@ -81,7 +89,8 @@ namespace gpumf
     }
 
     /// Works on a MatrixFree object of multigrid level @p level, the refinement-edge DoFs of
-    /// @p mg_constrained_dofs as Dirichlet conditions (see MatrixFreeOperators::Base).
+    /// @p mg_constrained_dofs as Dirichlet conditions (see MatrixFreeOperators::Base); lambda =
+    /// mu = 1 until set.
     void
     initialize(const std::shared_ptr<const MatrixFree<dim, Number>> &matrix_free,
                const dealii::MGConstrainedDoFs                      &mg_constrained_dofs,
@@ -203,7 +212,8 @@ namespace gpumf
     static void
     check_element(const dealii::FiniteElement<dim> &fe)
     {
-      AssertThrow(fe.n_components() == dim && fe.n_base_elements() == 1 && fe.base_element(0).degree == fe_degree,
+      AssertThrow(fe.n_components() == dim && fe.n_base_elements() == 1 && fe.base_element(0).degree == fe_degree &&
+                    dynamic_cast<const dealii::FE_Q<dim> *>(&fe.base_element(0)) != nullptr,
                   ExcNotSupported(
                     "gpumf::ElasticityOperator<" + std::to_string(dim) + ", " + std::to_string(fe_degree) +
                     "> needs FESystem(FE_Q(" + std::to_string(fe_degree) + "), " + std::to_string(dim) +

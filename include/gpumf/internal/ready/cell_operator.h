@@ -593,6 +593,7 @@ namespace gpumf
         if constexpr (elasticity)
           {
             // every component to the points, the coupled point operation, every component back
+            // (q: each component's values in turn, unused: the form has no value term)
             constexpr unsigned int nq = n_q_points_1d;
             Number                 q[nq], gx[dim][nq], gy[dim][nq], gz[dim][nq];
 #  pragma unroll
