@@ -32,4 +32,12 @@ i\
 a\
         pcout << "Time setup_dofs " << setup_timer.wall_time() << " s" << std::endl;
 }
+#
+# B4. The pressure degree (the velocity's is one more) from the macro GPUMF_STEP104_DEGREE_P at
+#     compile time (default the tutorial's 1, Q2-Q1): gpumf_step104_q3q2 ... q5q4 for the rows of
+#     deal.II's results table at higher degrees.
+s|^  const unsigned int                   degree_p = 1;$|#ifndef GPUMF_STEP104_DEGREE_P\
+#  define GPUMF_STEP104_DEGREE_P 1\
+#endif\
+  const unsigned int                   degree_p = GPUMF_STEP104_DEGREE_P;|
 1i #include <cstdlib>

@@ -2,13 +2,15 @@
 # deal.II 9.8's step-104 (3D Stokes, Q2-Q1, GMRES with geometric multigrid on coarsened meshes)
 # and its gpumf port, in one job (doc/performance.md, "step-104"):
 #
-#   benchmarks/step104.sh [refinements] [deal.II refinements]
+#   benchmarks/step104.sh [refinements] [deal.II refinements] [port program]
 #
 #   refinements          the port's refinements (default 6: the last, refinement 5, has
 #                        53,070,468 DoFs, the size of deal.II's published H100 figures)
 #   deal.II refinements  deal.II's own step-104 (Portable::MatrixFree through Debian's Kokkos, whose
 #                        only backend is Serial), one MPI rank per host core (default 5: the last
 #                        6.7 million DoFs; 0 skips it)
+#   port program         default gpumf_step104 (Q2-Q1); gpumf_step104_q3q2, _q4q3, _q5q4 for the higher
+#                        degrees of deal.II's table (step104-bench.sed's B4)
 #
 # Both with step104-bench.sed: per refinement the DoFs, the set-up time, the program's own time of
 # its first Stokes operator application and the mean of 20 more, the GMRES iterations and solve
@@ -20,9 +22,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 refinements=${1:-6}
 dealii_refinements=${2:-5}
+port=${3:-gpumf_step104}
 bin=${GPUMF_BIN:-$here/../build/benchmarks}
 mpirun=${GPUMF_MPIRUN:-mpirun}
-programs=(gpumf_step104)
+programs=("$port")
 [ "$dealii_refinements" -gt 0 ] && programs+=(dealii_step104)
 for p in "${programs[@]}"; do
   [ -x "$bin/$p" ] || { echo "step104.sh: $bin/$p is missing: build ${programs[*]} (dealii_step104 against deal.II 9.8, e.g. scripts/debian-sid.sh cmake --build build-sid --target ...) and set GPUMF_BIN to a folder with them"; exit 1; }
@@ -33,14 +36,14 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 . "$here/run_timed.sh"
 cores=$(nproc)
-GPUMF_STEP104_REFINEMENTS=$refinements run_timed "gpumf port" gpumf.log $mpirun --bind-to none -np 1 "$bin/gpumf_step104"
+GPUMF_STEP104_REFINEMENTS=$refinements run_timed "gpumf port" gpumf.log $mpirun --bind-to none -np 1 "$bin/$port"
 logs=(gpumf.log)
 if [ "$dealii_refinements" -gt 0 ]; then
   GPUMF_STEP104_REFINEMENTS=$dealii_refinements run_timed "deal.II step-104" dealii.log \
     $mpirun --bind-to core -np "$cores" "$bin/dealii_step104"
   logs+=(dealii.log)
 fi
-echo "step-104 (3D Stokes Q2-Q1); host: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
+echo "step-104 (3D Stokes, $port); host: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
 python3 - "$cores" "${logs[@]}" <<'PY'
 import re, sys
 cores, logs = sys.argv[1], sys.argv[2:]
