@@ -15,6 +15,7 @@
 #ifndef gpumf_internal_ready_elasticity_point_cuh
 #define gpumf_internal_ready_elasticity_point_cuh
 
+#include <gpumf/internal/ready/quadrature_point.cuh>
 #include <gpumf/matrix_free.h>
 
 namespace gpumf
@@ -50,10 +51,17 @@ namespace gpumf
      * (-1: affine or not per launch, 0 affine, 1 per point).
      */
     template <int n_q, typename Number, int geometry = -1>
-    struct ElasticityPoint
+    struct ElasticityPoint : ColumnPoints<n_q, Number, geometry>
     {
-      static constexpr unsigned int Q = n_q * n_q * n_q;
+      using Column = ColumnPoints<n_q, Number, geometry>;
+      using Column::affine;
+      using Column::column;
+      using Column::data;
+      using Column::first;
+      using Column::z_weights;
 
+      /// Per cell, on affine meshes: the inverse Jacobian and JxW times the quadrature weight of
+      /// the thread's column at k = @p weight_slice (ColumnPoints for the rest).
       __device__
       ElasticityPoint(const typename MatrixFree<3, Number>::Data &data,
                       const unsigned int                          cell,
@@ -62,16 +70,9 @@ namespace gpumf
                       const unsigned int weight_slice,
                       const unsigned int tx,
                       const unsigned int ty)
-        : data(data)
+        : Column(data, cell, z_weights, tx, ty)
         , lame(lame)
-        , z_weights(z_weights)
-        , first(std::size_t(data.row_start + cell) * Q)
-        , column(tx + n_q * ty)
       {
-        if constexpr (geometry >= 0)
-          require(data.affine == (geometry == 0),
-                  "gpumf: a ready cell kernel of one geometry (affine or per point) ran on a MatrixFree of the "
-                  "other: make the cell functor for the MatrixFree it runs on (CellOperator::make()).");
         if (affine())
           {
             const unsigned int c = data.row_start + cell;
@@ -134,22 +135,9 @@ namespace gpumf
       }
 
     private:
-      __device__ bool
-      affine() const
-      {
-        if constexpr (geometry < 0)
-          return data.affine;
-        else
-          return geometry == 0;
-      }
-
-      const typename MatrixFree<3, Number>::Data &data;
-      const LameCoefficients<Number>             &lame;
-      const Number (&z_weights)[n_q];
-      const std::size_t  first;
-      const unsigned int column;
-      Number             jinv[3][3] = {};
-      Number             column_jxw = 0;
+      const LameCoefficients<Number> &lame;
+      Number                          jinv[3][3] = {};
+      Number                          column_jxw = 0;
     };
 #endif
   } // namespace internal

@@ -89,27 +89,25 @@ namespace gpumf
 
 
     /**
-     * The quadrature-point operation of the coefficient operators at point (tx, ty, k) of a
-     * cell: value *= a JxW, reference gradient g -> kappa JxW J^{-1} J^{-T} g.
+     * What the ready point operations (CoefficientPoint, ElasticityPoint) share at the column
+     * (tx, ty) of a cell: the cell's first point, the column, the 1D weights' ratios along z
+     * (@p z_weights[k] = w_k / w_slice, a kernel parameter: the weight of point k is a product),
+     * and the cell's geometry: per launch (@p geometry -1), or fixed by the kernel's form (0
+     * affine, 1 per point: the affine cell's numbers are then never kept in registers), checked
+     * against the MatrixFree object where fixed.
      */
-    template <int n_q, typename Number, bool with_values, bool with_gradients, int geometry = -1>
-    struct CoefficientPoint
+    template <int n_q, typename Number, int geometry>
+    struct ColumnPoints
     {
       static constexpr unsigned int Q = n_q * n_q * n_q;
 
-      /// Per cell: the cell's first point and, on affine meshes, JxW J^{-1} J^{-T}, JxW and the
-      /// quadrature weight of the thread's column at k = @p weight_slice; @p z_weights[k] = w_k /
-      /// w_slice (1D weights; a kernel parameter), so that the weight of point k is a product.
       __device__
-      CoefficientPoint(const typename MatrixFree<3, Number>::Data &data,
-                       const unsigned int                          cell,
-                       const PointData<Number>                     points,
-                       const Number (&z_weights)[n_q],
-                       const unsigned int weight_slice,
-                       const unsigned int tx,
-                       const unsigned int ty)
+      ColumnPoints(const typename MatrixFree<3, Number>::Data &data,
+                   const unsigned int                          cell,
+                   const Number (&z_weights)[n_q],
+                   const unsigned int tx,
+                   const unsigned int ty)
         : data(data)
-        , points(points)
         , z_weights(z_weights)
         , first(std::size_t(data.row_start + cell) * Q)
         , column(tx + n_q * ty)
@@ -118,6 +116,50 @@ namespace gpumf
           require(data.affine == (geometry == 0),
                   "gpumf: a ready cell kernel of one geometry (affine or per point) ran on a MatrixFree of the "
                   "other: make the cell functor for the MatrixFree it runs on (CellOperator::make()).");
+      }
+
+      __device__ bool
+      affine() const
+      {
+        if constexpr (geometry < 0)
+          return data.affine;
+        else
+          return geometry == 0;
+      }
+
+      const typename MatrixFree<3, Number>::Data &data;
+      const Number (&z_weights)[n_q];
+      const std::size_t  first;
+      const unsigned int column;
+    };
+
+    /**
+     * The quadrature-point operation of the coefficient operators at point (tx, ty, k) of a
+     * cell: value *= a JxW, reference gradient g -> kappa JxW J^{-1} J^{-T} g.
+     */
+    template <int n_q, typename Number, bool with_values, bool with_gradients, int geometry = -1>
+    struct CoefficientPoint : ColumnPoints<n_q, Number, geometry>
+    {
+      using Column = ColumnPoints<n_q, Number, geometry>;
+      using Column::affine;
+      using Column::column;
+      using Column::data;
+      using Column::first;
+      using Column::z_weights;
+
+      /// Per cell: on affine meshes JxW J^{-1} J^{-T}, JxW and the quadrature weight of the
+      /// thread's column at k = @p weight_slice (ColumnPoints for the rest).
+      __device__
+      CoefficientPoint(const typename MatrixFree<3, Number>::Data &data,
+                       const unsigned int                          cell,
+                       const PointData<Number>                     points,
+                       const Number (&z_weights)[n_q],
+                       const unsigned int weight_slice,
+                       const unsigned int tx,
+                       const unsigned int ty)
+        : Column(data, cell, z_weights, tx, ty)
+        , points(points)
+      {
         if (affine())
           {
             const unsigned int c = data.row_start + cell;
@@ -168,25 +210,10 @@ namespace gpumf
       }
 
     private:
-      /// The cell's geometry: per launch (geometry -1), or fixed by the kernel's form (0 affine,
-      /// 1 per point: the affine cell's numbers below are then never kept in registers).
-      __device__ bool
-      affine() const
-      {
-        if constexpr (geometry < 0)
-          return data.affine;
-        else
-          return geometry == 0;
-      }
-
-      const typename MatrixFree<3, Number>::Data &data;
-      const PointData<Number>                     points;
-      const Number (&z_weights)[n_q];
-      const std::size_t  first;
-      const unsigned int column;
-      Number             g[6]          = {};
-      Number             jxw           = 0;
-      Number             column_weight = 0;
+      const PointData<Number> points;
+      Number                  g[6]          = {};
+      Number                  jxw           = 0;
+      Number                  column_weight = 0;
     };
 
     /**
