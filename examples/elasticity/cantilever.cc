@@ -29,6 +29,23 @@ namespace cantilever
     setup_seconds = timer.wall_time();
   }
 
+  void
+  make_mg_constrained_dofs(const Problem &problem, MGConstrainedDoFs &mg_constrained_dofs)
+  {
+    mg_constrained_dofs.initialize(problem.dof_handler);
+    mg_constrained_dofs.make_zero_boundary_constraints(problem.dof_handler, {types::boundary_id(0)});
+  }
+
+  AffineConstraints<float>
+  level_constraints(const Problem &problem, const MGConstrainedDoFs &mg_constrained_dofs, const unsigned int level)
+  {
+    AffineConstraints<float> constraints;
+    constraints.reinit(DoFTools::extract_locally_relevant_level_dofs(problem.dof_handler, level));
+    constraints.add_lines(mg_constrained_dofs.get_boundary_indices(level));
+    constraints.close();
+    return constraints;
+  }
+
   double
   largest_sag(const Problem &problem, const double *owned_values)
   {

@@ -13,11 +13,13 @@
 #ifndef gpumf_examples_elasticity_cantilever_h
 #define gpumf_examples_elasticity_cantilever_h
 
+#include <deal.II/base/mg_level_object.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/lac/affine_constraints.h>
+#include <deal.II/multigrid/mg_constrained_dofs.h>
 
 #include <memory>
 #include <string>
@@ -60,6 +62,47 @@ namespace cantilever
     /// Seconds: the operators, levels, transfer and smoothers; the right-hand side; CG.
     double setup_seconds = 0, rhs_seconds = 0, solve_seconds = 0;
   };
+
+  /// The multigrid method both solvers share: the clamped face's DoFs (boundary id 0) zero on
+  /// every level.
+  void
+  make_mg_constrained_dofs(const Problem &problem, MGConstrainedDoFs &mg_constrained_dofs);
+
+  /// The constraints of multigrid level @p level: the clamped face's DoFs of
+  /// @p mg_constrained_dofs (make_mg_constrained_dofs()).
+  AffineConstraints<float>
+  level_constraints(const Problem &problem, const MGConstrainedDoFs &mg_constrained_dofs, unsigned int level);
+
+  /**
+   * The Chebyshev smoothers of both solvers, as deal.II's step-37: degree 5 over the range
+   * [lambda_max / 15, lambda_max] (10 CG iterations for the eigenvalue estimate) on the levels,
+   * on level 0 a coarse solve (range 1e-3, the degree from the estimate); each with its level
+   * matrix's inverse diagonal (compute_diagonal() is called here).
+   */
+  template <typename Smoother, typename LevelMatrix>
+  MGLevelObject<typename Smoother::AdditionalData>
+  smoother_data(MGLevelObject<LevelMatrix> &mg_matrices)
+  {
+    MGLevelObject<typename Smoother::AdditionalData> data(0, mg_matrices.max_level());
+    for (unsigned int level = 0; level <= mg_matrices.max_level(); ++level)
+      {
+        if (level > 0)
+          {
+            data[level].smoothing_range     = 15.;
+            data[level].degree              = 5;
+            data[level].eig_cg_n_iterations = 10;
+          }
+        else
+          {
+            data[0].smoothing_range     = 1e-3;
+            data[0].degree              = numbers::invalid_unsigned_int;
+            data[0].eig_cg_n_iterations = mg_matrices[0].m();
+          }
+        mg_matrices[level].compute_diagonal();
+        data[level].preconditioner = mg_matrices[level].get_matrix_diagonal_inverse();
+      }
+    return data;
+  }
 
   /// The largest -u_z of a vector of the DoFHandler's layout (owned entries: @p values by the
   /// local index of the DoFHandler's locally owned DoFs), over all ranks.

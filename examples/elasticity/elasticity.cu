@@ -104,20 +104,16 @@ namespace cantilever
       system_matrix.set_lame_coefficients(lambda, mu);
     }
     MGConstrainedDoFs mg_constrained_dofs;
-    mg_constrained_dofs.initialize(dof);
-    mg_constrained_dofs.make_zero_boundary_constraints(dof, {types::boundary_id(0)});
+    make_mg_constrained_dofs(problem, mg_constrained_dofs);
     MGLevelObject<LevelMatrix> mg_matrices(0, n_levels - 1);
     for (unsigned int level = 0; level < n_levels; ++level)
       {
-        AffineConstraints<float> level_constraints;
-        level_constraints.reinit(DoFTools::extract_locally_relevant_level_dofs(dof, level));
-        level_constraints.add_lines(mg_constrained_dofs.get_boundary_indices(level));
-        level_constraints.close();
         typename gpumf::MatrixFree<dim, float>::AdditionalData data;
         data.backend  = backend;
         data.mg_level = level;
         auto mf       = std::make_shared<gpumf::MatrixFree<dim, float>>();
-        mf->reinit(problem.mapping, dof, level_constraints, QGauss<1>(degree + 1), data);
+        mf->reinit(
+          problem.mapping, dof, level_constraints(problem, mg_constrained_dofs, level), QGauss<1>(degree + 1), data);
         mg_matrices[level].initialize(mf, mg_constrained_dofs, level);
         mg_matrices[level].set_lame_coefficients(float(lambda), float(mu));
       }
@@ -126,25 +122,7 @@ namespace cantilever
 
     using Smoother = PreconditionChebyshev<LevelMatrix, gpumf::Vector<float>>;
     mg::SmootherRelaxation<Smoother, gpumf::Vector<float>> mg_smoother;
-    MGLevelObject<typename Smoother::AdditionalData>       smoother_data(0, n_levels - 1);
-    for (unsigned int level = 0; level < n_levels; ++level)
-      {
-        if (level > 0)
-          {
-            smoother_data[level].smoothing_range     = 15.;
-            smoother_data[level].degree              = 5;
-            smoother_data[level].eig_cg_n_iterations = 10;
-          }
-        else
-          {
-            smoother_data[0].smoothing_range     = 1e-3;
-            smoother_data[0].degree              = numbers::invalid_unsigned_int;
-            smoother_data[0].eig_cg_n_iterations = mg_matrices[0].m();
-          }
-        mg_matrices[level].compute_diagonal();
-        smoother_data[level].preconditioner = mg_matrices[level].get_matrix_diagonal_inverse();
-      }
-    mg_smoother.initialize(mg_matrices, smoother_data);
+    mg_smoother.initialize(mg_matrices, cantilever::smoother_data<Smoother>(mg_matrices));
     MGCoarseGridApplySmoother<gpumf::Vector<float>> mg_coarse;
     mg_coarse.initialize(mg_smoother);
     mg::Matrix<gpumf::Vector<float>> mg_matrix(mg_matrices);

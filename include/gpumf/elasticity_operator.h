@@ -236,11 +236,10 @@ namespace gpumf
       lambda_values.clear();
       mu_values.clear();
       constant_lambda = constant_mu = 1;
-      this->diagonal_entries.reset();
-      this->inverse_diagonal_entries.reset();
     }
 
-    /// (Re)makes the cell functor with the 1D matrices and the coefficients.
+    /// (Re)makes the cell functor with the 1D matrices and the coefficients; the diagonal of the
+    /// former coefficients is dropped.
     void
     update_cell_operator()
     {
