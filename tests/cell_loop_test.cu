@@ -507,6 +507,92 @@ namespace cell_loop_test
                         1e-15,
                         "Vector::transform(lambda) and reciprocal() on the backend");
   }
+
+  /// cell_loop() with operations before and after (deal.II's operation_before_loop and
+  /// operation_after_loop) against the same steps one after the other: the operation before
+  /// changes a source (x = 2 x + 1: the other ranks must receive the new values) and zeroes the
+  /// destination, the one after reads the complete result (z = 3 d + x).
+  template <int dim, int p>
+  void
+  check_operations(test::Checker &checker, const gpumf::Backend backend, const bool overlap)
+  {
+    Problem<dim, p>       problem(backend, overlap);
+    const std::string     name = std::to_string(dim) + "D Q" + std::to_string(p) + (overlap ? " overlap" : "");
+    gpumf::Vector<double> x, v, d, z, x_expected, d_expected;
+    for (gpumf::Vector<double> *y : {&x, &v, &d, &z, &x_expected, &d_expected})
+      problem.mf.initialize_dof_vector(*y);
+    test::fill_random(x, 4);
+    test::fill_random(v, 5);
+    test::fill_random(d, 6); // overwritten by the operation before
+    x_expected = x;
+    x_expected.transform([] __host__ __device__(const double e) { return 2. * e + 1.; });
+    problem.mf.cell_loop(TwoFields<dim, p>{},
+                         std::vector<const gpumf::Vector<double> *>{&x_expected, &v},
+                         d_expected,
+                         true);
+    gpumf::Vector<double> z_expected(d_expected);
+    z_expected *= 3.;
+    z_expected += x_expected;
+
+    double *const xp = x.get_values(), *const dp = d.get_values();
+    double *const                                    zp = z.get_values();
+    const std::vector<const gpumf::Vector<double> *> sources{&x, &v};
+    problem.mf.cell_loop(
+      TwoFields<dim, p>{},
+      sources,
+      d,
+      [=] __host__ __device__(const unsigned int begin, const unsigned int end) {
+        for (unsigned int i = begin; i < end; ++i)
+          {
+            xp[i] = 2. * xp[i] + 1.;
+            dp[i] = 0.;
+          }
+      },
+      [=] __host__ __device__(const unsigned int begin, const unsigned int end) {
+        for (unsigned int i = begin; i < end; ++i)
+          zp[i] = 3. * dp[i] + xp[i];
+      });
+    const double z_difference = test::relative_difference(test::to_rw(z), test::to_rw(z_expected), MPI_COMM_WORLD);
+    checker.check(test::bitwise_equal(test::to_rw(x), test::to_rw(x_expected), MPI_COMM_WORLD) &&
+                    test::bitwise_equal(test::to_rw(d), test::to_rw(d_expected), MPI_COMM_WORLD) &&
+                    z_difference <= 1e-15 && !x.has_ghost_elements(),
+                  name + ": operation_before_loop (changes a source, zeroes dst) and operation_after_loop: source " +
+                    "and result bitwise those of the separate steps, after-operation " + test::sci(z_difference) +
+                    " (<= 1e-15)");
+
+    // nullptr for none: the plain loop (adds)
+    gpumf::Vector<double> plain(d), none(d);
+    problem.mf.cell_loop(TwoFields<dim, p>{}, sources, plain);
+    problem.mf.cell_loop(TwoFields<dim, p>{}, sources, none, nullptr, nullptr);
+    // deal.II's std::function: on the host backend; an empty one is none on both
+    const std::function<void(unsigned int, unsigned int)> empty;
+    gpumf::Vector<double>                                 with_empty(d);
+    problem.mf.cell_loop(TwoFields<dim, p>{}, sources, with_empty, empty, empty);
+    checker.check(test::bitwise_equal(test::to_rw(none), test::to_rw(plain), MPI_COMM_WORLD) &&
+                    test::bitwise_equal(test::to_rw(with_empty), test::to_rw(plain), MPI_COMM_WORLD),
+                  name + ": nullptr and an empty std::function are no operation");
+    const std::function<void(unsigned int, unsigned int)> host_zero = [&](const unsigned int begin,
+                                                                          const unsigned int end) {
+      for (unsigned int i = begin; i < end; ++i)
+        d.local_element(i) = 0.;
+    };
+    if (backend == gpumf::Backend::host)
+      {
+        test::fill_random(d, 7);
+        problem.mf.cell_loop(TwoFields<dim, p>{}, sources, d, host_zero, nullptr);
+        checker.check(test::bitwise_equal(test::to_rw(d), test::to_rw(d_expected), MPI_COMM_WORLD),
+                      name + ": deal.II's std::function as operation_before_loop on the host backend");
+      }
+    else
+      expect_throw(checker,
+                   name + ": a std::function on the CUDA backend is refused",
+                   "is a std::function, which runs on the host",
+                   [&] { problem.mf.cell_loop(TwoFields<dim, p>{}, sources, d, host_zero, nullptr); });
+    expect_throw(checker,
+                 name + ": dof_handler_index_pre_post beyond the DoFHandlers is refused",
+                 "dof_handler_index_pre_post is 1, but the object was set up with 1 DoFHandler",
+                 [&] { problem.mf.cell_loop(TwoFields<dim, p>{}, sources, d, nullptr, nullptr, 1); });
+  }
 } // namespace cell_loop_test
 
 namespace
@@ -556,5 +642,7 @@ main(int argc, char **argv)
   check_data_host<2>(checker, backend);
   check_data_host<3>(checker, backend);
   cell_loop_test::check_vector(checker, backend);
+  cell_loop_test::check_operations<2, 2>(checker, backend, false);
+  cell_loop_test::check_operations<3, 2>(checker, backend, true);
   return checker.finish();
 }

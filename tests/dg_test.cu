@@ -128,6 +128,36 @@ namespace
    * brings each entry of the subset from its owner and leaves the others zero, by every
    * exchange method. Several ranks only.
    */
+  /// operation_before_loop of the loop() test: x = 2 x, the destination zeroed.
+  struct DoubleSourceZeroDestination
+  {
+    double *x, *dst;
+
+    __host__ __device__ void
+    operator()(const unsigned int begin, const unsigned int end) const
+    {
+      for (unsigned int i = begin; i < end; ++i)
+        {
+          x[i] *= 2.;
+          dst[i] = 0.;
+        }
+    }
+  };
+
+  /// operation_after_loop of the loop() test: dst = dst / 2 - x.
+  struct HalveMinusSource
+  {
+    double       *dst;
+    const double *x;
+
+    __host__ __device__ void
+    operator()(const unsigned int begin, const unsigned int end) const
+    {
+      for (unsigned int i = begin; i < end; ++i)
+        dst[i] = 0.5 * dst[i] - x[i];
+    }
+  };
+
   template <int dim, int degree>
   void
   check_ghost_exchange(test::Checker &checker, const gpumf::Backend backend, const Mesh mesh, const Element element)
@@ -214,6 +244,35 @@ namespace
                   what + " values (jump penalty) " + test::sci(values_difference) + " and gradients (SIPG faces) " +
                     test::sci(gradients_difference) + " from the full exchange's results (<= 1e-14), " +
                     (left_zero ? "the source's ghost range zero again" : "GHOST VALUES LEFT BEHIND"));
+    {
+      // loop() with operations before and after (deal.II's operation_before_loop and
+      // operation_after_loop), against the separate steps: the source doubled before (the
+      // neighbours' ranks must receive the doubled values), the result read after
+      gpumf::Vector<double> x(src), doubled(src), fused, expected;
+      mf->initialize_dof_vector(fused);
+      mf->initialize_dof_vector(expected);
+      doubled *= 2.;
+      mf->loop(nullptr, sipg_faces, nullptr, expected, doubled, true, Access::gradients, Access::gradients);
+      expected *= 0.5;
+      expected -= doubled;
+      test::fill_random(fused, 3); // overwritten
+      mf->loop(nullptr,
+               sipg_faces,
+               nullptr,
+               fused,
+               x,
+               DoubleSourceZeroDestination{x.get_values(), fused.get_values()},
+               HalveMinusSource{fused.get_values(), x.get_values()},
+               0,
+               Access::gradients,
+               Access::gradients);
+      const double difference = test::relative_difference(fused, test::owned_values(expected), comm);
+      checker.check(test::bitwise_equal(test::to_rw(x), test::to_rw(doubled), comm) && difference <= 1e-15,
+                    what +
+                      ", loop() with operation_before_loop (doubles the source, zeroes dst) and "
+                      "operation_after_loop: the source bitwise the separate step's, the result " +
+                      test::sci(difference) + " from the separate steps' (<= 1e-15)");
+    }
     {
       // loop() of a cell functor alone on an object without faces: all ghosts travel
       typename MF::AdditionalData cells_only         = additional_data;

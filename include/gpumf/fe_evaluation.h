@@ -311,6 +311,33 @@ namespace gpumf
     }
 
     /**
+     * Writes the cell's DoF values into @p dst, overwriting the entries (deal.II's
+     * FEEvaluation::set_dof_values()): each DoF that is not constrained gets the cell's value;
+     * constrained DoFs (Dirichlet, hanging nodes, other constraint lines) are skipped. Meant for
+     * loops where each cell owns its DoFs (a discontinuous element: the inverse mass in place,
+     * MatrixFree::cell_loop() with the same vector as source and destination); where cells share
+     * a DoF, each of them writes it. In MatrixFree::loop_diagonal() as
+     * distribute_local_to_global().
+     */
+    __host__ __device__ void
+    set_dof_values(Number *dst) const
+    {
+      if (shared.unit_dof != SharedData<dim, Number>::no_unit_dof)
+        {
+          distribute_local_diagonal(shared.unit_dof, dst);
+          return;
+        }
+      GPUMF_DEVICE_OR_HOST(device_set_dof_values(dst), host_set_dof_values(dst));
+    }
+
+    /// set_dof_values() into the vector of a deal.II 9.7+ functor's `dst` argument.
+    __host__ __device__ void
+    set_dof_values(const Portable::DeviceVector<Number> &dst) const
+    {
+      set_dof_values(dst.data());
+    }
+
+    /**
      * Adds what column @p i of the cell matrix (the cell's DoF values after set_unit_dof_values(i)
      * and the cell operation) contributes to the diagonal of the constrained operator:
      * entry i for a cell without constraint rows, else sum_l C_lg (A e_i)_l w_ig for each vector
@@ -1082,6 +1109,23 @@ namespace gpumf
         }
     }
 
+    /// set_dof_values() on the GPU: each thread its DoFs.
+    __device__ void
+    device_set_dof_values(Number *dst) const
+    {
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int p = internal::owned_point(layout, thread, s);
+          if (is_dof(p))
+            for (unsigned int c = 0; c < n_components; ++c)
+              {
+                const unsigned int index = code(local_dof(c, p));
+                if (index != internal::no_dof && !internal::is_constraint_row(index))
+                  dst[index] = shared.values[c * P + p];
+              }
+        }
+    }
+
     /// distribute_local_diagonal() on the GPU.
     template <typename F0>
     __device__ void
@@ -1411,6 +1455,19 @@ namespace gpumf
           for (unsigned int e = 0; e < dim; ++e)
             grad_phi[e] *= (e == d ? shared.shape_gradients[entry] : value);
         }
+    }
+
+    /// set_dof_values() on the host.
+    void
+    host_set_dof_values(Number *dst) const
+    {
+      host_collective([&]() {
+        for_each_dof([&](const unsigned int c, const unsigned int p) {
+          const unsigned int index = code(local_dof(c, p));
+          if (index != internal::no_dof && !internal::is_constraint_row(index))
+            dst[index] = shared.dof_values[c * P + p];
+        });
+      });
     }
 
     /// A step of the whole cell: between two barriers of the cell's threads, on its first thread.

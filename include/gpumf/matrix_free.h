@@ -18,6 +18,7 @@
 #include <gpumf/internal/dealii_host_functions.h>
 #include <gpumf/internal/face_data.h>
 #include <gpumf/internal/host_block.h>
+#include <gpumf/internal/loop_operations.h>
 #include <gpumf/internal/loop_schedule.h>
 #include <gpumf/internal/memory.h>
 #include <gpumf/vector.h>
@@ -604,8 +605,16 @@ namespace gpumf
      *
      * The functor adds into the destinations: with @p zero_dst false (the default, as deal.II's
      * `zero_dst_vector`) they keep their values and receive the sums; with true they are set
-     * to zero first. A destination that is also a source, or appears twice, is rejected (its
-     * entries would be read while other cells write them).
+     * to zero first. A destination that appears twice is rejected.
+     *
+     * A destination that is also a source is rejected (its entries would be read while other
+     * cells write them), except in place: where the vector's DoFHandler has a discontinuous
+     * element and no constraint lines, each cell reads and writes only its own DoFs (DG's
+     * cell-local operations: the inverse mass matrix, a local projection), and one vector may be
+     * source and destination at once (deal.II's in-place cell_loop). Then @p zero_dst must be
+     * false, the vector is neither exchanged nor compressed (its ghost entries are zeroed), and
+     * the functor usually writes with FEEvaluation::set_dof_values() (distribute_local_to_global()
+     * adds into the entries it read).
      *
      * The functor type defines n_dofs_1d, n_local_dofs and n_q_points, matching this object,
      * and n_fe_evaluations when it constructs more than one FEEvaluation (SharedData).
@@ -613,6 +622,42 @@ namespace gpumf
     template <typename Functor, typename SrcType, typename DstType, typename Compiler = internal::ThisCompiler>
     void
     cell_loop(const Functor &func, const SrcType &src, DstType &dst, const bool zero_dst = false) const;
+
+    /**
+     * cell_loop() with operations on the vectors' entries before and after the cells (deal.II's
+     * MatrixFree::cell_loop with operation_before_loop and operation_after_loop; the same
+     * vectors and functor as above, no zero_dst: the operation before sets what it needs). Each
+     * operation is called as `op(begin, end)` and handles the local indices [begin, end) of the
+     * locally owned entries of DoFHandler @p dof_handler_index_pre_post's vectors, every owned
+     * index once: a `__host__ __device__` function object or an extended lambda `[=] __host__
+     * __device__ (const unsigned int begin, const unsigned int end) { for (unsigned int i = begin;
+     * i < end; ++i) ... }` that captures the vectors' get_values() pointers; a
+     * std::function<void(unsigned int, unsigned int)> (deal.II's type) on the host backend; nullptr
+     * or an empty std::function for none (internal/loop_operations.h).
+     *
+     * The operation before runs on all owned entries before the loop reads any vector, also
+     * before the ghost update (it may change a source: the other ranks receive the changed
+     * values); the one after when the loop is complete, the contributions of all ranks added.
+     * On the CUDA backend each is one kernel with a thread per entry. deal.II's CPU loop
+     * interleaves them with the cells for the cache; here they are not fused with the cells,
+     * and what they save is the passes over memory of the separate vector operations that one
+     * function merges (a Runge–Kutta stage's updates, say).
+     */
+    template <typename Functor,
+              typename SrcType,
+              typename DstType,
+              typename OperationBefore,
+              typename OperationAfter,
+              typename Compiler = internal::ThisCompiler,
+              typename          = std::enable_if_t<internal::is_loop_operation<OperationBefore> &&
+                                          internal::is_loop_operation<OperationAfter>>>
+    void
+    cell_loop(const Functor         &func,
+              const SrcType         &src,
+              DstType               &dst,
+              const OperationBefore &operation_before_loop,
+              const OperationAfter  &operation_after_loop,
+              const unsigned int     dof_handler_index_pre_post = 0) const;
 
     /**
      * Which entries of the ghost cells a face functor reads (deal.II's
@@ -686,6 +731,32 @@ namespace gpumf
      * functors receive nullptr as their source: one that reads it other than through
      * read_dof_values() is not supported.
      */
+    /**
+     * loop() with operations on the vectors' entries before and after (deal.II's
+     * MatrixFree::loop with operation_before_loop and operation_after_loop, its argument order):
+     * as the cell_loop() of that name, over the locally owned entries of DoFHandler
+     * @p dof_handler_index_pre_post; no zero_dst (the operation before sets what it needs).
+     */
+    template <typename CellFunctor,
+              typename InnerFaceFunctor,
+              typename BoundaryFaceFunctor,
+              typename OperationBefore,
+              typename OperationAfter,
+              typename Compiler = internal::ThisCompiler,
+              typename          = std::enable_if_t<internal::is_loop_operation<OperationBefore> &&
+                                          internal::is_loop_operation<OperationAfter>>>
+    void
+    loop(const CellFunctor         &cell_op,
+         const InnerFaceFunctor    &inner_face_op,
+         const BoundaryFaceFunctor &boundary_face_op,
+         Vector<Number>            &dst,
+         const Vector<Number>      &src,
+         const OperationBefore     &operation_before_loop,
+         const OperationAfter      &operation_after_loop,
+         const unsigned int         dof_handler_index_pre_post = 0,
+         const DataAccessOnFaces    dst_access                 = DataAccessOnFaces::unspecified,
+         const DataAccessOnFaces    src_access                 = DataAccessOnFaces::unspecified) const;
+
     template <typename CellFunctor,
               typename InnerFaceFunctor,
               typename BoundaryFaceFunctor,
@@ -919,6 +990,34 @@ namespace gpumf
     /// numbers::invalid_unsigned_int for data per cell.
     unsigned int
     dof_index_of(const Vector<Number> &v) const;
+
+    /// cell_loop() of both forms: @p before and @p after as LoopOptions::before, after.
+    template <typename Functor, typename SrcType, typename DstType>
+    void
+    scheduled_cell_loop(const Functor               &func,
+                        const SrcType               &src,
+                        DstType                     &dst,
+                        const bool                   zero_dst,
+                        const std::function<void()> &before,
+                        const std::function<void()> &after) const;
+
+    /// loop() of both forms.
+    template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor>
+    void
+    scheduled_loop(const CellFunctor           &cell_op,
+                   const InnerFaceFunctor      &inner_face_op,
+                   const BoundaryFaceFunctor   &boundary_face_op,
+                   Vector<Number>              &dst,
+                   const Vector<Number>        &src,
+                   const bool                   zero_dst,
+                   const DataAccessOnFaces      src_access,
+                   const std::function<void()> &before,
+                   const std::function<void()> &after) const;
+
+    /// The locally owned entries of DoFHandler @p dof_index's vectors (the range of the
+    /// operations before and after a loop); throws for an index beyond those given to reinit().
+    std::size_t
+    n_owned_entries(const unsigned int dof_index, const char *caller) const;
 
     /// Throws unless a functor's declared sizes match this object.
     void

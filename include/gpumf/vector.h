@@ -379,6 +379,22 @@ namespace gpumf
     {
       return operator()(global_index);
     }
+
+    /// The entry of local index @p local_index (owned entries first, then the ghosts), as
+    /// deal.II's local_element(): read and written one at a time (on the CUDA backend each a
+    /// copy between host and GPU; for whole vectors use transform(), get_values() in a kernel or
+    /// import()).
+    ElementReference
+    local_element(const size_type local_index)
+    {
+      return ElementReference(*this, static_cast<unsigned int>(local_index));
+    }
+
+    Number
+    local_element(const size_type local_index) const
+    {
+      return get_entry(static_cast<unsigned int>(local_index));
+    }
     /// @}
 
     /// @name Layout

@@ -51,12 +51,9 @@ namespace gpumf
         }
       if (layout == nullptr)
         return nullptr;
+      // filled in run(), after the operation before the loop
       temporaries.push_back(std::make_unique<Vector<Number>>(layout, options.backend));
-      copy(options.backend,
-           temporaries.back()->get_values(),
-           options.backend,
-           v.get_values(),
-           v.locally_owned_size() * sizeof(Number));
+      copy_in.emplace_back(temporaries.back().get(), &v);
       return temporaries.back().get();
     }
 
@@ -64,10 +61,18 @@ namespace gpumf
     const Vector<Number> *
     LoopSchedule<Number>::add_source(const Vector<Number> &v)
     {
-      AssertThrow(std::find(given_destinations.begin(), given_destinations.end(), &v) == given_destinations.end(),
+      AssertThrow(options.in_place ||
+                    std::find(given_destinations.begin(), given_destinations.end(), &v) == given_destinations.end(),
                   ExcNotSupported(options.name + ": a destination vector is also a source. Cells would read entries "
                                                  "other cells have already written: give the result its own vector."));
       given_sources.push_back(&v);
+      // in place: the destination's stand-in (or the vector itself)
+      for (std::size_t i = 0; i < given_destinations.size(); ++i)
+        if (given_destinations[i] == &v)
+          {
+            source_list.push_back(destination_list[i]);
+            return source_list.back();
+          }
       // a vector given twice shares one stand-in
       for (std::size_t i = 0; i + 1 < given_sources.size(); ++i)
         if (given_sources[i] == &v)
@@ -87,11 +92,21 @@ namespace gpumf
       AssertThrow(std::find(given_destinations.begin(), given_destinations.end(), &v) == given_destinations.end(),
                   ExcNotSupported(options.name + ": the same vector appears twice among the destinations (its "
                                                  "cells' contributions would be added twice)."));
-      AssertThrow(std::find(given_sources.begin(), given_sources.end(), &v) == given_sources.end(),
+      const auto as_source = std::find(given_sources.begin(), given_sources.end(), &v);
+      AssertThrow(options.in_place || as_source == given_sources.end(),
                   ExcNotSupported(options.name + ": a destination vector is also a source. Cells would read entries "
                                                  "other cells have already written: give the result its own vector."));
       given_destinations.push_back(&v);
-      Vector<Number> *t = stand_in(v);
+      Vector<Number> *t = nullptr;
+      if (as_source != given_sources.end())
+        {
+          // in place: the source's stand-in is written too (its entries are the vector's)
+          const Vector<Number> *s = source_list[as_source - given_sources.begin()];
+          if (s != &v)
+            t = const_cast<Vector<Number> *>(s);
+        }
+      else
+        t = stand_in(v);
       if (t != nullptr)
         copy_back.emplace_back(&v, t);
       destination_list.push_back(t != nullptr ? t : &v);
@@ -120,10 +135,23 @@ namespace gpumf
         if (options.marks)
           mark_cell_loop(options.backend, m);
       };
+      Assert(!options.in_place || (!options.send_contributions && !options.zero_destinations),
+             dealii::ExcInternalError());
+      if (options.before)
+        options.before();
+      for (const auto &[temporary, original] : copy_in)
+        copy(options.backend,
+             temporary->get_values(),
+             options.backend,
+             original->get_values(),
+             original->locally_owned_size() * sizeof(Number));
+      const auto is_destination = [&](const Vector<Number> *v) {
+        return std::find(destination_list.begin(), destination_list.end(), v) != destination_list.end();
+      };
       for (Vector<Number> *v : destination_list)
         if (options.zero_destinations)
           *v = Number(0);
-        else if (options.send_contributions)
+        else if (options.send_contributions || options.in_place)
           v->zero_out_ghost_values();
       // the vectors of the loop's layout send contributions and import ghosts; those of data per
       // cell are the body's alone
@@ -160,6 +188,8 @@ namespace gpumf
           compress_all(); // zeroes the ghosts: nothing to send
           copy_results_back();
           mark(LoopMark::end);
+          if (options.after)
+            options.after();
           return;
         }
 
@@ -167,7 +197,7 @@ namespace gpumf
       // on every rank
       std::vector<const Vector<Number> *> exchanged;
       for (const Vector<Number> *v : source_list)
-        if (has_loop_layout(*v) && !v->has_ghost_elements() &&
+        if (has_loop_layout(*v) && !v->has_ghost_elements() && !is_destination(v) &&
             std::find(exchanged.begin(), exchanged.end(), v) == exchanged.end())
           exchanged.push_back(v);
       const bool   overlap = options.split && options.overlap && options.ghost_subset == nullptr;
@@ -254,6 +284,8 @@ namespace gpumf
       zero_ghosts();
       copy_results_back();
       mark(LoopMark::end);
+      if (options.after)
+        options.after();
     }
 
     template <typename Number>

@@ -1463,6 +1463,19 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
+  std::size_t
+  MatrixFree<dim, Number>::n_owned_entries(const unsigned int dof_index, const char *caller) const
+  {
+    AssertThrow(dof_index < n_dof_handlers(),
+                ExcNotSupported(std::string(caller) + ": dof_handler_index_pre_post is " + std::to_string(dof_index) +
+                                ", but the object was set up with " + std::to_string(n_dof_handlers()) +
+                                " DoFHandler(s) (indices 0 to " + std::to_string(n_dof_handlers() - 1) + ")."));
+    AssertThrow(dof_part(dof_index).partitioner != nullptr,
+                ExcNotSupported(std::string(caller) + ": the MatrixFree object is not set up (call reinit() first)."));
+    return dof_part(dof_index).partitioner->locally_owned_size();
+  }
+
+  template <int dim, typename Number>
   unsigned int
   MatrixFree<dim, Number>::dof_index_of(const Vector<Number> &v) const
   {

@@ -778,8 +778,6 @@ namespace gpumf
       return v;
     }
 
-    /// What the functor receives for the vectors @p vectors: the data of the one vector of a
-    /// single-vector argument, else VectorPointers.
     /// What a cell functor receives for @p vectors: a Portable::DeviceVector of the one vector
     /// (@p portable: deal.II 9.7+'s form), its data (@p single), or VectorPointers of them all.
     template <bool portable, bool single, typename Pointer, typename VectorPointer>
@@ -824,6 +822,46 @@ namespace gpumf
   template <typename Functor, typename SrcType, typename DstType, typename Compiler>
   void
   MatrixFree<dim, Number>::cell_loop(const Functor &func, const SrcType &src, DstType &dst, const bool zero_dst) const
+  {
+    scheduled_cell_loop(func, src, dst, zero_dst, {}, {});
+  }
+
+  template <int dim, typename Number>
+  template <typename Functor,
+            typename SrcType,
+            typename DstType,
+            typename OperationBefore,
+            typename OperationAfter,
+            typename Compiler,
+            typename>
+  void
+  MatrixFree<dim, Number>::cell_loop(const Functor         &func,
+                                     const SrcType         &src,
+                                     DstType               &dst,
+                                     const OperationBefore &operation_before_loop,
+                                     const OperationAfter  &operation_after_loop,
+                                     const unsigned int     dof_handler_index_pre_post) const
+  {
+    const std::size_t n = n_owned_entries(dof_handler_index_pre_post, "gpumf::MatrixFree::cell_loop");
+    scheduled_cell_loop(func,
+                        src,
+                        dst,
+                        false,
+                        internal::loop_operation(
+                          operation_before_loop, n, backend_, "gpumf::MatrixFree::cell_loop: operation_before_loop"),
+                        internal::loop_operation(
+                          operation_after_loop, n, backend_, "gpumf::MatrixFree::cell_loop: operation_after_loop"));
+  }
+
+  template <int dim, typename Number>
+  template <typename Functor, typename SrcType, typename DstType>
+  void
+  MatrixFree<dim, Number>::scheduled_cell_loop(const Functor               &func,
+                                               const SrcType               &src,
+                                               DstType                     &dst,
+                                               const bool                   zero_dst,
+                                               const std::function<void()> &before,
+                                               const std::function<void()> &after) const
   {
     constexpr bool single_src = std::is_same_v<SrcType, Vector<Number>>;
     constexpr bool single_dst = std::is_same_v<std::remove_const_t<DstType>, Vector<Number>>;
@@ -874,33 +912,74 @@ namespace gpumf
     // comm), without ghosts) goes through a temporary of the object's layout, as in deal.II
     // 9.4's GPU cell_loop. Vectors of data per cell pass as they are; other layouts are
     // rejected (check_loop_vector()).
+    std::vector<const Vector<Number> *> given_src;
+    std::vector<Vector<Number> *>       given_dst;
+    if constexpr (single_src)
+      given_src.push_back(&src);
+    else if constexpr (block_src)
+      for (unsigned int b = 0; b < src.n_blocks(); ++b)
+        given_src.push_back(&src.block(b));
+    else
+      for (const auto &v : src)
+        given_src.push_back(internal::source_of<Number>(v));
+    if constexpr (single_dst)
+      given_dst.push_back(&dst);
+    else if constexpr (block_dst)
+      for (unsigned int b = 0; b < dst.n_blocks(); ++b)
+        given_dst.push_back(&dst.block(b));
+    else
+      for (auto &v : dst)
+        given_dst.push_back(internal::destination_of<Number>(v));
+    // in place: a vector both source and destination, allowed where each cell touches only
+    // its own entries (a discontinuous element without constraint lines, or data per cell)
+    // (then every destination: the loop sends no contributions)
+    bool in_place = false;
+    for (const Vector<Number> *v : given_dst)
+      in_place = in_place || std::find(given_src.begin(), given_src.end(), v) != given_src.end();
+    for (const Vector<Number> *v : given_dst)
+      if (in_place)
+        {
+          check_loop_vector(*v);
+          const unsigned int k = dof_index_of(*v);
+          if (k != dealii::numbers::invalid_unsigned_int)
+            {
+              const MatrixFree &part = dof_part(k);
+              AssertThrow(part.discontinuous && std::none_of(part.color_has_constraint_rows.begin(),
+                                                             part.color_has_constraint_rows.end(),
+                                                             [](const bool b) { return b; }),
+                          ExcNotSupported(
+                            "gpumf::MatrixFree::cell_loop: a destination vector is also a source (in place), but "
+                            "the cells of destination DoFHandler " +
+                            std::to_string(k) + " (" + part.active_fe->get_name() +
+                            (part.discontinuous ? ", with constraint lines" : "") +
+                            ") share DoFs: cells would read entries other cells have already written. In place "
+                            "needs a discontinuous element (FE_DGQ and its relatives) without constraints; give "
+                            "the result its own vector."));
+            }
+        }
+    AssertThrow(!in_place || !zero_dst,
+                ExcNotSupported("gpumf::MatrixFree::cell_loop: a destination vector is also a source (in place) "
+                                "and zero_dst is true, which would set the source to zero before it is read. In "
+                                "place, write the result with FEEvaluation::set_dof_values() and zero_dst false."));
     internal::LoopOptions options;
-    options.layout            = partitioner;
-    options.backend           = backend_;
-    options.split             = true;
-    options.overlap           = overlap;
-    options.zero_destinations = zero_dst;
-    options.marks             = true;
-    options.name              = "gpumf::MatrixFree::cell_loop";
+    options.layout             = partitioner;
+    options.backend            = backend_;
+    options.split              = true;
+    options.overlap            = overlap;
+    options.zero_destinations  = zero_dst;
+    options.in_place           = in_place;
+    options.send_contributions = !in_place;
+    options.before             = before;
+    options.after              = after;
+    options.marks              = true;
+    options.name               = "gpumf::MatrixFree::cell_loop";
     for (const auto &part : other_dof_parts)
       options.more_layouts.push_back(part->partitioner);
     internal::LoopSchedule<Number> schedule(options);
-    if constexpr (single_src)
-      schedule.add_source(src);
-    else if constexpr (block_src)
-      for (unsigned int b = 0; b < src.n_blocks(); ++b)
-        schedule.add_source(src.block(b));
-    else
-      for (const auto &v : src)
-        schedule.add_source(*internal::source_of<Number>(v));
-    if constexpr (single_dst)
-      schedule.add_destination(dst);
-    else if constexpr (block_dst)
-      for (unsigned int b = 0; b < dst.n_blocks(); ++b)
-        schedule.add_destination(dst.block(b));
-    else
-      for (auto &v : dst)
-        schedule.add_destination(*internal::destination_of<Number>(v));
+    for (const Vector<Number> *v : given_src)
+      schedule.add_source(*v);
+    for (Vector<Number> *v : given_dst)
+      schedule.add_destination(*v);
     AssertThrow(!schedule.sources().empty() && !schedule.destinations().empty(),
                 ExcNotSupported("gpumf::MatrixFree::cell_loop needs at least one source and one destination vector."));
     for (const Vector<Number> *v : schedule.sources())

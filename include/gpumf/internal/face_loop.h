@@ -296,7 +296,9 @@ namespace gpumf
                   const bool                     zero_dst,
                   const Vector<Number>          *src,
                   const Access                   src_access,
-                  const Run                     &run)
+                  const Run                     &run,
+                  const std::function<void()>   &before = {},
+                  const std::function<void()>   &after  = {})
     {
       using F                    = FaceData<dim, Number>;
       unsigned char ghost_access = F::ghosts_gradients;
@@ -310,6 +312,8 @@ namespace gpumf
       options.zero_destinations  = zero_dst;
       options.send_contributions = false;
       options.name               = "gpumf::MatrixFree::loop";
+      options.before             = before;
+      options.after              = after;
       if (src != nullptr && src_access != Access::none)
         options.ghost_subset = mf.face_ghost_subset(src_access);
       LoopSchedule<Number> schedule(options);
@@ -429,12 +433,70 @@ namespace gpumf
                                 const DataAccessOnFaces    src_access) const
   {
     (void)dst_access;
+    scheduled_loop(cell_op, inner_face_op, boundary_face_op, dst, src, zero_dst, src_access, {}, {});
+  }
+
+  template <int dim, typename Number>
+  template <typename CellFunctor,
+            typename InnerFaceFunctor,
+            typename BoundaryFaceFunctor,
+            typename OperationBefore,
+            typename OperationAfter,
+            typename Compiler,
+            typename>
+  void
+  MatrixFree<dim, Number>::loop(const CellFunctor         &cell_op,
+                                const InnerFaceFunctor    &inner_face_op,
+                                const BoundaryFaceFunctor &boundary_face_op,
+                                Vector<Number>            &dst,
+                                const Vector<Number>      &src,
+                                const OperationBefore     &operation_before_loop,
+                                const OperationAfter      &operation_after_loop,
+                                const unsigned int         dof_handler_index_pre_post,
+                                const DataAccessOnFaces    dst_access,
+                                const DataAccessOnFaces    src_access) const
+  {
+    (void)dst_access;
+    const std::size_t n = n_owned_entries(dof_handler_index_pre_post, "gpumf::MatrixFree::loop");
+    scheduled_loop(
+      cell_op,
+      inner_face_op,
+      boundary_face_op,
+      dst,
+      src,
+      false,
+      src_access,
+      internal::loop_operation(operation_before_loop, n, backend_, "gpumf::MatrixFree::loop: operation_before_loop"),
+      internal::loop_operation(operation_after_loop, n, backend_, "gpumf::MatrixFree::loop: operation_after_loop"));
+  }
+
+  template <int dim, typename Number>
+  template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor>
+  void
+  MatrixFree<dim, Number>::scheduled_loop(const CellFunctor           &cell_op,
+                                          const InnerFaceFunctor      &inner_face_op,
+                                          const BoundaryFaceFunctor   &boundary_face_op,
+                                          Vector<Number>              &dst,
+                                          const Vector<Number>        &src,
+                                          const bool                   zero_dst,
+                                          const DataAccessOnFaces      src_access,
+                                          const std::function<void()> &before,
+                                          const std::function<void()> &after) const
+  {
     check_face_loop<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>();
     internal::check_face_loop_vectors(*this, dst, src);
-    internal::run_face_loop(*this, &dst, zero_dst, &src, src_access, [&](const unsigned char ghost_access) {
-      internal::face_loop_on_backend(
-        *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghost_access, 0);
-    });
+    internal::run_face_loop(
+      *this,
+      &dst,
+      zero_dst,
+      &src,
+      src_access,
+      [&](const unsigned char ghost_access) {
+        internal::face_loop_on_backend(
+          *this, cell_op, inner_face_op, boundary_face_op, src.get_values(), dst.get_values(), ghost_access, 0);
+      },
+      before,
+      after);
   }
 } // namespace gpumf
 

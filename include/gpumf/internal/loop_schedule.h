@@ -6,9 +6,17 @@
  * local-matrix, stencil, Gauss–Seidel and multigrid transfer loops. A caller names its vectors
  * and hands run() the body "run the cells of this range"; the schedule owns the rest:
  *
+ * - the caller's operations on the vectors' entries before and after the loop (deal.II's
+ *   operation_before_loop and operation_after_loop): the one before runs first, before any
+ *   vector is read (so it may change a source: the ghost update sends its values), the one
+ *   after last, when the contributions of all ranks have arrived;
  * - stand-ins: a vector with the loop layout's locally owned entries but another partitioner
  *   (deal.II's Vector(locally_owned, comm), without ghosts) is read, or written, through a
- *   temporary of the loop's layout; a destination's owned entries are copied back after;
+ *   temporary of the loop's layout, filled when the loop starts; a destination's owned entries
+ *   are copied back after;
+ * - in-place loops (LoopOptions::in_place): a vector both source and destination, where each
+ *   cell reads and writes only entries no other cell touches; it is neither exchanged nor
+ *   compressed;
  * - zeroing the destinations (all entries, or their ghost entries alone);
  * - the ghost update of the sources that have no ghost values yet (each vector once; all ghost
  *   entries or a GhostSubset of them), and zeroing those ghosts again afterwards;
@@ -81,6 +89,15 @@ namespace gpumf
       bool send_contributions = true;
       /// The sources import these ghost entries alone (null: all); not overlapped.
       const GhostSubset *ghost_subset = nullptr;
+      /// A vector may be a source and a destination at once (the caller has checked that each
+      /// cell touches only its own entries: a discontinuous element). Such a vector is neither
+      /// exchanged nor compressed, and its ghost entries are zeroed first. Needs
+      /// send_contributions false and zero_destinations false.
+      bool in_place = false;
+      /// Run before anything else (the vectors' entries as the caller left them) and after
+      /// everything else (the stand-ins copied back): deal.II's operation_before_loop and
+      /// operation_after_loop over all locally owned entries at once. Empty: nothing.
+      std::function<void()> before, after;
       /// The profile marks of cell_loop() (internal::mark_cell_loop()).
       bool marks = false;
       /// The caller's name, for messages ("gpumf::MatrixFree::cell_loop").
@@ -108,8 +125,8 @@ namespace gpumf
       add_source(const Vector<Number> &v);
 
       /// Adds a vector the loop writes; returns the vector the body writes: @p v or its
-      /// stand-in. Throws for a vector added twice or also added as a source (cells would read
-      /// entries other cells have already written).
+      /// stand-in. Throws for a vector added twice, or also added as a source unless
+      /// LoopOptions::in_place (cells would read entries other cells have already written).
       Vector<Number> *
       add_destination(Vector<Number> &v);
 
@@ -123,8 +140,9 @@ namespace gpumf
       bool
       has_loop_layout(const Vector<Number> &v) const;
 
-      /// Runs the loop: zeroes, exchanges, calls @p body for each range (see LoopOptions), sends
-      /// the contributions, zeroes the imported ghosts, copies stand-ins back. Collective over
+      /// Runs the loop: the operation before, fills the stand-ins, zeroes, exchanges, calls @p body
+      /// for each range (see LoopOptions), sends the contributions, zeroes the imported ghosts,
+      /// copies stand-ins back, the operation after. Collective over
       /// the layout's communicator where there are several ranks.
       void
       run(const std::function<void(LoopRange)> &body);
@@ -133,13 +151,14 @@ namespace gpumf
       Vector<Number> *
       stand_in(const Vector<Number> &v);
 
-      LoopOptions                                                options;
-      std::vector<const Vector<Number> *>                        source_list;
-      std::vector<Vector<Number> *>                              destination_list;
-      std::vector<const Vector<Number> *>                        given_sources;      // as given: the checks
-      std::vector<const Vector<Number> *>                        given_destinations; // of add_destination()
-      std::vector<std::pair<Vector<Number> *, Vector<Number> *>> copy_back;          // (destination, stand-in)
-      std::vector<std::unique_ptr<Vector<Number>>>               temporaries;
+      LoopOptions                                                      options;
+      std::vector<const Vector<Number> *>                              source_list;
+      std::vector<Vector<Number> *>                                    destination_list;
+      std::vector<const Vector<Number> *>                              given_sources;      // as given: the checks
+      std::vector<const Vector<Number> *>                              given_destinations; // of add_destination()
+      std::vector<std::pair<Vector<Number> *, Vector<Number> *>>       copy_back;          // (destination, stand-in)
+      std::vector<std::pair<Vector<Number> *, const Vector<Number> *>> copy_in;            // (stand-in, original)
+      std::vector<std::unique_ptr<Vector<Number>>>                     temporaries;
     };
 
     /**
