@@ -5,6 +5,8 @@
 //     and M^-1 M x = x;
 //   - the inverse mass in place: MatrixFree::cell_loop() with one vector as source and
 //     destination and FEEvaluation::set_dof_values(), bitwise the operator's;
+//   - step-67's one object of two quadratures with faces: SIPG on the first, the inverse mass
+//     on the second, each bitwise an object of that quadrature alone;
 //   - CellwiseInverseMassMatrix::transform_from_q_points_to_basis() (step-67's projection)
 //     against deal.II's;
 //   - the diagonals of SIPGLaplaceOperator (MatrixFree::loop_diagonal(): cells and faces),
@@ -78,7 +80,7 @@ namespace
 
   /// M_K^-1 on each cell written over the cell's values (FEEvaluation::set_dof_values()): for
   /// MatrixFree::cell_loop() with one vector as source and destination (in place).
-  template <int dim, int degree, int nc, typename Number>
+  template <int dim, int degree, int nc, typename Number, unsigned int quad = 0>
   struct InverseMassInPlace
   {
     static constexpr unsigned int n_dofs_1d    = degree + 1;
@@ -94,7 +96,7 @@ namespace
                const Number                                        *src,
                Number                                              *dst) const
     {
-      Eval phi(cell, data, shared);
+      Eval phi(cell, data, shared, 0, quad);
       phi.read_dof_values(src);
       gpumf::CellwiseInverseMassMatrix<dim, degree, nc, Number> inverse(phi);
       inverse.apply();
@@ -341,6 +343,76 @@ namespace
                     test::sci(d) + " (<= " + test::sci(b) + ")");
   }
 
+  /// step-67's pattern: one object with faces and two quadratures, Gauss(p + 2) for the faces
+  /// and cells of the operator (quadrature 0, the faces') and Gauss(p + 1) for the inverse mass
+  /// (quadrature 1), against an object of each quadrature alone.
+  template <int dim, int degree>
+  void
+  check_two_quadratures(test::Checker &checker, const gpumf::Backend backend, const Mesh mesh)
+  {
+    const MPI_Comm              comm = MPI_COMM_WORLD;
+    const test::dg::DGMesh<dim> made = test::dg::make_mesh<dim>(mesh, 0, comm);
+    DoFHandler<dim>             dof(*made.tria);
+    dof.distribute_dofs(FE_DGQ<dim>(degree));
+    using MF = gpumf::MatrixFree<dim, double>;
+    typename MF::AdditionalData data;
+    data.backend                             = backend;
+    data.mapping_update_flags                = update_values | update_gradients | update_JxW_values;
+    data.mapping_update_flags_inner_faces    = update_gradients | update_JxW_values | update_normal_vectors;
+    data.mapping_update_flags_boundary_faces = update_gradients | update_JxW_values | update_normal_vectors;
+    AffineConstraints<double> constraints;
+    constraints.close();
+    const auto two = std::make_shared<MF>();
+    two->reinit(*made.mapping,
+                std::vector<const DoFHandler<dim> *>{&dof},
+                std::vector<const AffineConstraints<double> *>{&constraints},
+                std::vector<QGauss<1>>{QGauss<1>(degree + 2), QGauss<1>(degree + 1)},
+                data);
+    const auto high = make_matrix_free<dim, double>(backend, *made.mapping, dof, degree + 2, true);
+    const auto low  = make_matrix_free<dim, double>(backend, *made.mapping, dof, degree + 1, false);
+
+    gpumf::SIPGLaplaceOperator<dim, degree, degree + 2> sipg_two, sipg_high;
+    sipg_two.initialize(two, {0});
+    sipg_high.initialize(high, {0});
+    gpumf::Vector<double> src, dst, expected;
+    two->initialize_dof_vector(src);
+    two->initialize_dof_vector(dst);
+    two->initialize_dof_vector(expected);
+    test::fill_random(src);
+    sipg_two.vmult(dst, src);
+    sipg_high.vmult(expected, src);
+    const bool same_faces = test::bitwise_equal(test::to_rw(dst), test::to_rw(expected), comm) && dst.l2_norm() > 0;
+
+    gpumf::InverseMassOperator<dim, degree> inverse_low;
+    inverse_low.initialize(low);
+    inverse_low.vmult(expected, src);
+    dst = src;
+    two->cell_loop(InverseMassInPlace<dim, degree, 1, double, 1>(), dst, dst);
+    const bool same_inverse = test::bitwise_equal(test::to_rw(dst), test::to_rw(expected), comm);
+
+    std::string message;
+    try
+      {
+        two->loop(InverseMassInPlace<dim, degree, 1, double, 1>(), nullptr, nullptr, dst, src);
+      }
+    catch (const std::exception &e)
+      {
+        message = e.what();
+      }
+    const bool refused = message.find("runs on quadrature 0") != std::string::npos;
+    checker.check(same_faces && same_inverse && refused,
+                  std::to_string(dim) + "D " + name(mesh) + " FE_DGQ(" + std::to_string(degree) +
+                    "), one object with faces and quadratures Gauss(p + 2), Gauss(p + 1): SIPG (faces, quadrature "
+                    "0) " +
+                    (same_faces ? "bitwise" : "DIFFERS from") +
+                    " the object of Gauss(p + 2), the inverse mass in "
+                    "place on quadrature 1 " +
+                    (same_inverse ? "bitwise" : "DIFFERS from") +
+                    " the object of Gauss(p + 1)'s operator; loop() "
+                    "with a functor of quadrature 1 " +
+                    (refused ? "refused" : "NOT REFUSED"));
+  }
+
   /// Misuse: the inverse mass matrix needs degree + 1 points and a discontinuous element.
   template <int dim>
   void
@@ -431,6 +503,8 @@ main(int argc, char **argv)
     check_tensor_product<3, 2>(checker, backend, Mesh::cube);
     check_tensor_product<3, 3>(checker, backend, Mesh::shell);
     check_tensor_product<3, 3, float>(checker, backend, Mesh::cube);
+    check_two_quadratures<2, 3>(checker, backend, Mesh::adaptive_shell);
+    check_two_quadratures<3, 2>(checker, backend, Mesh::shell);
     check_misuse<2>(checker, backend);
     check_misuse<3>(checker, backend);
   });

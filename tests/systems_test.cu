@@ -7,7 +7,8 @@
 // FEEvaluation(data, dof_index), and gpumf's (cell, data, shared, VectorPointers) with
 // FEEvaluation(cell, data, shared, dof_index). Then a vector of one DoFHandler in a loop of the
 // two-DoFHandler object, deal.II's block vector in and out, and deal.II's SolverGMRES,
-// SolverFGMRES and SolverMinRes on gpumf::BlockVector.
+// SolverFGMRES and SolverMinRes on gpumf::BlockVector. One object with three quadratures
+// (FEEvaluation's quad_index) against objects of one each and deal.II.
 //
 // systems_test host|cuda             the checks
 // systems_test host|cuda misuse-<k>  runs misuse k and prints the exception (host) or the
@@ -17,12 +18,15 @@
 #include <gpumf/matrix_free.h>
 #include <gpumf/matrix_free_tools.h>
 
+#include <deal.II/base/quadrature_lib.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/lac/la_parallel_block_vector.h>
 #include <deal.II/lac/solver_control.h>
 #include <deal.II/lac/solver_gmres.h>
 #include <deal.II/lac/solver_minres.h>
+
+#include <cctype>
 
 #include "common/dealii_systems_reference.h"
 #include "common/test_utils.h"
@@ -214,6 +218,83 @@ namespace
                gpumf::Portable::DeviceBlockVector<double>          &dst) const
     {
       gpumf::FEEvaluation<dim, degree_p, degree_u + 1, 1, double> fe_p(data, 2);
+      fe_p.read_dof_values(src.block(1));
+      fe_p.distribute_local_to_global(dst.block(1));
+    }
+  };
+
+  /// BlockForm on quadrature @p quad (n_q_1d points) of an object with several:
+  /// FEEvaluation(data, dof_index, quad_index).
+  template <int dim, int degree_u, int degree_p, SystemForm form, int n_q_1d, unsigned int quad>
+  struct QuadratureForm
+  {
+    static const unsigned int n_q_points = dealii::Utilities::pow(n_q_1d, dim);
+
+    __host__ __device__ void
+    operator()(const typename gpumf::MatrixFree<dim, double>::Data *data,
+               const gpumf::Portable::DeviceBlockVector<double>    &src,
+               gpumf::Portable::DeviceBlockVector<double>          &dst) const
+    {
+      gpumf::FEEvaluation<dim, degree_u, n_q_1d, dim, double> fe_u(data, 0u, quad);
+      gpumf::FEEvaluation<dim, degree_p, n_q_1d, 1, double>   fe_p(data, 1u, quad);
+      fe_u.read_dof_values(src.block(0));
+      fe_p.read_dof_values(src.block(1));
+      fe_u.evaluate(values | gradients);
+      fe_p.evaluate(values);
+      data->for_each_quad_point([&](const int q) { submit_form<form>(fe_u, fe_p, q); });
+      fe_u.integrate(
+        static_cast<gpumf::EvaluationFlags::EvaluationFlags>(BlockForm<dim, degree_u, degree_p, form>::integrated));
+      fe_p.integrate(values);
+      fe_u.distribute_local_to_global(dst.block(0));
+      fe_p.distribute_local_to_global(dst.block(1));
+    }
+  };
+
+  /// Two quadratures of the same points in one functor: (grad u, grad v) on quadrature 0, the
+  /// pressure mass on quadrature @p quad_p (gpumf's form, FEEvaluation(cell, data, shared, k, q)).
+  template <int dim, int degree_u, int degree_p, unsigned int quad_p>
+  struct MixedQuadratures
+  {
+    static const unsigned int     n_q_points       = dealii::Utilities::pow(degree_u + 1, dim);
+    static constexpr unsigned int n_fe_evaluations = 2;
+    static constexpr unsigned int n_components     = dim;
+
+    __host__ __device__ void
+    operator()(const unsigned int                                   cell,
+               const typename gpumf::MatrixFree<dim, double>::Data *data,
+               gpumf::SharedData<dim, double>                      *shared,
+               const gpumf::VectorPointers<const double>           &src,
+               const gpumf::VectorPointers<double>                 &dst) const
+    {
+      gpumf::FEEvaluation<dim, degree_u, degree_u + 1, dim, double> fe_u(cell, data, shared, 0, 0);
+      gpumf::FEEvaluation<dim, degree_p, degree_u + 1, 1, double>   fe_p(cell, data, shared, 1, quad_p);
+      fe_u.read_dof_values(src[0]);
+      fe_p.read_dof_values(src[1]);
+      fe_u.evaluate(gradients);
+      fe_p.evaluate(values);
+      data->for_each_quad_point([&](const int q) {
+        fe_u.submit_gradient(fe_u.get_gradient(q), q);
+        fe_p.submit_value(fe_p.get_value(q), q);
+      });
+      fe_u.integrate(gradients);
+      fe_p.integrate(values);
+      fe_u.distribute_local_to_global(dst[0]);
+      fe_p.distribute_local_to_global(dst[1]);
+    }
+  };
+
+  /// FEEvaluation with a quadrature index the object does not have.
+  template <int dim, int degree_u, int degree_p>
+  struct FourthQuadrature
+  {
+    static const unsigned int n_q_points = dealii::Utilities::pow(degree_u + 1, dim);
+
+    __host__ __device__ void
+    operator()(const typename gpumf::MatrixFree<dim, double>::Data *data,
+               const gpumf::Portable::DeviceBlockVector<double>    &src,
+               gpumf::Portable::DeviceBlockVector<double>          &dst) const
+    {
+      gpumf::FEEvaluation<dim, degree_p, degree_u + 1, 1, double> fe_p(data, 1u, 3u);
       fe_p.read_dof_values(src.block(1));
       fe_p.distribute_local_to_global(dst.block(1));
     }
@@ -478,6 +559,143 @@ namespace
       }
   }
 
+  /// The quadratures of an object with several, against objects of one each and deal.II.
+  template <int dim>
+  std::vector<Quadrature<1>>
+  three_quadratures(const unsigned int degree_u)
+  {
+    return {QGauss<1>(degree_u + 1), QGauss<1>(degree_u + 2), QGaussLobatto<1>(degree_u + 1)};
+  }
+
+  /// One MatrixFree with three quadratures (deal.II's CPU reinit() with a vector of them):
+  /// Gauss with degree_u + 1 and degree_u + 2 points, Gauss–Lobatto with degree_u + 1. Each
+  /// against an object of that quadrature alone (bitwise: the same geometry and tables) and the
+  /// Stokes form on the second against deal.II's CPU MatrixFree; two quadratures of the same
+  /// points in one functor; compute_diagonal() on the second; the refusals.
+  template <int dim, int degree_u, int degree_p>
+  void
+  check_quadratures(test::Checker &checker, const gpumf::Backend backend)
+  {
+    Problem<dim, degree_u, degree_p> problem(backend, true, false);
+    const std::string                what =
+      std::to_string(dim) + "D Q" + std::to_string(degree_u) + "-Q" + std::to_string(degree_p) + ", three quadratures";
+    using MF = gpumf::MatrixFree<dim, double>;
+    typename MF::AdditionalData data;
+    data.backend      = backend;
+    data.use_coloring = true;
+    const std::vector<const DoFHandler<dim> *>           dofs{&problem.dof_u, &problem.dof_p};
+    const std::vector<const AffineConstraints<double> *> constraints{&problem.constraints_u, &problem.constraints_p};
+    MF                                                   multi, gauss2, lobatto;
+    multi.reinit(problem.mapping, dofs, constraints, three_quadratures<dim>(degree_u), data);
+    gauss2.reinit(problem.mapping, dofs, constraints, QGauss<1>(degree_u + 2), data);
+    lobatto.reinit(problem.mapping, dofs, constraints, QGaussLobatto<1>(degree_u + 1), data);
+    constexpr unsigned int n0 = Utilities::pow(degree_u + 1, dim), n1 = Utilities::pow(degree_u + 2, dim);
+    checker.check(multi.n_quadratures() == 3 && multi.n_q_points(0) == n0 && multi.n_q_points(1) == n1 &&
+                    multi.n_q_points(2) == n0 && multi.launch_quadrature(n1) == 1 && multi.launch_quadrature(n0) == 0,
+                  what + ": n_quadratures(), n_q_points(q), launch_quadrature()");
+
+    gpumf::BlockVector<double> src, dst, expected;
+    multi.initialize_dof_vector(src);
+    multi.initialize_dof_vector(dst);
+    multi.initialize_dof_vector(expected);
+    test::fill_random(src.block(0), 5);
+    test::fill_random(src.block(1), 6);
+    const auto same = [&](const gpumf::BlockVector<double> &a, const gpumf::BlockVector<double> &b) {
+      return test::bitwise_equal(test::to_rw(a.block(0)), test::to_rw(b.block(0)), MPI_COMM_WORLD) &&
+             test::bitwise_equal(test::to_rw(a.block(1)), test::to_rw(b.block(1)), MPI_COMM_WORLD) && a.l2_norm() > 0;
+    };
+    constexpr SystemForm stokes = SystemForm::stokes;
+    // quadrature 0: the plain FEEvaluation(data, k) as on an object of one quadrature
+    multi.cell_loop(BlockForm<dim, degree_u, degree_p, stokes>{}, src, dst, true);
+    problem.mf.cell_loop(BlockForm<dim, degree_u, degree_p, stokes>{}, src, expected, true);
+    checker.check(same(dst, expected),
+                  what + ": quadrature 0, bitwise the object of Gauss(" + std::to_string(degree_u + 1) + ") alone");
+    // quadrature 1 (more points: its own launch)
+    multi.cell_loop(QuadratureForm<dim, degree_u, degree_p, stokes, degree_u + 2, 1>{}, src, dst, true);
+    gauss2.cell_loop(QuadratureForm<dim, degree_u, degree_p, stokes, degree_u + 2, 0>{}, src, expected, true);
+    LinearAlgebra::ReadWriteVector<double> dealii_u, dealii_p;
+    test::system_form<dim>(stokes,
+                           problem.mapping,
+                           problem.dof_u,
+                           problem.constraints_u,
+                           problem.dof_p,
+                           problem.constraints_p,
+                           degree_u + 2,
+                           test::to_rw(src.block(0)),
+                           test::to_rw(src.block(1)),
+                           dealii_u,
+                           dealii_p);
+    const double to_dealii = std::max(test::relative_difference(test::to_rw(dst.block(0)), dealii_u, MPI_COMM_WORLD),
+                                      test::relative_difference(test::to_rw(dst.block(1)), dealii_p, MPI_COMM_WORLD));
+    checker.check(same(dst, expected) && to_dealii <= 1e-12,
+                  what + ": Stokes on quadrature 1 (FEEvaluation(data, k, 1)), bitwise the object of Gauss(" +
+                    std::to_string(degree_u + 2) + ") alone, " + test::sci(to_dealii) +
+                    " from deal.II's CPU MatrixFree (<= 1e-12)");
+    // quadrature 2: as many points as quadrature 0, which the loop launches; the FEEvaluation
+    // objects take quadrature 2's geometry and tables (Gauss-Lobatto: collocation for u)
+    multi.cell_loop(QuadratureForm<dim, degree_u, degree_p, stokes, degree_u + 1, 2>{}, src, dst, true);
+    lobatto.cell_loop(QuadratureForm<dim, degree_u, degree_p, stokes, degree_u + 1, 0>{}, src, expected, true);
+    checker.check(same(dst, expected),
+                  what +
+                    ": quadrature 2 in a launch of quadrature 0 (as many points), bitwise the object of "
+                    "Gauss-Lobatto(" +
+                    std::to_string(degree_u + 1) + ") alone");
+    // quadratures 0 and 2 in one functor
+    {
+      std::vector<gpumf::Vector<double> *>       out{&dst.block(0), &dst.block(1)};
+      std::vector<const gpumf::Vector<double> *> in{&src.block(0), &src.block(1)};
+      multi.cell_loop(MixedQuadratures<dim, degree_u, degree_p, 2>{}, in, out, true);
+      problem.mf.cell_loop(VelocityLaplace<dim, degree_u>{}, src.block(0), expected.block(0), true);
+      lobatto.cell_loop(PressureMass<dim, degree_u, degree_p>{}, src.block(1), expected.block(1), true);
+      checker.check(same(dst, expected),
+                    what + ": FEEvaluation(cell, data, shared, 0, 0) and (..., 1, 2) in one functor, bitwise the "
+                           "objects of each quadrature");
+    }
+    // the diagonal on quadrature 1
+    {
+      gpumf::Vector<double> diagonal, diagonal_expected;
+      gpumf::MatrixFreeTools::compute_diagonal<dim, degree_u, degree_u + 2, dim, double>(
+        multi, diagonal, LaplaceQuad{}, gradients, gradients, 0, 1);
+      gpumf::MatrixFreeTools::compute_diagonal<dim, degree_u, degree_u + 2, dim, double>(
+        gauss2, diagonal_expected, LaplaceQuad{}, gradients, gradients, 0, 0);
+      checker.check(test::bitwise_equal(test::to_rw(diagonal), test::to_rw(diagonal_expected), MPI_COMM_WORLD) &&
+                      diagonal.l2_norm() > 0,
+                    what + ": compute_diagonal(..., dof 0, quadrature 1), bitwise the object of that quadrature");
+    }
+    // refused
+    const auto refused = [&](const std::string &case_name, const std::string &expected_text, const auto &f) {
+      std::string message;
+      try
+        {
+          f();
+        }
+      catch (const std::exception &e)
+        {
+          message = e.what();
+        }
+      std::string flat; // deal.II may wrap long messages
+      for (const char c : message)
+        if (!std::isspace(static_cast<unsigned char>(c)))
+          flat += c;
+        else if (!flat.empty() && flat.back() != ' ')
+          flat += ' ';
+      checker.check(flat.find(expected_text) != std::string::npos,
+                    what + ": " + case_name + " is refused" + (message.empty() ? " (NOTHING THROWN)" : ""));
+    };
+    refused("a functor of points no quadrature has", "quadrature points per direction", [&] {
+      multi.cell_loop(QuadratureForm<dim, degree_u, degree_p, stokes, degree_u + 3, 1>{}, src, dst, true);
+    });
+    refused("compute_diagonal() on a quadrature of other points", "that one another number of points", [&] {
+      gpumf::Vector<double> diagonal;
+      gpumf::MatrixFreeTools::compute_diagonal<dim, degree_u, degree_u + 2, dim, double>(
+        multi, diagonal, LaplaceQuad{}, gradients, gradients, 0, 2);
+    });
+    refused("five quadratures", "it takes 1 to 4", [&] {
+      MF five;
+      five.reinit(problem.mapping, dofs, constraints, std::vector<QGauss<1>>(5, QGauss<1>(degree_u + 1)), data);
+    });
+  }
+
   template <int dim, int degree_u, int degree_p>
   int
   misuse(const gpumf::Backend backend, const std::string &which)
@@ -492,6 +710,8 @@ namespace
           problem.mf.cell_loop(ThirdDoFHandler<dim, degree_u, degree_p>{}, src, dst);
         else if (which == "misuse-vector-index")
           problem.mf.initialize_dof_vector(dst.block(0), 2);
+        else if (which == "misuse-quad-index")
+          problem.mf.cell_loop(FourthQuadrature<dim, degree_u, degree_p>{}, src, dst);
         else
           AssertThrow(false, ExcMessage("unknown case " + which));
         std::cout << "norm " << dst.l2_norm() << std::endl; // synchronizes: a kernel's failure shows here
@@ -520,5 +740,7 @@ main(int argc, char **argv)
   check_problem<2, 3, 2>(checker, backend, true, true);
   check_problem<3, 2, 1>(checker, backend, true, false);
   check_problem<3, 2, 1>(checker, backend, false, true);
+  check_quadratures<2, 3, 2>(checker, backend);
+  check_quadratures<3, 2, 1>(checker, backend);
   return checker.finish();
 }

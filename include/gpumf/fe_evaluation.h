@@ -147,14 +147,17 @@ namespace gpumf
      * For cell number @p cell_id of the color described by @p data, on the next free scratch of
      * @p shdata, reading and writing the vectors of DoFHandler @p dof_index of a MatrixFree object
      * with several (MatrixFree::reinit() with a vector of DoFHandlers; that DoFHandler's element,
-     * which the template arguments name).
+     * which the template arguments name), on quadrature @p quad_index of an object with several
+     * (reinit() with a vector of quadratures; n_q_points_1d of the template arguments is that
+     * quadrature's, and its number of points the loop's: MatrixFree::launch_quadrature()).
      */
     __host__ __device__
     FEEvaluation(const unsigned int       cell_id,
                  const data_type         *data_in,
                  SharedData<dim, Number> *shdata,
-                 const unsigned int       dof_index = 0)
-      : data(of_dof_handler(*data_in, dof_index))
+                 const unsigned int       dof_index  = 0,
+                 const unsigned int       quad_index = 0)
+      : data(of_parts(*data_in, dof_index, quad_index))
       , slot(shdata->next_slot)
       , shared(take_scratch(*shdata))
       , owner(shdata)
@@ -162,13 +165,15 @@ namespace gpumf
       , thread(internal::thread_index(layout))
       , current_q(internal::owned_point(layout, thread, 0))
     {
-      // another DoFHandler than the launch's: its 1D tables from its own memory (the launch
-      // staged its own; the quadrature, and so co_shape_gradients, is the same)
-      if (data.dof_index != data_in->dof_index)
+      // another DoFHandler or quadrature than the launch's: its 1D tables from their own memory
+      // (the launch staged its own)
+      if (data.dof_index != data_in->dof_index || data.quad_index != data_in->quad_index)
         {
           shared.shape_values    = data.shape_values;
           shared.shape_gradients = data.shape_gradients;
         }
+      if (data.quad_index != data_in->quad_index)
+        shared.co_shape_gradients = data.co_shape_gradients;
         // the launch follows the functor's thread_per_column and sizes; a mismatch would compute garbage
 #ifdef __CUDA_ARCH__
       internal::require(blockDim.z == data.cells_per_block * layout.block_z(),
@@ -176,7 +181,7 @@ namespace gpumf
                         "constexpr bool thread_per_column` in the functor as in its FEEvaluation).");
       internal::require(data.n_q_points_1d == nq && data.n_dofs_1d == nd && data.n_components == n_components,
                         "gpumf::FEEvaluation: its degree, n_q_points_1d or n_components do not match the MatrixFree "
-                        "object of the loop.");
+                        "object of the loop (the DoFHandler of its dof_index, the quadrature of its quad_index).");
 #else
       AssertThrow(internal::host_block_z() == layout.block_z(),
                   ExcNotSupported("gpumf::FEEvaluation with thread_per_column = " + std::to_string(thread_per_column_) +
@@ -184,19 +189,27 @@ namespace gpumf
                                   "`static constexpr bool thread_per_column = " +
                                   std::string(thread_per_column_ ? "true" : "false") + ";` in the functor."));
       AssertThrow(data.n_q_points_1d == nq && data.n_dofs_1d == nd && data.n_components == n_components,
-                  ExcNotSupported("gpumf::FEEvaluation<dim, " + std::to_string(fe_degree) + ", " + std::to_string(nq) +
-                                  ", " + std::to_string(n_components) +
-                                  "> does not match its MatrixFree object (degree " +
-                                  std::to_string(data.n_dofs_1d - 1) + ", " + std::to_string(data.n_q_points_1d) +
-                                  " points per direction, " + std::to_string(data.n_components) + " components)."));
+                  ExcNotSupported(
+                    "gpumf::FEEvaluation<dim, " + std::to_string(fe_degree) + ", " + std::to_string(nq) + ", " +
+                    std::to_string(n_components) + "> does not match its MatrixFree object (DoFHandler " +
+                    std::to_string(dof_index) + ": degree " + std::to_string(data.n_dofs_1d - 1) + ", " +
+                    std::to_string(data.n_components) + " components; quadrature " + std::to_string(quad_index) + ": " +
+                    std::to_string(data.n_q_points_1d) + " points per direction" +
+                    (data_in->n_quadratures > 1 ? ". Name the quadrature: FEEvaluation(cell, data, "
+                                                  "shared, dof_index, quad_index)" :
+                                                  "") +
+                    ")."));
 #endif
     }
 
     /// deal.II 9.5 and 9.6's Portable::FEEvaluation constructor: the cell is the one the loop gave
     /// @p shdata (SharedData::cell), the cell argument of the functor.
     __host__ __device__
-    FEEvaluation(const data_type *data_in, SharedData<dim, Number> *shdata, const unsigned int dof_index = 0)
-      : FEEvaluation(shdata->cell, data_in, shdata, dof_index)
+    FEEvaluation(const data_type         *data_in,
+                 SharedData<dim, Number> *shdata,
+                 const unsigned int       dof_index  = 0,
+                 const unsigned int       quad_index = 0)
+      : FEEvaluation(shdata->cell, data_in, shdata, dof_index, quad_index)
     {}
 
     /**
@@ -204,11 +217,13 @@ namespace gpumf
      * `operator()(const Data *data, const Portable::DeviceVector<Number> &src,
      * Portable::DeviceVector<Number> &dst)`: the cell and its scratch travel in @p data_in
      * (Data::cell_index, Data::shared_data). @p dof_index selects the DoFHandler of a MatrixFree
-     * object with several (0 with one).
+     * object with several (0 with one), @p quad_index the quadrature of one with several (an
+     * addition to deal.II's form, as in its CPU FEEvaluation).
      */
     template <typename Index = unsigned int, std::enable_if_t<std::is_integral_v<Index>, int> = 0>
-    __host__ __device__ explicit FEEvaluation(const data_type *data_in, const Index dof_index = 0)
-      : FEEvaluation(checked_cell(data_in), data_in, data_in->shared_data, dof_index)
+    __host__
+      __device__ explicit FEEvaluation(const data_type *data_in, const Index dof_index = 0, const Index quad_index = 0)
+      : FEEvaluation(checked_cell(data_in), data_in, data_in->shared_data, dof_index, quad_index)
     {}
 
     /// Gives the scratch back: a later FEEvaluation of the functor reuses it. Objects end in the
@@ -759,17 +774,36 @@ namespace gpumf
       return data->cell_index;
     }
 
-    /// @p launch with the DoF fields of DoFHandler @p dof_index (Data::dof_handler_data).
+    /// @p launch with the DoF fields of DoFHandler @p dof_index (Data::dof_handler_data) and the
+    /// fields of quadrature @p quad_index (Data::quadrature_data).
     __host__ __device__ static data_type
-    of_dof_handler(const data_type &launch, const unsigned int dof_index)
+    of_parts(const data_type &launch, const unsigned int dof_index, const unsigned int quad_index)
     {
-      if (dof_index == launch.dof_index)
+      if (dof_index == launch.dof_index && quad_index == launch.quad_index)
         return launch;
-      internal::require(dof_index < launch.n_dof_handlers && launch.dof_handler_data != nullptr,
+      internal::require(dof_index < launch.n_dof_handlers,
                         "gpumf::FEEvaluation: dof_index beyond the DoFHandlers of the MatrixFree object (reinit() "
                         "with a vector of DoFHandlers takes their positions in it as indices).");
-      const data_type &other        = launch.dof_handler_data[dof_index];
-      data_type        data         = launch;
+      internal::require(quad_index < launch.n_quadratures,
+                        "gpumf::FEEvaluation: quad_index beyond the quadratures of the MatrixFree object (reinit() "
+                        "with a vector of quadratures takes their positions in it as indices).");
+      const data_type &other = launch.quadrature_data != nullptr ?
+                                 launch.quadrature_data[quad_index * launch.n_dof_handlers + dof_index] :
+                                 launch.dof_handler_data[dof_index];
+      data_type        data  = launch;
+      if (quad_index != launch.quad_index)
+        {
+          data.q_points           = other.q_points;
+          data.inv_jacobian       = other.inv_jacobian;
+          data.JxW                = other.JxW;
+          data.jacobian_stride    = other.jacobian_stride;
+          data.affine             = other.affine;
+          data.co_shape_gradients = other.co_shape_gradients;
+          data.quadrature_weights = other.quadrature_weights;
+          data.n_q_points_1d      = other.n_q_points_1d;
+          data.n_q_points         = other.n_q_points;
+          data.quad_index         = quad_index;
+        }
       data.local_to_global          = other.local_to_global;
       data.plain_local_to_global    = other.plain_local_to_global;
       data.constraint_rows          = other.constraint_rows;

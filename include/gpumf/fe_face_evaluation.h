@@ -85,19 +85,28 @@ namespace gpumf
 
     /**
      * For face @p face (the first argument of the face functor) from its interior
-     * (@p is_interior_face) or exterior side, on the next free scratch of @p shdata.
+     * (@p is_interior_face) or exterior side, on the next free scratch of @p shdata. deal.II's
+     * @p dof_index and @p quad_index: the faces are set up for DoFHandler 0 and quadrature 0
+     * (a MatrixFree with several quadratures runs its face loops on the first); others stop
+     * with a message.
      */
     __host__ __device__
     FEFaceEvaluation(const unsigned int       face,
                      const data_type         *data_in,
                      SharedData<dim, Number> *shdata,
-                     const bool               is_interior_face = true)
+                     const bool               is_interior_face = true,
+                     const unsigned int       dof_index        = 0,
+                     const unsigned int       quad_index       = 0)
       : data(*data_in)
       , slot(shdata->next_slot)
       , owner(shdata)
       , interior(is_interior_face)
     {
       const internal::FaceData<dim, Number> &faces = data.faces;
+      internal::require(dof_index == 0 && quad_index == 0,
+                        "gpumf::FEFaceEvaluation: the faces are set up for DoFHandler 0 and quadrature 0 only "
+                        "(dof_index and quad_index must be 0); use a MatrixFree object of that DoFHandler and "
+                        "quadrature for other face loops.");
       internal::require(faces.available,
                         "gpumf::FEFaceEvaluation: the MatrixFree object has no faces; set "
                         "AdditionalData::mapping_update_flags_inner_faces (and _boundary_faces) before reinit().");
@@ -163,8 +172,12 @@ namespace gpumf
 
     /// deal.II 9.5+'s form: the face the loop gave @p shdata (SharedData::face).
     __host__ __device__
-    FEFaceEvaluation(const data_type *data_in, SharedData<dim, Number> *shdata, const bool is_interior_face = true)
-      : FEFaceEvaluation(shdata->face, data_in, shdata, is_interior_face)
+    FEFaceEvaluation(const data_type         *data_in,
+                     SharedData<dim, Number> *shdata,
+                     const bool               is_interior_face = true,
+                     const unsigned int       dof_index        = 0,
+                     const unsigned int       quad_index       = 0)
+      : FEFaceEvaluation(shdata->face, data_in, shdata, is_interior_face, dof_index, quad_index)
     {}
 
     __host__ __device__ ~FEFaceEvaluation() noexcept(false)

@@ -357,6 +357,20 @@ namespace gpumf
       const Data *dof_handler_data = nullptr;
       /// @}
 
+      /// @name Several quadratures (reinit() with a vector of them)
+      /// @{
+      /// The quadrature whose fields this Data holds: the geometry (q_points, inv_jacobian, JxW,
+      /// jacobian_stride), the 1D tables, quadrature_weights, n_q_points_1d, n_q_points and
+      /// collocation.
+      unsigned int quad_index = 0;
+      /// The quadratures of the object.
+      unsigned int n_quadratures = 1;
+      /// [q * n_dof_handlers + k]: the Data of DoFHandler k on quadrature q, in the backend's
+      /// memory, whose DoF and quadrature fields FEEvaluation(..., k, q) takes; nullptr with one
+      /// quadrature.
+      const Data *quadrature_data = nullptr;
+      /// @}
+
       /// The launch's per-cell scratch (set by the loops; SharedData): Numbers per array of a
       /// set, sets, and Numbers from one set to the next on the GPU.
       unsigned int scratch_array_size = 0, scratch_slots = 0, scratch_stride = 0;
@@ -447,7 +461,7 @@ namespace gpumf
         mapping,
         {&dof_handler},
         {&constraints},
-        quad,
+        {quad},
         [iterator_filter](const cell_iterator &cell) { return iterator_filter(cell); },
         additional_data);
     }
@@ -496,9 +510,15 @@ namespace gpumf
     }
 
     /**
-     * deal.II's CPU MatrixFree::reinit() form: a quadrature per index. gpumf's object has one
-     * quadrature for all DoFHandlers: @p quads holds one 1D quadrature (QGauss<1>, ...); more
-     * throw.
+     * deal.II's CPU MatrixFree::reinit() form: several DoFHandlers and a 1D quadrature per
+     * quadrature index (QGauss<1>, QGaussLobatto<1>, Quadrature<1>; at most max_quadratures).
+     * Quadrature q has its own geometry (points, Jacobians, JxW) and 1D tables for every
+     * DoFHandler; the cells, colors and DoF fields are shared. A functor runs on the first
+     * quadrature with as many points as it declares (n_q_points), and its FEEvaluation objects
+     * name theirs as in deal.II: `FEEvaluation(cell, data, shared, dof_index, quad_index)` (or
+     * `FEEvaluation(data, dof_index, quad_index)`), each with that quadrature's n_q_points_1d in
+     * its template arguments; quadratures of the same number of points mix in one functor.
+     * Faces (loop()) take one quadrature. The ready operators use quadrature 0.
      */
     template <typename QuadratureType, typename Number2>
     void
@@ -510,12 +530,40 @@ namespace gpumf
     {
       static_assert(std::is_base_of_v<dealii::Quadrature<1>, QuadratureType>,
                     "gpumf::MatrixFree::reinit takes 1D quadratures (QGauss<1>, QGaussLobatto<1>, Quadrature<1>).");
-      AssertThrow(quads.size() == 1,
-                  ExcNotSupported("gpumf::MatrixFree::reinit: " + std::to_string(quads.size()) +
-                                  " quadratures given; gpumf's MatrixFree has one quadrature for all of its "
-                                  "DoFHandlers. Pass one (several quadratures: one MatrixFree object each)."));
-      reinit(mapping, dof_handlers, constraints, static_cast<const dealii::Quadrature<1> &>(quads[0]), additional_data);
+      std::vector<dealii::AffineConstraints<Number>>         converted(constraints.size());
+      std::vector<const dealii::AffineConstraints<Number> *> pointers;
+      for (std::size_t k = 0; k < constraints.size(); ++k)
+        {
+          if constexpr (std::is_same_v<Number2, Number>)
+            pointers.push_back(constraints[k]);
+          else
+            {
+              AssertThrow(constraints[k] != nullptr,
+                          ExcNotSupported("gpumf::MatrixFree::reinit: the AffineConstraints of DoFHandler " +
+                                          std::to_string(k) + " is a null pointer."));
+              converted[k].copy_from(*constraints[k]);
+              pointers.push_back(&converted[k]);
+            }
+        }
+      const std::vector<dealii::Quadrature<1>> quadratures(quads.begin(), quads.end());
+      internal_reinit(
+        mapping, dof_handlers, pointers, quadratures, [](const cell_iterator &) { return true; }, additional_data);
     }
+
+    /// The most quadratures one object takes.
+    static constexpr unsigned int max_quadratures = 4;
+
+    /// The quadratures of the object (1 unless reinit() was given several).
+    unsigned int
+    n_quadratures() const;
+
+    /**
+     * The quadrature a functor that declares @p n_q_points runs on (its launch: thread layout,
+     * staged tables, the Data it receives): the first with that many points. Throws, naming the
+     * object's quadratures, where none has.
+     */
+    unsigned int
+    launch_quadrature(const unsigned int n_q_points) const;
 
     /// The most DoFHandlers one object takes.
     static constexpr unsigned int max_dof_handlers = 8;
@@ -541,6 +589,11 @@ namespace gpumf
     /// The data of part @p range of one color.
     Data
     get_data(const unsigned int color, const CellRange range) const;
+
+    /// The data of part @p range of one color on quadrature @p quad_index (its geometry, 1D
+    /// tables and sizes; DoFHandler 0's DoF fields).
+    Data
+    get_data(const unsigned int color, const CellRange range, const unsigned int quad_index) const;
 
     /// The multigrid level of the cells, or numbers::invalid_unsigned_int for the active cells
     /// (deal.II: MatrixFree::get_mg_level()).
@@ -929,9 +982,9 @@ namespace gpumf
     unsigned int
     max_components() const;
 
-    /// Quadrature points per cell (n_q_points_1d^dim).
+    /// Quadrature points per cell (n_q_points_1d^dim) of quadrature @p quad_index.
     unsigned int
-    n_q_points() const;
+    n_q_points(const unsigned int quad_index = 0) const;
 
     /// The quadrature points of all cells in the order of local_q_point_id(), on the host.
     std::vector<point_type>
@@ -939,21 +992,27 @@ namespace gpumf
 
     /// Bytes of shared memory a cell kernel with this element and quadrature needs per cell
     /// (values and gradients at the points) for @p n_fe_evaluations FEEvaluation objects.
+    /// (On quadrature @p quad_index.)
     std::size_t
-    shared_memory_per_cell(const unsigned int n_fe_evaluations = 1) const;
+    shared_memory_per_cell(const unsigned int n_fe_evaluations = 1, const unsigned int quad_index = 0) const;
 
-    /// Bytes of shared memory of a CUDA block of @p cells cells: the 1D tables plus the cells' scratch.
+    /// Bytes of shared memory of a CUDA block of @p cells cells: the 1D tables plus the cells'
+    /// scratch (on quadrature @p quad_index).
     std::size_t
-    shared_memory_per_block_for(const unsigned int cells, const unsigned int n_fe_evaluations = 1) const;
+    shared_memory_per_block_for(const unsigned int cells,
+                                const unsigned int n_fe_evaluations = 1,
+                                const unsigned int quad_index       = 0) const;
 
     /**
      * CUDA: cells per block for a functor of thread layout @p layout with @p n_fe_evaluations
      * FEEvaluation objects: AdditionalData::cells_per_block (0: as many as fit,
      * CellLayout::max_cells_per_block()), reduced to what the shared memory holds; throws when
-     * not even one cell fits. 1 on the host backend.
+     * not even one cell fits. 1 on the host backend. (On quadrature @p quad_index.)
      */
     unsigned int
-    cells_per_block(const internal::CellLayout<dim> layout, const unsigned int n_fe_evaluations = 1) const;
+    cells_per_block(const internal::CellLayout<dim> layout,
+                    const unsigned int              n_fe_evaluations = 1,
+                    const unsigned int              quad_index       = 0) const;
 
     /**
      * Runs `func(cell, &data, &shared_data, i, diagonal)` for every local DoF i of every cell
@@ -977,7 +1036,7 @@ namespace gpumf
     internal_reinit(const dealii::Mapping<dim>                                   &mapping,
                     const std::vector<const dealii::DoFHandler<dim> *>           &dof_handlers,
                     const std::vector<const dealii::AffineConstraints<Number> *> &constraints,
-                    const dealii::Quadrature<1>                                  &quad,
+                    const std::vector<dealii::Quadrature<1>>                     &quads,
                     const std::function<bool(const cell_iterator &)>             &filter,
                     const AdditionalData                                         &additional_data);
 
@@ -1080,6 +1139,13 @@ namespace gpumf
     bool                              discontinuous = false;
     /// DoFHandlers 1, 2, ... of reinit() with several (dof_part()); empty with one.
     std::vector<std::unique_ptr<MatrixFree>> other_dof_parts;
+    /// Quadratures 1, 2, ... of reinit() with several: [(q - 1) * n_dof_handlers() + k] holds
+    /// DoFHandler k's 1D tables on quadrature q (and, for k = 0, the quadrature's geometry and
+    /// n_q_points_1d); empty with one.
+    std::vector<std::unique_ptr<MatrixFree>> other_quadrature_parts;
+    /// Data::quadrature_data, in the backend's memory and on the host (empty with one quadrature).
+    internal::Array<Data> quadrature_data;
+    std::vector<Data>     quadrature_data_host;
     /// Data::dof_handler_data: each DoFHandler's Data, in the backend's memory (empty with one).
     internal::Array<Data> dof_handler_data;
     /// face_ghost_subset() of values and of gradients, once made

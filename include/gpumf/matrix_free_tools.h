@@ -45,6 +45,8 @@ namespace gpumf
       unsigned int  integration_flags;
       /// The DoFHandler of the diagonal (MatrixFree with several).
       unsigned int dof_index = 0;
+      /// The quadrature of the FEEvaluation (MatrixFree with several).
+      unsigned int quad_index = 0;
 
       __host__ __device__ void
       operator()(const unsigned int                            cell,
@@ -58,7 +60,8 @@ namespace gpumf
         cell_data.cell_index                             = cell;
         cell_data.shared_data                            = shared;
         cell_data.team_member                            = shared->team_member;
-        FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number> phi(cell, &cell_data, shared, dof_index);
+        FEEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number> phi(
+          cell, &cell_data, shared, dof_index, quad_index);
         phi.set_unit_dof_values(i);
         phi.evaluate(static_cast<EvaluationFlags::EvaluationFlags>(evaluation_flags));
         cell_data.for_each_quad_point([&](const int &q) { quad_operation(&phi, q); });
@@ -79,9 +82,9 @@ namespace gpumf
      * 9.7+'s MatrixFreeTools::compute_diagonal() for Portable::MatrixFree). @p evaluation_flags
      * and @p integration_flags: deal.II's or gpumf's (values, gradients). @p dof_handler_index
      * selects the DoFHandler of a MatrixFree with several (deal.II 9.8's step-104 takes the
-     * diagonal of its velocity block so; @p diagonal gets that DoFHandler's layout). gpumf's
-     * MatrixFree has one quadrature, and the diagonal covers all components: the last three
-     * indices must be 0, as deal.II 9.8 requires.
+     * diagonal of its velocity block so; @p diagonal gets that DoFHandler's layout),
+     * @p quadrature_index the quadrature of one with several (n_q_points_1d is its). The diagonal
+     * covers all components: the last two indices must be 0, as deal.II 9.8 requires.
      */
     template <int dim,
               int fe_degree,
@@ -107,16 +110,23 @@ namespace gpumf
                       internal::is_evaluation_flags<IntegrationFlagsType>,
                     "gpumf::MatrixFreeTools::compute_diagonal: the flags are deal.II's or gpumf's EvaluationFlags "
                     "(values, gradients).");
-      AssertThrow(quadrature_index == 0 && first_selected_component == 0 && first_vector_component == 0,
-                  ExcNotSupported("gpumf::MatrixFreeTools::compute_diagonal: gpumf's MatrixFree has one "
-                                  "quadrature, and the diagonal covers all components: quadrature_index, "
+      AssertThrow(first_selected_component == 0 && first_vector_component == 0,
+                  ExcNotSupported("gpumf::MatrixFreeTools::compute_diagonal: the diagonal covers all components: "
                                   "first_selected_component and first_vector_component must be 0."));
+      AssertThrow(quadrature_index < matrix_free.n_quadratures() &&
+                    matrix_free.n_q_points(quadrature_index) == internal::ipow(n_q_points_1d, dim),
+                  ExcNotSupported("gpumf::MatrixFreeTools::compute_diagonal: quadrature_index " +
+                                  std::to_string(quadrature_index) +
+                                  " with n_q_points_1d = " + std::to_string(n_q_points_1d) + ", but the object has " +
+                                  std::to_string(matrix_free.n_quadratures()) +
+                                  " quadrature(s) and that one another number of points."));
       matrix_free.initialize_dof_vector(diagonal, dof_handler_index);
       const internal::DiagonalCellAction<dim, fe_degree, n_q_points_1d, n_components, Number, QuadOperation> action{
         quad_operation,
         static_cast<unsigned int>(evaluation_flags),
         static_cast<unsigned int>(integration_flags),
-        dof_handler_index};
+        dof_handler_index,
+        quadrature_index};
       matrix_free.template diagonal_loop<decltype(action), Compiler>(action, diagonal, dof_handler_index);
       matrix_free.set_constrained_values(Number(1), diagonal, dof_handler_index);
     }

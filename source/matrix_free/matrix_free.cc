@@ -797,7 +797,7 @@ namespace gpumf
                                   const AdditionalData            &additional_data)
   {
     internal_reinit(
-      mapping, {&dof_handler}, {&constraints}, quad, [](const cell_iterator &) { return true; }, additional_data);
+      mapping, {&dof_handler}, {&constraints}, {quad}, [](const cell_iterator &) { return true; }, additional_data);
   }
 
   template <int dim, typename Number>
@@ -819,7 +819,7 @@ namespace gpumf
                                   const AdditionalData                                 &additional_data)
   {
     internal_reinit(
-      mapping, dof_handlers, constraints, quad, [](const cell_iterator &) { return true; }, additional_data);
+      mapping, dof_handlers, constraints, {quad}, [](const cell_iterator &) { return true; }, additional_data);
   }
 
   template <int dim, typename Number>
@@ -827,11 +827,16 @@ namespace gpumf
   MatrixFree<dim, Number>::internal_reinit(const Mapping<dim>                                   &mapping,
                                            const std::vector<const DoFHandler<dim> *>           &dofs,
                                            const std::vector<const AffineConstraints<Number> *> &constraints,
-                                           const Quadrature<1>                                  &quad,
+                                           const std::vector<Quadrature<1>>                     &quads,
                                            const std::function<bool(const cell_iterator &)>     &filter,
                                            const AdditionalData                                 &additional_data)
   {
     const unsigned int n_parts = dofs.size();
+    const unsigned int n_quads = quads.size();
+    AssertThrow(n_quads >= 1 && n_quads <= max_quadratures,
+                ExcNotSupported("gpumf::MatrixFree::reinit: " + std::to_string(n_quads) +
+                                " quadratures given; it takes 1 to " + std::to_string(max_quadratures) + "."));
+    const Quadrature<1> &quad = quads[0];
     AssertThrow(n_parts >= 1 && n_parts <= max_dof_handlers && constraints.size() == n_parts,
                 ExcNotSupported("gpumf::MatrixFree::reinit: " + std::to_string(n_parts) + " DoFHandlers and " +
                                 std::to_string(constraints.size()) + " AffineConstraints given; it takes 1 to " +
@@ -849,7 +854,9 @@ namespace gpumf
     std::vector<const FE_Poly<dim> *>       fe_qs;
     for (unsigned int k = 0; k < n_parts; ++k)
       {
-        fes.push_back(&active_element(*dofs[k])); // (collective)
+        fes.push_back(&active_element(*dofs[k]));  // (collective)
+        for (unsigned int q = 1; q < n_quads; ++q) // (the checks of every quadrature)
+          supported_element<dim, Number>(*fes[k], quads[q], additional_data);
         fe_qs.push_back(&supported_element<dim, Number>(*fes[k], quad, additional_data));
       }
     const FiniteElement<dim> &fe     = *fes[0];
@@ -868,6 +875,17 @@ namespace gpumf
     // every DoFHandler's part of the object: this object for DoFHandler 0
     for (unsigned int k = 1; k < n_parts; ++k)
       other_dof_parts.push_back(std::make_unique<MatrixFree>());
+    // every further quadrature's parts (their tables and geometry follow the object's below)
+    for (unsigned int q = 1; q < n_quads; ++q)
+      for (unsigned int k = 0; k < n_parts; ++k)
+        {
+          other_quadrature_parts.push_back(std::make_unique<MatrixFree>());
+          MatrixFree &p   = *other_quadrature_parts.back();
+          p.backend_      = additional_data.backend;
+          p.fe_degree     = fe_qs[k]->degree;
+          p.n_q_points_1d = quads[q].size();
+          p.n_components_ = fes[k]->n_components();
+        }
     const auto part = [&](const unsigned int k) -> MatrixFree & { return k == 0 ? *this : *other_dof_parts[k - 1]; };
     bool       all_discontinuous = true;
     for (unsigned int k = 0; k < n_parts; ++k)
@@ -899,12 +917,16 @@ namespace gpumf
         const std::size_t max_shared = internal::max_shared_memory_per_block();
         for (unsigned int k = 0; k < n_parts; ++k)
           part(k).max_shared_memory = max_shared;
-        AssertThrow(shared_memory_per_block_for(1) <= max_shared,
-                    ExcNotSupported("gpumf::MatrixFree: a cell of FE_Q degree " + std::to_string(degree) + " with " +
-                                    std::to_string(max_components()) + " components and " + std::to_string(n_q) +
-                                    " points per direction needs " + std::to_string(shared_memory_per_block_for(1)) +
-                                    " bytes of shared memory; the GPU offers " + std::to_string(max_shared) +
-                                    " per block. Use fewer quadrature points, components or a lower degree."));
+        for (auto &p : other_quadrature_parts)
+          p->max_shared_memory = max_shared;
+        for (unsigned int q = 0; q < n_quads; ++q)
+          AssertThrow(shared_memory_per_block_for(1, 1, q) <= max_shared,
+                      ExcNotSupported("gpumf::MatrixFree: a cell of FE_Q degree " + std::to_string(degree) + " with " +
+                                      std::to_string(max_components()) + " components and " +
+                                      std::to_string(quads[q].size()) + " points per direction needs " +
+                                      std::to_string(shared_memory_per_block_for(1, 1, q)) +
+                                      " bytes of shared memory; the GPU offers " + std::to_string(max_shared) +
+                                      " per block. Use fewer quadrature points, components or a lower degree."));
       }
 
     const MPI_Comm comm = dof.get_triangulation().get_communicator();
@@ -1085,20 +1107,76 @@ namespace gpumf
         part(k).affine         = affine;
         part(k).uniform        = uniform;
       }
+    // DoFHandler k's Data with its DoF fields (FEEvaluation(data, k)); a launch's flag of
+    // constraint rows becomes the flag of any color
+    const auto dof_fields = [&](const unsigned int k) {
+      Data data = part(k).get_data(0);
+      for (const bool has : part(k).color_has_constraint_rows)
+        data.has_constraint_rows = data.has_constraint_rows || has;
+      data.dof_index = k;
+      return data;
+    };
     if (n_parts > 1)
       {
-        // FEEvaluation(data, k) takes DoFHandler k's DoF fields from here; a launch's flag of
-        // constraint rows becomes the flag of any color
         std::vector<Data> parts_data;
         for (unsigned int k = 0; k < n_parts; ++k)
-          {
-            Data data = part(k).get_data(0);
-            for (const bool has : part(k).color_has_constraint_rows)
-              data.has_constraint_rows = data.has_constraint_rows || has;
-            data.dof_index = k;
-            parts_data.push_back(data);
-          }
+          parts_data.push_back(dof_fields(k));
         dof_handler_data.reinit(backend_, parts_data);
+      }
+    for (unsigned int q = 1; q < n_quads; ++q)
+      {
+        section.next("MatrixFree::reinit: geometry and 1D tables of quadrature " + std::to_string(q));
+        MatrixFree &geometry_part = *other_quadrature_parts[(q - 1) * n_parts];
+        {
+          std::vector<typename Triangulation<dim>::cell_iterator> cells(n_cells);
+          for (unsigned int c = 0; c < n_cells; ++c)
+            cells[c] = cell_codes.cells[cell_order.order[c]];
+          internal::GeometryArrays<dim, Number> arrays{geometry_part.q_points,
+                                                       geometry_part.JxW,
+                                                       geometry_part.inv_jacobian};
+          internal::setup_geometry<dim, Number>(
+            mapping, quads[q], cells, additional_data.geometry, backend_, comm, with_mpi, arrays);
+          geometry_part.affine  = arrays.affine;
+          geometry_part.uniform = arrays.uniform;
+        }
+        for (unsigned int k = 0; k < n_parts; ++k)
+          set_tables(*other_quadrature_parts[(q - 1) * n_parts + k], *fe_qs[k], quads[q]);
+      }
+    if (n_quads > 1)
+      {
+        // FEEvaluation(..., k, q) takes DoFHandler k's DoF fields and quadrature q's fields from
+        // entry q * n_parts + k
+        quadrature_data_host.clear();
+        for (unsigned int q = 0; q < n_quads; ++q)
+          for (unsigned int k = 0; k < n_parts; ++k)
+            {
+              Data data = dof_fields(k);
+              if (q > 0)
+                {
+                  const MatrixFree &tables   = *other_quadrature_parts[(q - 1) * n_parts + k];
+                  const MatrixFree &geometry = *other_quadrature_parts[(q - 1) * n_parts];
+                  data.q_points              = geometry.q_points.data();
+                  data.inv_jacobian          = geometry.inv_jacobian.data();
+                  data.JxW                   = geometry.JxW.data();
+                  data.jacobian_stride       = geometry.JxW.size();
+                  data.affine                = geometry.affine;
+                  data.shape_values          = tables.shape_values.data();
+                  data.shape_gradients       = tables.shape_gradients.data();
+                  data.co_shape_gradients    = tables.co_shape_gradients.data();
+                  data.inverse_shape_values =
+                    tables.inverse_shape_values.size() > 0 ? tables.inverse_shape_values.data() : nullptr;
+                  data.quadrature_weights = tables.quadrature_weights.data();
+                  data.n_q_points_1d      = tables.n_q_points_1d;
+                  data.n_q_points         = Utilities::pow(tables.n_q_points_1d, dim);
+                  data.collocation        = tables.collocation;
+                }
+              data.quad_index    = q;
+              data.n_quadratures = n_quads;
+              quadrature_data_host.push_back(data);
+            }
+        quadrature_data.reinit(backend_, quadrature_data_host);
+        for (Data &data : quadrature_data_host)
+          data.quadrature_data = quadrature_data.data();
       }
 
     if (with_faces)
@@ -1185,7 +1263,66 @@ namespace gpumf
     data.faces                    = face_arrays.data();
     data.n_dof_handlers           = n_dof_handlers();
     data.dof_handler_data         = dof_handler_data.size() > 0 ? dof_handler_data.data() : nullptr;
+    data.n_quadratures            = n_quadratures();
+    data.quadrature_data          = quadrature_data.size() > 0 ? quadrature_data.data() : nullptr;
     return data;
+  }
+
+  template <int dim, typename Number>
+  typename MatrixFree<dim, Number>::Data
+  MatrixFree<dim, Number>::get_data(const unsigned int color,
+                                    const CellRange    range,
+                                    const unsigned int quad_index) const
+  {
+    Data data = get_data(color, range);
+    if (quad_index == 0)
+      return data;
+    AssertThrow(quad_index < n_quadratures(),
+                ExcNotSupported("gpumf::MatrixFree: quadrature index " + std::to_string(quad_index) +
+                                ", but the object was set up with " + std::to_string(n_quadratures()) +
+                                " quadrature(s)."));
+    // quadrature quad_index's fields of DoFHandler 0 (quadrature_data_host's entry)
+    const Data &other         = quadrature_data_host[quad_index * n_dof_handlers()];
+    data.q_points             = other.q_points;
+    data.inv_jacobian         = other.inv_jacobian;
+    data.JxW                  = other.JxW;
+    data.jacobian_stride      = other.jacobian_stride;
+    data.affine               = other.affine;
+    data.shape_values         = other.shape_values;
+    data.shape_gradients      = other.shape_gradients;
+    data.co_shape_gradients   = other.co_shape_gradients;
+    data.inverse_shape_values = other.inverse_shape_values;
+    data.quadrature_weights   = other.quadrature_weights;
+    data.n_q_points_1d        = other.n_q_points_1d;
+    data.n_q_points           = other.n_q_points;
+    data.collocation          = other.collocation;
+    data.quad_index           = quad_index;
+    return data;
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_quadratures() const
+  {
+    return 1 + other_quadrature_parts.size() / n_dof_handlers();
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::launch_quadrature(const unsigned int n_q_points) const
+  {
+    std::string sizes;
+    for (unsigned int q = 0; q < n_quadratures(); ++q)
+      {
+        if (this->n_q_points(q) == n_q_points)
+          return q;
+        sizes += (q == 0 ? "" : ", ") + std::to_string(this->n_q_points(q));
+      }
+    AssertThrow(false,
+                ExcNotSupported("gpumf::MatrixFree: a functor declares n_q_points = " + std::to_string(n_q_points) +
+                                ", but the object's quadratures have " + sizes +
+                                " points per cell (n_q_points_1d^dim of a quadrature given to reinit())."));
+    return 0;
   }
 
   template <int dim, typename Number>
@@ -1245,19 +1382,33 @@ namespace gpumf
                                          const unsigned int n_components) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
+    // any of the quadratures (launch_quadrature())
+    std::string points_per_direction;
+    for (unsigned int q = 0; q < n_quadratures(); ++q)
+      points_per_direction +=
+        (q == 0                   ? "" :
+         q + 1 == n_quadratures() ? " or " :
+                                    ", ") +
+        std::to_string(q == 0 ? n_q_points_1d : other_quadrature_parts[(q - 1) * n_dof_handlers()]->n_q_points_1d);
+    const auto has_quadrature = [&](const unsigned int n) {
+      for (unsigned int q = 0; q < n_quadratures(); ++q)
+        if (this->n_q_points(q) == n)
+          return true;
+      return false;
+    };
     // with several DoFHandlers, the declarations of a functor name one of them
     for (unsigned int k = 1; k < n_dof_handlers(); ++k)
       {
         const MatrixFree  &p        = dof_part(k);
         const unsigned int n_tensor = Utilities::pow(p.fe_degree + 1, dim);
-        if ((n_dofs_1d == 0 || n_dofs_1d == p.fe_degree + 1) && n_q_points == this->n_q_points() &&
+        if ((n_dofs_1d == 0 || n_dofs_1d == p.fe_degree + 1) && has_quadrature(n_q_points) &&
             (n_local_dofs == 0 || n_local_dofs == n_tensor || n_local_dofs == p.n_components_ * n_tensor) &&
             (n_components == 0 || n_components == p.n_components_))
           return;
       }
     const unsigned int n_tensor_dofs = Utilities::pow(fe_degree + 1, dim);
     // 0: not declared (deal.II 9.7+'s functors need not), the object's
-    AssertThrow((n_dofs_1d == 0 || n_dofs_1d == fe_degree + 1) && n_q_points == this->n_q_points() &&
+    AssertThrow((n_dofs_1d == 0 || n_dofs_1d == fe_degree + 1) && has_quadrature(n_q_points) &&
                   (n_local_dofs == 0 || n_local_dofs == n_tensor_dofs ||
                    n_local_dofs == n_components_ * n_tensor_dofs) &&
                   (n_components == 0 || n_components == n_components_),
@@ -1265,7 +1416,7 @@ namespace gpumf
                                 std::to_string(n_local_dofs) + ", n_q_points = " + std::to_string(n_q_points) +
                                 ", n_components = " + std::to_string(n_components) +
                                 ", but this MatrixFree object has element degree " + std::to_string(fe_degree) + ", " +
-                                std::to_string(n_q_points_1d) + " quadrature points per direction and " +
+                                points_per_direction + " quadrature points per direction and " +
                                 std::to_string(n_components_) + " components."));
   }
 
@@ -1298,12 +1449,16 @@ namespace gpumf
     // global sizes, so that all ranks decide alike), k = 1 (per cell) or m * n_q_points with
     // m <= dim * dim (per point: a number, a vector or a tensor), no ghost entries, not of the DoF
     // vectors' global size. It reaches the functor as it is: no ghost exchange, no compress.
+    // (m * n_q_points of any of the object's quadratures)
     const std::size_t             n_local = v.locally_owned_size();
     const unsigned int            n_q     = Utilities::pow(n_q_points_1d, dim);
     const types::global_dof_index k =
       n_global_cells > 0 && v.size() % n_global_cells == 0 ? v.size() / n_global_cells : 0;
-    const bool per_cell = (k == 1 || (k >= n_q && k % n_q == 0 && k / n_q <= dim * dim)) && n_local == k * n_cells() &&
-                          !v.has_ghost_elements() && v.get_partitioner()->n_ghost_indices() == 0 &&
+    bool per_point = false;
+    for (unsigned int q = 0; q < n_quadratures(); ++q)
+      per_point = per_point || (k >= n_q_points(q) && k % n_q_points(q) == 0 && k / n_q_points(q) <= dim * dim);
+    const bool per_cell = (k == 1 || per_point) && n_local == k * n_cells() && !v.has_ghost_elements() &&
+                          v.get_partitioner()->n_ghost_indices() == 0 &&
                           std::none_of(other_dof_parts.begin(),
                                        other_dof_parts.end(),
                                        [&](const auto &p) { return v.size() == p->partitioner->size(); }) &&
@@ -1515,6 +1670,9 @@ namespace gpumf
   {
     other_dof_parts.clear();
     dof_handler_data.clear();
+    other_quadrature_parts.clear();
+    quadrature_data.clear();
+    quadrature_data_host.clear();
     graph.clear();
     color_start.assign(1, 0);
     partitioner.reset();
@@ -1683,9 +1841,15 @@ namespace gpumf
 
   template <int dim, typename Number>
   unsigned int
-  MatrixFree<dim, Number>::n_q_points() const
+  MatrixFree<dim, Number>::n_q_points(const unsigned int quad_index) const
   {
-    return Utilities::pow(n_q_points_1d, dim);
+    if (quad_index == 0)
+      return Utilities::pow(n_q_points_1d, dim);
+    AssertThrow(quad_index < n_quadratures(),
+                ExcNotSupported("gpumf::MatrixFree: quadrature index " + std::to_string(quad_index) +
+                                ", but the object was set up with " + std::to_string(n_quadratures()) +
+                                " quadrature(s)."));
+    return Utilities::pow(other_quadrature_parts[(quad_index - 1) * n_dof_handlers()]->n_q_points_1d, dim);
   }
 
   template <int dim, typename Number>
@@ -1697,36 +1861,44 @@ namespace gpumf
 
   template <int dim, typename Number>
   std::size_t
-  MatrixFree<dim, Number>::shared_memory_per_cell(const unsigned int n_fe_evaluations) const
+  MatrixFree<dim, Number>::shared_memory_per_cell(const unsigned int n_fe_evaluations,
+                                                  const unsigned int quad_index) const
   {
-    return n_fe_evaluations * (dim + 1) * max_components() * n_q_points() * sizeof(Number);
+    return n_fe_evaluations * (dim + 1) * max_components() * n_q_points(quad_index) * sizeof(Number);
   }
 
   template <int dim, typename Number>
   std::size_t
   MatrixFree<dim, Number>::shared_memory_per_block_for(const unsigned int cells,
-                                                       const unsigned int n_fe_evaluations) const
+                                                       const unsigned int n_fe_evaluations,
+                                                       const unsigned int quad_index) const
   {
-    return (n_q_points_1d * (fe_degree + 1) + n_q_points_1d * n_q_points_1d) * sizeof(Number) +
-           cells * shared_memory_per_cell(n_fe_evaluations);
+    const std::size_t n_q =
+      quad_index == 0 ? n_q_points_1d : other_quadrature_parts[(quad_index - 1) * n_dof_handlers()]->n_q_points_1d;
+    return (n_q * (fe_degree + 1) + n_q * n_q) * sizeof(Number) +
+           cells * shared_memory_per_cell(n_fe_evaluations, quad_index);
   }
 
   template <int dim, typename Number>
   unsigned int
   MatrixFree<dim, Number>::cells_per_block(const internal::CellLayout<dim> layout,
-                                           const unsigned int              n_fe_evaluations) const
+                                           const unsigned int              n_fe_evaluations,
+                                           const unsigned int              quad_index) const
   {
     if (backend_ != Backend::cuda)
       return 1;
-    AssertThrow(shared_memory_per_block_for(1, n_fe_evaluations) <= max_shared_memory,
-                ExcNotSupported(
-                  "gpumf::MatrixFree: a functor with " + std::to_string(n_fe_evaluations) +
-                  " FEEvaluation objects needs " + std::to_string(shared_memory_per_block_for(1, n_fe_evaluations)) +
-                  " bytes of shared memory per cell; the GPU offers " + std::to_string(max_shared_memory) +
-                  " per block. Use fewer FEEvaluation objects per functor (or two loops)."));
+    const auto bytes = [&](const unsigned int cells) {
+      return shared_memory_per_block_for(cells, n_fe_evaluations, quad_index);
+    };
+    AssertThrow(bytes(1) <= max_shared_memory,
+                ExcNotSupported("gpumf::MatrixFree: a functor with " + std::to_string(n_fe_evaluations) +
+                                " FEEvaluation objects needs " + std::to_string(bytes(1)) +
+                                " bytes of shared memory per cell; the GPU offers " +
+                                std::to_string(max_shared_memory) +
+                                " per block. Use fewer FEEvaluation objects per functor (or two loops)."));
     const unsigned int most = layout.max_cells_per_block();
     unsigned int       k    = requested_cells_per_block == 0 ? most : std::min(requested_cells_per_block, most);
-    while (k > 1 && shared_memory_per_block_for(k, n_fe_evaluations) > max_shared_memory)
+    while (k > 1 && bytes(k) > max_shared_memory)
       --k;
     return k;
   }

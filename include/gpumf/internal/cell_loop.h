@@ -383,10 +383,11 @@ namespace gpumf
       S::plan(mf, plan);
       std::vector<Number>      buffer(S::host_numbers(plan));
       std::vector<PointAccess> access(std::size_t(plan.scratch_slots) * 2 * plan.scratch_array_size);
-      host_block_z() = S::layout.block_z();
+      host_block_z()          = S::layout.block_z();
+      const unsigned int quad = mf.launch_quadrature(QPointsOf<Functor>::value);
       for (unsigned int color = 0; color < mf.n_colors(); ++color)
         {
-          typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
+          typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range, quad);
           S::plan(mf, data);
           run_host_block(S::layout.n_threads(), S::layout.n_q, data.n_cells, [&](const unsigned int cell) {
             SharedData<dim, Number> shared =
@@ -548,10 +549,12 @@ namespace gpumf
         typename MatrixFree<dim, Number>::Data plan;
         S::plan(mf, plan);
         const unsigned int n_evals = plan.scratch_slots;
-        unsigned int       k       = mf.cells_per_block(layout, with_scratch ? n_evals : 1);
+        // the quadrature of the functor's points: its tables and geometry
+        const unsigned int quad = mf.launch_quadrature(QPointsOf<Functor>::value);
+        unsigned int       k    = mf.cells_per_block(layout, with_scratch ? n_evals : 1, quad);
         // the 1D tables, then the cells' scratch
         const auto shared_for = [&](const unsigned int cells) -> std::size_t {
-          return mf.shared_memory_per_block_for(0, n_evals) +
+          return mf.shared_memory_per_block_for(0, n_evals, quad) +
                  std::size_t(cells) * plan.scratch_slots * plan.scratch_stride * sizeof(Number);
         };
         std::size_t shared_bytes = with_scratch ? shared_for(k) : 0;
@@ -572,7 +575,7 @@ namespace gpumf
           }
         for (unsigned int color = 0; color < mf.n_colors(); ++color)
           {
-            typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range);
+            typename MatrixFree<dim, Number>::Data data = mf.get_data(color, range, quad);
             if (data.n_cells == 0)
               continue;
             data.cells_per_block = k;

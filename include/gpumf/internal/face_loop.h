@@ -365,6 +365,11 @@ namespace gpumf
                   internal::LocalDofsOf<Main>::value,
                   internal::QPointsOf<Main>::value,
                   internal::ComponentsOf<Main>::value);
+    AssertThrow(internal::QPointsOf<Main>::value == n_q_points(0),
+                ExcNotSupported("gpumf::MatrixFree::loop runs on quadrature 0 (the faces' quadrature), of " +
+                                std::to_string(n_q_points(0)) + " points per cell; the functors declare n_q_points = " +
+                                std::to_string(internal::QPointsOf<Main>::value) +
+                                ". The other quadratures serve cell_loop()."));
     AssertThrow(face_arrays.available ||
                   (!internal::is_operation<InnerFaceFunctor> && !internal::is_operation<BoundaryFaceFunctor>),
                 ExcNotSupported("gpumf::MatrixFree::loop with face functors, but reinit() set up no faces: set "

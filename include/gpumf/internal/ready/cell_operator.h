@@ -197,6 +197,13 @@ namespace gpumf
            const Number                  *metric        = nullptr,
            const std::size_t              metric_stride = 0)
       {
+        // the ready kernels read quadrature 0's tables, geometry and coefficients
+        AssertThrow(mf.n_q_points(0) == internal::ipow(n_q_points_1d, dim),
+                    ExcNotSupported("gpumf: a ready operator with n_q_points_1d = " + std::to_string(n_q_points_1d) +
+                                    " on a MatrixFree object whose quadrature 0 has " +
+                                    std::to_string(mf.n_q_points(0)) +
+                                    " points per cell: the ready operators run on quadrature 0 (with several "
+                                    "quadratures, list the operator's first)."));
         CoefficientCellOperator op{a, kappa, metric, metric_stride};
         op.per_point_geometry = !mf.has_affine_geometry();
         if constexpr (lines && !elasticity)
