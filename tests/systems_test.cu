@@ -283,6 +283,23 @@ namespace
     }
   };
 
+  /// FEEvaluation on a quadrature of other points than the functor's (the loop's).
+  template <int dim, int degree_u, int degree_p>
+  struct OtherPoints
+  {
+    static const unsigned int n_q_points = dealii::Utilities::pow(degree_u + 1, dim);
+
+    __host__ __device__ void
+    operator()(const typename gpumf::MatrixFree<dim, double>::Data *data,
+               const gpumf::Portable::DeviceBlockVector<double>    &src,
+               gpumf::Portable::DeviceBlockVector<double>          &dst) const
+    {
+      gpumf::FEEvaluation<dim, degree_p, degree_u + 2, 1, double> fe_p(data, 1u, 1u);
+      fe_p.read_dof_values(src.block(1));
+      fe_p.distribute_local_to_global(dst.block(1));
+    }
+  };
+
   /// FEEvaluation with a quadrature index the object does not have.
   template <int dim, int degree_u, int degree_p>
   struct FourthQuadrature
@@ -690,6 +707,10 @@ namespace
       gpumf::MatrixFreeTools::compute_diagonal<dim, degree_u, degree_u + 2, dim, double>(
         multi, diagonal, LaplaceQuad{}, gradients, gradients, 0, 2);
     });
+    if (backend == gpumf::Backend::host) // (on the GPU the kernel stops: the CUDA context is lost)
+      refused("an FEEvaluation on a quadrature of other points than the loop's", "in a loop that runs on", [&] {
+        multi.cell_loop(OtherPoints<dim, degree_u, degree_p>{}, src, dst, true);
+      });
     refused("five quadratures", "it takes 1 to 4", [&] {
       MF five;
       five.reinit(problem.mapping, dofs, constraints, std::vector<QGauss<1>>(5, QGauss<1>(degree_u + 1)), data);

@@ -176,6 +176,11 @@ namespace gpumf
         shared.co_shape_gradients = data.co_shape_gradients;
         // the launch follows the functor's thread_per_column and sizes; a mismatch would compute garbage
 #ifdef __CUDA_ARCH__
+      if (data.quad_index != data_in->quad_index)
+        internal::require(data_in->n_q_points == n_q_points,
+                          "gpumf::FEEvaluation: its quadrature (quad_index) has another number of points than "
+                          "the loop runs on (the functor's n_q_points): all FEEvaluation objects of a functor "
+                          "need quadratures of the functor's number of points.");
       internal::require(blockDim.z == data.cells_per_block * layout.block_z(),
                         "gpumf::FEEvaluation: its thread_per_column differs from the functor's (declare `static "
                         "constexpr bool thread_per_column` in the functor as in its FEEvaluation).");
@@ -183,6 +188,13 @@ namespace gpumf
                         "gpumf::FEEvaluation: its degree, n_q_points_1d or n_components do not match the MatrixFree "
                         "object of the loop (the DoFHandler of its dof_index, the quadrature of its quad_index).");
 #else
+      if (data.quad_index != data_in->quad_index)
+        AssertThrow(data_in->n_q_points == n_q_points,
+                    ExcNotSupported("gpumf::FEEvaluation on quadrature " + std::to_string(quad_index) + " with " +
+                                    std::to_string(n_q_points) + " points per cell in a loop that runs on " +
+                                    std::to_string(data_in->n_q_points) +
+                                    " (the functor's n_q_points): all FEEvaluation objects of a functor need "
+                                    "quadratures of the functor's number of points."));
       AssertThrow(internal::host_block_z() == layout.block_z(),
                   ExcNotSupported("gpumf::FEEvaluation with thread_per_column = " + std::to_string(thread_per_column_) +
                                   " inside a functor whose thread_per_column differs: declare "
@@ -1154,7 +1166,7 @@ namespace gpumf
             for (unsigned int c = 0; c < n_components; ++c)
               {
                 const unsigned int index = code(local_dof(c, p));
-                if (index != internal::no_dof && !internal::is_constraint_row(index))
+                if (shared.writes && index != internal::no_dof && !internal::is_constraint_row(index))
                   dst[index] = shared.values[c * P + p];
               }
         }

@@ -1060,6 +1060,11 @@ namespace gpumf
                         const std::function<void()> &before,
                         const std::function<void()> &after) const;
 
+    /// The Data of no cells (n_cells 0, no color): every field a loop reads but the cells'
+    /// range and the color's flag of constraint rows (get_data(); a rank may have no colors).
+    Data
+    data_without_cells() const;
+
     /// loop() of both forms.
     template <typename CellFunctor, typename InnerFaceFunctor, typename BoundaryFaceFunctor>
     void
@@ -1126,6 +1131,8 @@ namespace gpumf
     internal::Array<Number>        constraint_weights;
     internal::Array<unsigned char> cell_has_constraint_rows;
     std::vector<bool>              color_has_constraint_rows;
+    /// Some cell on some rank has a constraint row (in-place loops are refused alike on all).
+    bool constraint_rows_on_any_rank = false;
     /// HangingNodes::interpolation: per cell the mask, the codes, W0 and W1 (empty if no cell has a mask)
     internal::Array<unsigned short>       hanging_masks;
     internal::Array<unsigned int>         hanging_local_to_global;

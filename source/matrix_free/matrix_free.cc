@@ -1083,6 +1083,11 @@ namespace gpumf
         p.interior_split = cell_order.interior_split;
         p.boundary_end   = cell_order.boundary_end;
         set_dof_indices(p, all_codes[k], cell_order);
+        // (the same answer on every rank: in-place loops are refused or run on all)
+        const bool local_rows =
+          std::find(p.color_has_constraint_rows.begin(), p.color_has_constraint_rows.end(), true) !=
+          p.color_has_constraint_rows.end();
+        p.constraint_rows_on_any_rank = with_mpi ? Utilities::MPI::max(int(local_rows), comm) != 0 : local_rows;
       }
 
     section.next("MatrixFree::reinit: geometry");
@@ -1109,8 +1114,9 @@ namespace gpumf
       }
     // DoFHandler k's Data with its DoF fields (FEEvaluation(data, k)); a launch's flag of
     // constraint rows becomes the flag of any color
+    // (no color needed: a rank may have no cells)
     const auto dof_fields = [&](const unsigned int k) {
-      Data data = part(k).get_data(0);
+      Data data = part(k).data_without_cells();
       for (const bool has : part(k).color_has_constraint_rows)
         data.has_constraint_rows = data.has_constraint_rows || has;
       data.dof_index = k;
@@ -1151,18 +1157,19 @@ namespace gpumf
           for (unsigned int k = 0; k < n_parts; ++k)
             {
               Data data = dof_fields(k);
+              // the geometry of every entry (DoFHandler k's part holds none of its own)
+              const MatrixFree &geometry = q == 0 ? *this : *other_quadrature_parts[(q - 1) * n_parts];
+              data.q_points              = geometry.q_points.data();
+              data.inv_jacobian          = geometry.inv_jacobian.data();
+              data.JxW                   = geometry.JxW.data();
+              data.jacobian_stride       = geometry.JxW.size();
+              data.affine                = geometry.affine;
               if (q > 0)
                 {
-                  const MatrixFree &tables   = *other_quadrature_parts[(q - 1) * n_parts + k];
-                  const MatrixFree &geometry = *other_quadrature_parts[(q - 1) * n_parts];
-                  data.q_points              = geometry.q_points.data();
-                  data.inv_jacobian          = geometry.inv_jacobian.data();
-                  data.JxW                   = geometry.JxW.data();
-                  data.jacobian_stride       = geometry.JxW.size();
-                  data.affine                = geometry.affine;
-                  data.shape_values          = tables.shape_values.data();
-                  data.shape_gradients       = tables.shape_gradients.data();
-                  data.co_shape_gradients    = tables.co_shape_gradients.data();
+                  const MatrixFree &tables = *other_quadrature_parts[(q - 1) * n_parts + k];
+                  data.shape_values        = tables.shape_values.data();
+                  data.shape_gradients     = tables.shape_gradients.data();
+                  data.co_shape_gradients  = tables.co_shape_gradients.data();
                   data.inverse_shape_values =
                     tables.inverse_shape_values.size() > 0 ? tables.inverse_shape_values.data() : nullptr;
                   data.quadrature_weights = tables.quadrature_weights.data();
@@ -1230,7 +1237,18 @@ namespace gpumf
     const unsigned int end   = range == CellRange::interior_first ? interior_split[color] :
                                range == CellRange::boundary       ? boundary_end[color] :
                                                                     color_start[color + 1];
-    Data               data;
+    Data               data  = data_without_cells();
+    data.n_cells             = end - first;
+    data.row_start           = first;
+    data.has_constraint_rows = color_has_constraint_rows[color];
+    return data;
+  }
+
+  template <int dim, typename Number>
+  typename MatrixFree<dim, Number>::Data
+  MatrixFree<dim, Number>::data_without_cells() const
+  {
+    Data data;
     data.q_points                 = q_points.data();
     data.local_to_global          = local_to_global.data();
     data.inv_jacobian             = inv_jacobian.data();
@@ -1241,8 +1259,8 @@ namespace gpumf
     data.inverse_shape_values     = inverse_shape_values.size() > 0 ? inverse_shape_values.data() : nullptr;
     data.quadrature_weights       = quadrature_weights.data();
     data.id                       = id;
-    data.n_cells                  = end - first;
-    data.row_start                = first;
+    data.n_cells                  = 0;
+    data.row_start                = 0;
     data.jacobian_stride          = JxW.size();
     data.n_dofs_1d                = fe_degree + 1;
     data.n_q_points_1d            = n_q_points_1d;
@@ -1257,7 +1275,7 @@ namespace gpumf
     data.hanging_masks            = hanging_masks.size() > 0 ? hanging_masks.data() : nullptr;
     data.hanging_local_to_global  = hanging_masks.size() > 0 ? hanging_local_to_global.data() : nullptr;
     data.hanging_weights          = hanging_masks.size() > 0 ? hanging_weights.data() : nullptr;
-    data.has_constraint_rows      = color_has_constraint_rows[color];
+    data.has_constraint_rows      = false;
     data.backend                  = backend_;
     data.plain_local_to_global    = plain_local_to_global.size() > 0 ? plain_local_to_global.data() : nullptr;
     data.faces                    = face_arrays.data();
@@ -1700,15 +1718,16 @@ namespace gpumf
     hanging_node_cells = {0, 0};
     interior_split.clear();
     boundary_end.clear();
-    overlap                   = false;
-    dof_handler               = nullptr;
-    mg_level                  = numbers::invalid_unsigned_int;
-    affine                    = false;
-    uniform                   = false;
-    collocation               = false;
-    requested_cells_per_block = 0;
-    face_arrays               = internal::FaceArrays<dim, Number>();
-    discontinuous             = false;
+    overlap                     = false;
+    dof_handler                 = nullptr;
+    mg_level                    = numbers::invalid_unsigned_int;
+    affine                      = false;
+    uniform                     = false;
+    collocation                 = false;
+    requested_cells_per_block   = 0;
+    face_arrays                 = internal::FaceArrays<dim, Number>();
+    discontinuous               = false;
+    constraint_rows_on_any_rank = false;
     for (unsigned int i = 0; i < 2; ++i)
       {
         ghost_subsets[i].reset();

@@ -947,9 +947,7 @@ namespace gpumf
           if (k != dealii::numbers::invalid_unsigned_int)
             {
               const MatrixFree &part = dof_part(k);
-              AssertThrow(part.discontinuous && std::none_of(part.color_has_constraint_rows.begin(),
-                                                             part.color_has_constraint_rows.end(),
-                                                             [](const bool b) { return b; }),
+              AssertThrow(part.discontinuous && !part.constraint_rows_on_any_rank,
                           ExcNotSupported(
                             "gpumf::MatrixFree::cell_loop: a destination vector is also a source (in place), but "
                             "the cells of destination DoFHandler " +
