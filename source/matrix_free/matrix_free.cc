@@ -1329,13 +1329,12 @@ namespace gpumf
   unsigned int
   MatrixFree<dim, Number>::launch_quadrature(const unsigned int n_q_points) const
   {
-    std::string sizes;
     for (unsigned int q = 0; q < n_quadratures(); ++q)
-      {
-        if (this->n_q_points(q) == n_q_points)
-          return q;
-        sizes += (q == 0 ? "" : ", ") + std::to_string(this->n_q_points(q));
-      }
+      if (this->n_q_points(q) == n_q_points)
+        return q;
+    std::string sizes; // (the message only)
+    for (unsigned int q = 0; q < n_quadratures(); ++q)
+      sizes += (q == 0 ? "" : ", ") + std::to_string(this->n_q_points(q));
     AssertThrow(false,
                 ExcNotSupported("gpumf::MatrixFree: a functor declares n_q_points = " + std::to_string(n_q_points) +
                                 ", but the object's quadratures have " + sizes +
@@ -1400,14 +1399,17 @@ namespace gpumf
                                          const unsigned int n_components) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
-    // any of the quadratures (launch_quadrature())
-    std::string points_per_direction;
-    for (unsigned int q = 0; q < n_quadratures(); ++q)
-      points_per_direction +=
-        (q == 0                   ? "" :
-         q + 1 == n_quadratures() ? " or " :
-                                    ", ") +
-        std::to_string(q == 0 ? n_q_points_1d : other_quadrature_parts[(q - 1) * n_dof_handlers()]->n_q_points_1d);
+    // any of the quadratures (launch_quadrature()); the list for the message, built only there
+    const auto points_per_direction = [&]() {
+      std::string list;
+      for (unsigned int q = 0; q < n_quadratures(); ++q)
+        list +=
+          (q == 0                   ? "" :
+           q + 1 == n_quadratures() ? " or " :
+                                      ", ") +
+          std::to_string(q == 0 ? n_q_points_1d : other_quadrature_parts[(q - 1) * n_dof_handlers()]->n_q_points_1d);
+      return list;
+    };
     const auto has_quadrature = [&](const unsigned int n) {
       for (unsigned int q = 0; q < n_quadratures(); ++q)
         if (this->n_q_points(q) == n)
@@ -1434,7 +1436,7 @@ namespace gpumf
                                 std::to_string(n_local_dofs) + ", n_q_points = " + std::to_string(n_q_points) +
                                 ", n_components = " + std::to_string(n_components) +
                                 ", but this MatrixFree object has element degree " + std::to_string(fe_degree) + ", " +
-                                points_per_direction + " quadrature points per direction and " +
+                                points_per_direction() + " quadrature points per direction and " +
                                 std::to_string(n_components_) + " components."));
   }
 
