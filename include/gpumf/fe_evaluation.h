@@ -913,6 +913,12 @@ namespace gpumf
       mine.values += offset;
       for (unsigned int d = 0; d < dim; ++d)
         mine.gradients[d] += offset;
+#ifdef __CUDA_ARCH__
+      // (the loops' scratch is the block's shared memory: shared-memory instructions)
+      mine.values = internal::in_shared_space(mine.values);
+      for (unsigned int d = 0; d < dim; ++d)
+        mine.gradients[d] = internal::in_shared_space(mine.gradients[d]);
+#endif
 #ifndef __CUDA_ARCH__
       mine.dof_values += offset;
       mine.host_access += (s.next_slot - 1) * 2 * s.array_size;

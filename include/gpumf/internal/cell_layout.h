@@ -170,6 +170,25 @@ namespace gpumf
 #endif
     }
 
+#ifdef __CUDA_ARCH__
+    /**
+     * @p p, a pointer into the block's dynamic shared memory, rebuilt from the shared-memory
+     * symbol and its offset there: loads and stores through the result compile to shared-memory
+     * instructions (LDS, STS), where a pointer read back from local memory (a struct the loops
+     * pass by address, such as SharedData) compiles to generic ones, which wait as global loads do
+     * (measured in FEEvaluation's kernels: no LDS at all without it, doc/performance.md).
+     */
+    template <typename T>
+    __device__ inline T *
+    in_shared_space(T *p)
+    {
+      extern __shared__ __align__(16) unsigned char shared_memory[];
+      const unsigned int                            offset = static_cast<unsigned int>(__cvta_generic_to_shared(p)) -
+                                  static_cast<unsigned int>(__cvta_generic_to_shared(shared_memory));
+      return reinterpret_cast<T *>(shared_memory + offset);
+    }
+#endif
+
     /// The calling thread's index within its cell: threadIdx on the GPU, set by the loops on the host.
     struct ThreadIndex
     {
