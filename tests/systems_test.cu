@@ -88,21 +88,23 @@ namespace
   constexpr gpumf::EvaluationFlags::EvaluationFlags values    = gpumf::EvaluationFlags::values;
   constexpr gpumf::EvaluationFlags::EvaluationFlags gradients = gpumf::EvaluationFlags::gradients;
 
-  /// deal.II 9.8's block form: FEEvaluation(data, dof_index), DeviceBlockVector.
-  template <int dim, int degree_u, int degree_p, SystemForm form>
+  /// deal.II 9.8's block form: FEEvaluation(data, dof_index), DeviceBlockVector; @p columns: gpumf's
+  /// layout of a column of points per thread (FEEvaluation's passes by lines in 3D).
+  template <int dim, int degree_u, int degree_p, SystemForm form, bool columns = false>
   struct BlockForm
   {
-    static constexpr int          n_q_points_1d = degree_u + 1;
-    static const unsigned int     n_q_points    = dealii::Utilities::pow(n_q_points_1d, dim);
-    static constexpr unsigned int integrated    = form == SystemForm::curl_curl ? values | gradients : gradients;
+    static constexpr bool         thread_per_column = columns;
+    static constexpr int          n_q_points_1d     = degree_u + 1;
+    static const unsigned int     n_q_points        = dealii::Utilities::pow(n_q_points_1d, dim);
+    static constexpr unsigned int integrated        = form == SystemForm::curl_curl ? values | gradients : gradients;
 
     __host__ __device__ void
     operator()(const typename gpumf::MatrixFree<dim, double>::Data *data,
                const gpumf::Portable::DeviceBlockVector<double>    &src,
                gpumf::Portable::DeviceBlockVector<double>          &dst) const
     {
-      gpumf::FEEvaluation<dim, degree_u, n_q_points_1d, dim, double> fe_u(data, 0);
-      gpumf::FEEvaluation<dim, degree_p, n_q_points_1d, 1, double>   fe_p(data, 1);
+      gpumf::FEEvaluation<dim, degree_u, n_q_points_1d, dim, double, columns> fe_u(data, 0);
+      gpumf::FEEvaluation<dim, degree_p, n_q_points_1d, 1, double, columns>   fe_p(data, 1);
       fe_u.read_dof_values(src.block(0));
       fe_p.read_dof_values(src.block(1));
       fe_u.evaluate(values | gradients);
@@ -390,6 +392,14 @@ namespace
                                  test::relative_difference(test::to_rw(dst.block(1)), expected_p, MPI_COMM_WORLD)),
                         tolerance,
                         what + ", " + name + ", block functor (data, DeviceBlockVector) vs deal.II CPU");
+    if constexpr (dim == 3)
+      {
+        problem.mf.cell_loop(BlockForm<dim, degree_u, degree_p, form, true>{}, src, dst, true);
+        checker.check_below(std::max(test::relative_difference(test::to_rw(dst.block(0)), expected_u, MPI_COMM_WORLD),
+                                     test::relative_difference(test::to_rw(dst.block(1)), expected_p, MPI_COMM_WORLD)),
+                            tolerance,
+                            what + ", " + name + ", block functor with a column of points per thread vs deal.II CPU");
+      }
     dst = 1.; // zero_dst
     problem.mf.cell_loop(PointerForm<dim, degree_u, degree_p, form>{}, src, dst, true);
     checker.check_below(std::max(test::relative_difference(test::to_rw(dst.block(0)), expected_u, MPI_COMM_WORLD),

@@ -85,10 +85,12 @@ namespace gpumf
    * @p thread_per_column_ (gpumf's extension, 3D): each thread owns a column of points along z
    * at every degree, the 2D thread blocks of high-order GPU kernels; the functor that creates
    * the FEEvaluation declares `static constexpr bool thread_per_column = true;` so that the
-   * loops launch that layout, and uses the point-indexed interface. Through FEEvaluation
-   * (every operand of the contractions in shared memory) it measured slower than a thread per
-   * point at most degrees up to n_q = 10 (doc/performance.md); the ready-made operators use
-   * this layout with their own kernel (internal/ready/: every 1D contraction in registers).
+   * loops launch that layout, and uses the point-indexed interface. With it (and above
+   * n_q = 10) evaluate() and integrate() take a whole 1D line a thread in registers (line_pass());
+   * measured against a thread per point on an H200 (doc/performance.md, "Vector-valued
+   * programs"): step-104's Stokes operator 1.8x faster at Q2-Q1 (n_q = 3), 0.82x at Q4-Q3
+   * (n_q = 5); the ready-made operators use this layout with their own kernel (internal/ready/:
+   * the 1D matrices as constant operands, fused gather and geometry).
    *
    * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
    * quadrature-point work, integrate(), distribute_local_to_global() (or
@@ -120,6 +122,11 @@ namespace gpumf
     static constexpr unsigned int              nd = fe_degree + 1;
     static constexpr unsigned int              nq = n_q_points_1d;
     static constexpr internal::CellLayout<dim> layout{nq, thread_per_column_};
+    /// 3D with a column of points per thread (thread_per_column, or n_q > 10): the passes of
+    /// evaluate() and integrate() take a whole 1D line a thread in registers (line_pass()). (With
+    /// a thread per point the same passes on n_q^2 of the n_q^3 threads measured slower on an
+    /// H200: 0.92x at Q2-Q1, 0.87x at Q4-Q3, doc/log.md.)
+    static constexpr bool by_lines = dim == 3 && layout.block_z() == 1;
     /// Padded points per component in shared memory.
     static constexpr unsigned int P = internal::ipow(nq, dim);
 
@@ -1205,6 +1212,11 @@ namespace gpumf
     device_evaluate(const bool evaluate_val, const bool evaluate_grad)
     {
       require_full_scratch();
+      if constexpr (by_lines)
+        {
+          lines_evaluate(evaluate_val, evaluate_grad);
+          return;
+        }
       if ((evaluate_val || evaluate_grad) && !data.collocation)
         {
           pass<0, false>(shared.shape_values);
@@ -1243,6 +1255,11 @@ namespace gpumf
     {
       require_full_scratch();
       __syncthreads();
+      if constexpr (by_lines)
+        {
+          lines_integrate(integrate_val, integrate_grad);
+          return;
+        }
       if (integrate_grad)
         {
           Number sum[layout.points_per_thread()][n_components];
@@ -1277,6 +1294,206 @@ namespace gpumf
           if constexpr (dim > 1)
             pass<1, true>(shared.shape_values);
           pass<0, true>(shared.shape_values);
+        }
+    }
+
+    /**
+     * The first point of the line along @p direction that thread (a, b) of a cell with a column of
+     * points per thread takes in a line pass: along x the line at (y, z) = (a, b), along y the one
+     * at (x, z) = (a, b), along z its own column (x, y) = (a, b). @p active becomes false where,
+     * with @p dof_grid_after, the line lies outside what an interpolation pass reads: the
+     * directions after @p direction hold the DoF grid (n_dofs_1d) until the passes reach them.
+     */
+    template <unsigned int direction>
+    __device__ unsigned int
+    line_start(const bool dof_grid_after, bool &active) const
+    {
+      const unsigned int a = thread.x, b = thread.y;
+      if constexpr (direction == 0)
+        {
+          active = !dof_grid_after || (a < nd && b < nd);
+          return nq * (a + nq * b);
+        }
+      else if constexpr (direction == 1)
+        {
+          active = !dof_grid_after || b < nd;
+          return a + nq * nq * b;
+        }
+      else
+        {
+          active = true;
+          return a + nq * b;
+        }
+    }
+
+    /**
+     * The n_out x n_in matrix of a line pass (@p transpose: the transpose of the table at @p M, of
+     * leading dimension @p ld), in registers where it has at most 25 entries: read once for all
+     * components and directions, where the loads through @p M would repeat after every store to
+     * the scratch (the tables may lie in global memory: the compiler cannot keep them); larger
+     * ones are read through @p M.
+     */
+    template <unsigned int n_out, unsigned int n_in, bool transpose, unsigned int ld>
+    struct LineMatrix
+    {
+      static constexpr bool in_registers = n_out * n_in <= 25;
+      const Number         *M;
+      Number                entries[in_registers ? n_out * n_in : 1];
+
+      __device__ explicit LineMatrix(const Number *M_)
+        : M(M_)
+      {
+        if constexpr (in_registers)
+#  pragma unroll
+          for (unsigned int o = 0; o < n_out; ++o)
+#  pragma unroll
+            for (unsigned int l = 0; l < n_in; ++l)
+              entries[o * n_in + l] = M[internal::tensor::entry<transpose, ld>(o, l)];
+      }
+
+      __device__ void
+      apply(const Number (&in)[n_in], Number (&out)[n_out]) const
+      {
+        if constexpr (in_registers)
+          internal::tensor::apply_line<n_in, n_out, false, n_in>(entries, in, out);
+        else
+          internal::tensor::apply_line<n_in, n_out, transpose, ld>(M, in, out);
+      }
+    };
+
+    /**
+     * One direction of sum factorization by lines (by_lines): each thread loads the whole line
+     * along @p direction that line_start() gives it, of each component, into registers, applies
+     * the 1D matrix and stores the line in place; a point lies on one line of the pass, so no
+     * other thread reads or writes it until the barrier at the end. One shared-memory load and
+     * store a point and pass, where the earlier passes loaded a whole line (and the matrix row)
+     * for each point.
+     */
+    template <unsigned int direction, bool transpose>
+    __device__ void
+    line_pass(const Number *matrix, Number *array)
+    {
+      constexpr unsigned int                       stride = internal::ipow(nq, direction);
+      constexpr unsigned int                       n_in = transpose ? nq : nd, n_out = transpose ? nd : nq;
+      bool                                         active;
+      const unsigned int                           start = line_start<direction>(true, active);
+      const LineMatrix<n_out, n_in, transpose, nd> m(matrix);
+      if (active)
+#  pragma unroll
+        for (unsigned int c = 0; c < n_components; ++c)
+          {
+            Number in[n_in], out[n_out];
+#  pragma unroll
+            for (unsigned int l = 0; l < n_in; ++l)
+              in[l] = array[c * P + start + l * stride];
+            m.apply(in, out);
+#  pragma unroll
+            for (unsigned int i = 0; i < n_out; ++i)
+              array[c * P + start + i * stride] = out[i];
+          }
+      __syncthreads();
+    }
+
+    /// evaluate() by lines (by_lines): the interpolation by line passes; the reference
+    /// derivatives along x, y and z by lines (line_start()) into the three gradient arrays, then
+    /// each thread maps its own column's points to real space.
+    __device__ void
+    lines_evaluate(const bool evaluate_val, const bool evaluate_grad)
+    {
+      if ((evaluate_val || evaluate_grad) && !data.collocation)
+        {
+          line_pass<0, false>(shared.shape_values, shared.values);
+          line_pass<1, false>(shared.shape_values, shared.values);
+          line_pass<2, false>(shared.shape_values, shared.values);
+        }
+      if (!evaluate_grad)
+        return;
+      const LineMatrix<nq, nq, false, nq> derivative(shared.co_shape_gradients);
+      bool                                active;
+      const unsigned int                  start[3] = {line_start<0>(false, active),
+                                                      line_start<1>(false, active),
+                                                      line_start<2>(false, active)};
+#  pragma unroll
+      for (unsigned int e = 0; e < dim; ++e)
+#  pragma unroll
+        for (unsigned int c = 0; c < n_components; ++c)
+          {
+            const unsigned int stride = internal::ipow(nq, e);
+            Number             in[nq], out[nq];
+#  pragma unroll
+            for (unsigned int l = 0; l < nq; ++l)
+              in[l] = shared.values[c * P + start[e] + l * stride];
+            derivative.apply(in, out);
+#  pragma unroll
+            for (unsigned int i = 0; i < nq; ++i)
+              shared.gradients[e][c * P + start[e] + i * stride] = out[i];
+          }
+      __syncthreads();
+      for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+        {
+          const unsigned int q = internal::owned_point(layout, thread, s);
+#  pragma unroll
+          for (unsigned int c = 0; c < n_components; ++c)
+            {
+              Number reference[dim];
+#  pragma unroll
+              for (unsigned int e = 0; e < dim; ++e)
+                reference[e] = shared.gradients[e][c * P + q];
+              store_real_gradient(c, q, reference);
+            }
+        }
+      __syncthreads();
+    }
+
+    /// integrate() by lines (by_lines): the transposed reference derivatives by lines in place in
+    /// the three gradient arrays (a point lies on one line of each), then each thread sums them
+    /// into the values of its own column's points; the transposed interpolation by line passes.
+    __device__ void
+    lines_integrate(const bool integrate_val, const bool integrate_grad)
+    {
+      if (integrate_grad)
+        {
+          const LineMatrix<nq, nq, true, nq> derivative(shared.co_shape_gradients);
+          bool                               active;
+          const unsigned int                 start[3] = {line_start<0>(false, active),
+                                                         line_start<1>(false, active),
+                                                         line_start<2>(false, active)};
+#  pragma unroll
+          for (unsigned int e = 0; e < dim; ++e)
+#  pragma unroll
+            for (unsigned int c = 0; c < n_components; ++c)
+              {
+                const unsigned int stride = internal::ipow(nq, e);
+                Number             in[nq], out[nq];
+#  pragma unroll
+                for (unsigned int l = 0; l < nq; ++l)
+                  in[l] = shared.gradients[e][c * P + start[e] + l * stride];
+                derivative.apply(in, out);
+#  pragma unroll
+                for (unsigned int i = 0; i < nq; ++i)
+                  shared.gradients[e][c * P + start[e] + i * stride] = out[i];
+              }
+          __syncthreads();
+          for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
+            {
+              const unsigned int q = internal::owned_point(layout, thread, s);
+#  pragma unroll
+              for (unsigned int c = 0; c < n_components; ++c)
+                {
+                  Number sum = integrate_val ? shared.values[c * P + q] : Number(0);
+#  pragma unroll
+                  for (unsigned int e = 0; e < dim; ++e)
+                    sum += shared.gradients[e][c * P + q];
+                  shared.values[c * P + q] = sum;
+                }
+            }
+          __syncthreads();
+        }
+      if ((integrate_val || integrate_grad) && !data.collocation)
+        {
+          line_pass<2, true>(shared.shape_values, shared.values);
+          line_pass<1, true>(shared.shape_values, shared.values);
+          line_pass<0, true>(shared.shape_values, shared.values);
         }
     }
 
