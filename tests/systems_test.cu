@@ -771,6 +771,15 @@ main(int argc, char **argv)
   check_problem<2, 3, 2>(checker, backend, true, true);
   check_problem<3, 2, 1>(checker, backend, true, false);
   check_problem<3, 2, 1>(checker, backend, false, true);
+  // a column of points per thread at n_q = 6: the line passes' 1D matrices read through memory
+  {
+    Problem<3, 5, 4>           problem(backend, false, false);
+    gpumf::BlockVector<double> src;
+    problem.mf.initialize_dof_vector(src);
+    test::fill_random(src.block(0), 6);
+    test::fill_random(src.block(1), 7);
+    check_form<3, 5, 4, SystemForm::stokes>(checker, problem, src, "3D Q5-Q4");
+  }
   check_quadratures<2, 3, 2>(checker, backend);
   check_quadratures<3, 2, 1>(checker, backend);
   return checker.finish();

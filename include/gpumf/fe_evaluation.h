@@ -85,12 +85,12 @@ namespace gpumf
    * @p thread_per_column_ (gpumf's extension, 3D): each thread owns a column of points along z
    * at every degree, the 2D thread blocks of high-order GPU kernels; the functor that creates
    * the FEEvaluation declares `static constexpr bool thread_per_column = true;` so that the
-   * loops launch that layout, and uses the point-indexed interface. With it (and above
-   * n_q = 10) evaluate() and integrate() take a whole 1D line a thread in registers (line_pass());
+   * loops launch that layout, and uses the point-indexed interface. With it evaluate() and
+   * integrate() take a whole 1D line a thread in registers (line_pass());
    * measured against a thread per point on an H200 (doc/performance.md, "Vector-valued
-   * programs"): step-104's Stokes operator 1.8x faster at Q2-Q1 (n_q = 3), 0.82x at Q4-Q3
-   * (n_q = 5); the ready-made operators use this layout with their own kernel (internal/ready/:
-   * the 1D matrices as constant operands, fused gather and geometry).
+   * programs", gpumf_stokes): a Stokes functor of step-104's shape 1.8x faster at Q2-Q1
+   * (n_q = 3), 0.82x at Q4-Q3 (n_q = 5); the ready-made operators use this layout with their own kernel
+   * (internal/ready/: the 1D matrices as constant operands, fused gather and geometry).
    *
    * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
    * quadrature-point work, integrate(), distribute_local_to_global() (or
@@ -122,11 +122,13 @@ namespace gpumf
     static constexpr unsigned int              nd = fe_degree + 1;
     static constexpr unsigned int              nq = n_q_points_1d;
     static constexpr internal::CellLayout<dim> layout{nq, thread_per_column_};
-    /// 3D with a column of points per thread (thread_per_column, or n_q > 10): the passes of
-    /// evaluate() and integrate() take a whole 1D line a thread in registers (line_pass()). (With
-    /// a thread per point the same passes on n_q^2 of the n_q^3 threads measured slower on an
-    /// H200: 0.92x at Q2-Q1, 0.87x at Q4-Q3, doc/log.md.)
-    static constexpr bool by_lines = dim == 3 && layout.block_z() == 1;
+    /// 3D with a column of points per thread asked for (thread_per_column): the passes of
+    /// evaluate() and integrate() take a whole 1D line a thread in registers (line_pass()).
+    /// (Above n_q = 10, where that layout is the default, the passes are still those of a thread
+    /// per point applied to each point of the column; with a thread per point the line passes on
+    /// n_q^2 of the n_q^3 threads measured slower on an H200: 0.92x at Q2-Q1, 0.87x at Q4-Q3,
+    /// doc/log.md.)
+    static constexpr bool by_lines = dim == 3 && thread_per_column_;
     /// Padded points per component in shared memory.
     static constexpr unsigned int P = internal::ipow(nq, dim);
 
@@ -921,7 +923,10 @@ namespace gpumf
       for (unsigned int d = 0; d < dim; ++d)
         mine.gradients[d] += offset;
 #ifdef __CUDA_ARCH__
-      // (the loops' scratch is the block's shared memory: shared-memory instructions)
+      // (the loops' scratch is the block's dynamic shared memory: shared-memory instructions)
+      internal::require(__isShared(mine.values),
+                        "gpumf::FEEvaluation: its scratch (SharedData) is not in the block's shared memory: "
+                        "FEEvaluation runs inside the loops of MatrixFree, which give it that scratch.");
       mine.values = internal::in_shared_space(mine.values);
       for (unsigned int d = 0; d < dim; ++d)
         mine.gradients[d] = internal::in_shared_space(mine.gradients[d]);
@@ -1329,9 +1334,9 @@ namespace gpumf
     /**
      * The n_out x n_in matrix of a line pass (@p transpose: the transpose of the table at @p M, of
      * leading dimension @p ld), in registers where it has at most 25 entries: read once for all
-     * components and directions, where the loads through @p M would repeat after every store to
-     * the scratch (the tables may lie in global memory: the compiler cannot keep them); larger
-     * ones are read through @p M.
+     * components (and, the derivative, all three directions), where the loads through @p M would
+     * repeat after every store to the scratch (the tables may lie in global memory: the compiler
+     * cannot keep them); larger ones are read through @p M.
      */
     template <unsigned int n_out, unsigned int n_in, bool transpose, unsigned int ld>
     struct LineMatrix
@@ -1400,6 +1405,9 @@ namespace gpumf
     __device__ void
     lines_evaluate(const bool evaluate_val, const bool evaluate_grad)
     {
+      // (the lines cross the other threads' points: their last reads, e.g. get_value(q) after
+      // an integrate(), come first)
+      __syncthreads();
       if ((evaluate_val || evaluate_grad) && !data.collocation)
         {
           line_pass<0, false>(shared.shape_values, shared.values);

@@ -176,7 +176,7 @@ namespace gpumf
      * symbol and its offset there: loads and stores through the result compile to shared-memory
      * instructions (LDS, STS), where a pointer read back from local memory (a struct the loops
      * pass by address, such as SharedData) compiles to generic ones, which wait as global loads do
-     * (measured in FEEvaluation's kernels: no LDS at all without it, doc/performance.md).
+     * (measured in FEEvaluation's kernels: no ld.shared in their PTX without it, doc/performance.md).
      */
     template <typename T>
     __device__ inline T *
