@@ -1399,6 +1399,39 @@ namespace gpumf
       __syncthreads();
     }
 
+    /**
+     * The reference derivatives (@p transpose: their transposes) by lines: for each direction e,
+     * each thread's line along e (line_start()) of the array from(e), all components, through
+     * the 1D derivative matrix into the same line of gradient array e. A point lies on one line
+     * of each direction: no other thread touches it until the caller's barrier.
+     */
+    template <bool transpose, typename From>
+    __device__ void
+    derivative_lines(const From &from)
+    {
+      const LineMatrix<nq, nq, transpose, nq> derivative(shared.co_shape_gradients);
+      bool                                    active;
+      const unsigned int                      start[3] = {line_start<0>(false, active),
+                                                          line_start<1>(false, active),
+                                                          line_start<2>(false, active)};
+#  pragma unroll
+      for (unsigned int e = 0; e < dim; ++e)
+#  pragma unroll
+        for (unsigned int c = 0; c < n_components; ++c)
+          {
+            const unsigned int stride = internal::ipow(nq, e);
+            const Number      *line   = from(e) + c * P + start[e];
+            Number             in[nq], out[nq];
+#  pragma unroll
+            for (unsigned int l = 0; l < nq; ++l)
+              in[l] = line[l * stride];
+            derivative.apply(in, out);
+#  pragma unroll
+            for (unsigned int i = 0; i < nq; ++i)
+              shared.gradients[e][c * P + start[e] + i * stride] = out[i];
+          }
+    }
+
     /// evaluate() by lines (by_lines): the interpolation by line passes; the reference
     /// derivatives along x, y and z by lines (line_start()) into the three gradient arrays, then
     /// each thread maps its own column's points to real space.
@@ -1416,26 +1449,7 @@ namespace gpumf
         }
       if (!evaluate_grad)
         return;
-      const LineMatrix<nq, nq, false, nq> derivative(shared.co_shape_gradients);
-      bool                                active;
-      const unsigned int                  start[3] = {line_start<0>(false, active),
-                                                      line_start<1>(false, active),
-                                                      line_start<2>(false, active)};
-#  pragma unroll
-      for (unsigned int e = 0; e < dim; ++e)
-#  pragma unroll
-        for (unsigned int c = 0; c < n_components; ++c)
-          {
-            const unsigned int stride = internal::ipow(nq, e);
-            Number             in[nq], out[nq];
-#  pragma unroll
-            for (unsigned int l = 0; l < nq; ++l)
-              in[l] = shared.values[c * P + start[e] + l * stride];
-            derivative.apply(in, out);
-#  pragma unroll
-            for (unsigned int i = 0; i < nq; ++i)
-              shared.gradients[e][c * P + start[e] + i * stride] = out[i];
-          }
+      derivative_lines<false>([&](unsigned int) { return shared.values; });
       __syncthreads();
       for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
         {
@@ -1461,26 +1475,7 @@ namespace gpumf
     {
       if (integrate_grad)
         {
-          const LineMatrix<nq, nq, true, nq> derivative(shared.co_shape_gradients);
-          bool                               active;
-          const unsigned int                 start[3] = {line_start<0>(false, active),
-                                                         line_start<1>(false, active),
-                                                         line_start<2>(false, active)};
-#  pragma unroll
-          for (unsigned int e = 0; e < dim; ++e)
-#  pragma unroll
-            for (unsigned int c = 0; c < n_components; ++c)
-              {
-                const unsigned int stride = internal::ipow(nq, e);
-                Number             in[nq], out[nq];
-#  pragma unroll
-                for (unsigned int l = 0; l < nq; ++l)
-                  in[l] = shared.gradients[e][c * P + start[e] + l * stride];
-                derivative.apply(in, out);
-#  pragma unroll
-                for (unsigned int i = 0; i < nq; ++i)
-                  shared.gradients[e][c * P + start[e] + i * stride] = out[i];
-              }
+          derivative_lines<true>([&](const unsigned int e) { return shared.gradients[e]; });
           __syncthreads();
           for (unsigned int s = 0; s < layout.points_per_thread(); ++s)
             {
