@@ -1305,30 +1305,14 @@ namespace gpumf
     /**
      * The first point of the line along @p direction that thread (a, b) of a cell with a column of
      * points per thread takes in a line pass: along x the line at (y, z) = (a, b), along y the one
-     * at (x, z) = (a, b), along z its own column (x, y) = (a, b). @p active becomes false where,
-     * with @p dof_grid_after, the line lies outside what an interpolation pass reads: the
-     * directions after @p direction hold the DoF grid (n_dofs_1d) until the passes reach them.
+     * at (x, z) = (a, b), along z its own column (x, y) = (a, b).
      */
     template <unsigned int direction>
     __device__ unsigned int
-    line_start(const bool dof_grid_after, bool &active) const
+    line_start() const
     {
       const unsigned int a = thread.x, b = thread.y;
-      if constexpr (direction == 0)
-        {
-          active = !dof_grid_after || (a < nd && b < nd);
-          return nq * (a + nq * b);
-        }
-      else if constexpr (direction == 1)
-        {
-          active = !dof_grid_after || b < nd;
-          return a + nq * nq * b;
-        }
-      else
-        {
-          active = true;
-          return a + nq * b;
-        }
+      return direction == 0 ? nq * (a + nq * b) : direction == 1 ? a + nq * nq * b : a + nq * b;
     }
 
     /**
@@ -1378,10 +1362,11 @@ namespace gpumf
     __device__ void
     line_pass(const Number *matrix, Number *array)
     {
-      constexpr unsigned int                       stride = internal::ipow(nq, direction);
-      constexpr unsigned int                       n_in = transpose ? nq : nd, n_out = transpose ? nd : nq;
-      bool                                         active;
-      const unsigned int                           start = line_start<direction>(true, active);
+      constexpr unsigned int stride = internal::ipow(nq, direction);
+      constexpr unsigned int n_in = transpose ? nq : nd, n_out = transpose ? nd : nq;
+      const unsigned int     start = line_start<direction>();
+      // the directions after this one hold the DoF grid (n_dofs_1d) until the passes reach them
+      const bool active = direction == 0 ? thread.x < nd && thread.y < nd : direction == 1 ? thread.y < nd : true;
       const LineMatrix<n_out, n_in, transpose, nd> m(matrix);
       if (active)
 #  pragma unroll
@@ -1410,10 +1395,7 @@ namespace gpumf
     derivative_lines(const From &from)
     {
       const LineMatrix<nq, nq, transpose, nq> derivative(shared.co_shape_gradients);
-      bool                                    active;
-      const unsigned int                      start[3] = {line_start<0>(false, active),
-                                                          line_start<1>(false, active),
-                                                          line_start<2>(false, active)};
+      const unsigned int                      start[3] = {line_start<0>(), line_start<1>(), line_start<2>()};
 #  pragma unroll
       for (unsigned int e = 0; e < dim; ++e)
 #  pragma unroll
