@@ -157,13 +157,48 @@ namespace gpumf
     template <typename Functor, typename = void>
     struct MinBlocksOf
     {
-      static constexpr unsigned int value = 0;
+      static constexpr unsigned int value    = 0;
+      static constexpr bool         declared = false;
     };
     template <typename Functor>
     struct MinBlocksOf<Functor, std::void_t<decltype(Functor::device_min_blocks_per_sm)>>
     {
-      static constexpr unsigned int value = Functor::device_min_blocks_per_sm;
+      static constexpr unsigned int value    = Functor::device_min_blocks_per_sm;
+      static constexpr bool         declared = true;
     };
+
+    /**
+     * The blocks an SM must hold for the cell kernel (the operator's) of @p Functor on @p Src:
+     * MinBlocksOf where the functor declares device_min_blocks_per_sm; else two for a functor of
+     * deal.II 9.8's block form (Portable::DeviceBlockVector: several FEEvaluation objects, as
+     * step-104's Stokes operator) in 3D with a thread per point and 129-256 threads a block, which caps
+     * its registers at 128 (146 at n_q = 6); else 0, the compiler's choice. The compiler takes
+     * 154-222 registers for such functors, and one block of 8 warps then fits an SM. step-104's
+     * Stokes functor, capped against the compiler's choice (an H200, gpumf_stokes,
+     * doc/performance.md): Q2-Q1 1.47x (n_q = 3: blocks of 9 cells, 243 threads), Q5-Q4 1.45x
+     * (n_q = 6: 216 threads); Q3-Q2 (n_q = 4: one cell, 64 threads) is not capped, nor Q4-Q3
+     * (n_q = 5: 125 threads), where asking for two blocks raised the registers from 128 to 167 and
+     * cost 12 %. Not for other functors: a bound also moves the registers of kernels that need
+     * fewer than 128 (ptxas: helmholtz's 104 to 128, step-48's 80 to 104, the velocity
+     * Laplacian's 94 to 117, 73 of 200 kernels of the examples and tests), whose speed was not
+     * measured so; nor 2D block functors (not measured).
+     */
+    template <int dim, typename Number, typename Functor, typename Src>
+    constexpr unsigned int
+    cell_kernel_min_blocks()
+    {
+      if constexpr (MinBlocksOf<Functor>::declared)
+        return MinBlocksOf<Functor>::value;
+      else
+        {
+          constexpr CellLayout<dim> layout  = layout_of<dim, Functor>();
+          constexpr unsigned int    threads = layout.max_block_threads();
+          return dim == 3 && std::is_same_v<Src, Portable::DeviceBlockVector<Number>> &&
+                     layout.points_per_thread() == 1 && threads > 128 && threads <= 256 ?
+                   2 :
+                   0;
+        }
+    }
 
     /// The tag of a cell functor's device form (see FormsOf).
     template <unsigned int form>
@@ -591,7 +626,8 @@ namespace gpumf
       // blocks on an SM as the functor asks for).
       template <int dim, typename Number, typename Functor, typename Src, typename Dst, unsigned int form>
       __global__ void
-      __launch_bounds__(layout_of<dim, Functor>().max_block_threads(), MinBlocksOf<Functor>::value)
+      __launch_bounds__(layout_of<dim, Functor>().max_block_threads(),
+                        (cell_kernel_min_blocks<dim, Number, Functor, Src>()))
         cell_kernel(Functor func, const Src src, const Dst dst, const typename MatrixFree<dim, Number>::Data data)
       {
         unsigned int            cell;
