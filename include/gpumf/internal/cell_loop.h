@@ -173,7 +173,7 @@ namespace gpumf
      * deal.II 9.8's block form (Portable::DeviceBlockVector: several FEEvaluation objects, as
      * step-104's Stokes operator) in 3D with a thread per point and 129-256 threads a block, which caps
      * its registers at 128 (146 at n_q = 6); else 0, the compiler's choice. The compiler takes
-     * 154-222 registers for such functors, and one block of 8 warps then fits an SM. step-104's
+     * 154-164 registers for such functors, and one block of 8 warps then fits an SM. step-104's
      * Stokes functor, capped against the compiler's choice (an H200, gpumf_stokes,
      * doc/performance.md): Q2-Q1 1.47x (n_q = 3: blocks of 9 cells, 243 threads), Q5-Q4 1.45x
      * (n_q = 6: 216 threads); Q3-Q2 (n_q = 4: one cell, 64 threads) is not capped, nor Q4-Q3
