@@ -223,6 +223,7 @@ namespace bench
   {
     double seconds       = 0; // per vmult or per CG iteration (median, slowest rank)
     double setup_seconds = 0; // MatrixFree::reinit() (and the inverse diagonal for CG), wall
+    double result_norm   = 0; // vmult: |A x| (x random, seed 42 on each rank), to compare builds
   };
 
   /// deal.II's CPU MatrixFree on the ranks of the problem's mesh with Options::cpu_threads

@@ -6,6 +6,7 @@
 #include <deal.II/base/vectorization.h>
 
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 
 #include "benchmark.h"
@@ -94,6 +95,8 @@ namespace
                       {
                         std::cout << "deal.II CPU " << (assembled ? "Trilinos matrix" : "MatrixFree") << ", " << ranks
                                   << " ranks: " << row << std::endl;
+                        if (r.result_norm > 0)
+                          std::cout << "  |A x| = " << std::setprecision(16) << r.result_norm << std::endl;
                         if (csv.is_open())
                           csv << row << std::endl;
                       }

@@ -140,6 +140,7 @@ namespace bench
           MPI_Barrier(comm);
           result.setup_seconds = setup_timer.wall_time();
           result.seconds       = median_seconds_all_ranks(comm, options.repeat, [&]() { op.vmult(y, x); });
+          result.result_norm   = y.l2_norm();
           return result;
         }
       DiagonalMatrix<VectorType> inverse_diagonal;
