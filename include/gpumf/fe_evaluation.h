@@ -88,8 +88,8 @@ namespace gpumf
    * loops launch that layout, and uses the point-indexed interface. With it evaluate() and
    * integrate() take a whole 1D line a thread in registers (line_pass());
    * measured against a thread per point on an H200 (doc/performance.md, "Vector-valued
-   * programs", gpumf_stokes): a Stokes functor of step-104's shape 1.8x faster at Q2-Q1
-   * (n_q = 3), 0.82x at Q4-Q3 (n_q = 5); the ready-made operators use this layout with their own kernel
+   * programs", gpumf_stokes): a Stokes functor of step-104's shape 1.25x faster at Q2-Q1
+   * (n_q = 3), 0.75-0.80x at Q3-Q2 to Q5-Q4; the ready-made operators use this layout with their own kernel
    * (internal/ready/: the 1D matrices as constant operands, fused gather and geometry).
    *
    * Order of calls, as in deal.II: read_dof_values() (or set_unit_dof_values()), evaluate(),
