@@ -288,6 +288,11 @@ namespace bench
   double
   copy_bandwidth(gpumf::Backend backend, double bytes, unsigned int repeat);
 
+  /// VectorizedArray<double>::size() of the deal.II the benchmarks are built against (1: no SIMD;
+  /// dealii_simd_width.cc).
+  unsigned int
+  dealii_simd_width();
+
   /// The free and total bytes of the GPU (true) or nothing on the host backend (false).
   bool
   device_memory(gpumf::Backend backend, std::size_t &free_bytes, std::size_t &total_bytes);

@@ -8,12 +8,6 @@ using namespace dealii;
 
 namespace bench
 {
-  unsigned int
-  dealii_simd_width()
-  {
-    return VectorizedArray<double>::size();
-  }
-
   template <int dim, int degree>
   struct DealiiElasticity<dim, degree>::Implementation
   {

@@ -14,10 +14,6 @@
 
 namespace bench
 {
-  /// VectorizedArray<double>::size() of the deal.II this is built against (1: no SIMD).
-  unsigned int
-  dealii_simd_width();
-
   /// Degrees 2 and 4 in 3D (explicitly instantiated).
   template <int dim, int degree>
   class DealiiElasticity

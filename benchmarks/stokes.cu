@@ -196,7 +196,7 @@ namespace
       std::cout << "gpumf_stokes: 3D, Q" << degree_u << "^3-Q" << degree_p << ", " << tria.n_global_active_cells()
                 << " cells, " << n_dofs << " DoFs (" << dof_u.n_dofs() << " + " << dof_p.n_dofs() << "), "
                 << (dealii ? "deal.II " DEAL_II_PACKAGE_VERSION " CPU, VectorizedArray<double> width " +
-                               std::to_string(bench::DealiiStokes<dim, degree_p>::simd_width()) + ", " +
+                               std::to_string(bench::dealii_simd_width()) + ", " +
                                std::to_string(Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD)) + " MPI ranks" :
                              "on " + gpumf::device_name())
                 << std::endl;

@@ -23,13 +23,6 @@ namespace bench
   DealiiStokes<dim, degree_p>::~DealiiStokes() = default;
 
   template <int dim, int degree_p>
-  unsigned int
-  DealiiStokes<dim, degree_p>::simd_width()
-  {
-    return VectorizedArray<double>::size();
-  }
-
-  template <int dim, int degree_p>
   void
   DealiiStokes<dim, degree_p>::reinit(const Mapping<dim>              &mapping,
                                       const DoFHandler<dim>           &dof_u,

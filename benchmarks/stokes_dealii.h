@@ -27,10 +27,6 @@ namespace bench
     DealiiStokes();
     ~DealiiStokes();
 
-    /// VectorizedArray<double>::size() of the deal.II this is built against (1: no SIMD).
-    static unsigned int
-    simd_width();
-
     /// deal.II MatrixFree with QGauss<1>(degree_p + 2) on the active cells of both DoFHandlers.
     void
     reinit(const dealii::Mapping<dim>              &mapping,
