@@ -11,7 +11,8 @@
 #                         with more ranks than GPUs runs (started and stopped here)
 #
 # deal.II's program (`adaptive --solver dealii`) runs with one MPI rank per host core (nproc;
-# Debian's deal.II has no SIMD); gpumf's (`adaptive --solver gpumf`) with the given ranks and
+# Debian's deal.II has no SIMD), and so does adaptive_native's, deal.II's solver at full SIMD width,
+# where it is built and the CPU has AVX-512 (run_timed.sh's native_twin); gpumf's (`adaptive --solver gpumf`) with the given ranks and
 # deal.II's threads spread over the cores (--bind-to none). Prints each program's output (its
 # per-cycle table, and where its whole run went: deal.II's TimerOutput by phase) and a summary:
 # DoFs of the last cycle, the solver's set-up + solve + errors, the whole program's wall time
@@ -46,16 +47,19 @@ run() {
 options=(--dim "$dim" --degree "$degree" --cycles "$cycles")
 cores=$(nproc)
 run dealii.log mpirun -np "$cores" "$bin/adaptive" "${options[@]}" --solver dealii
+. "$here/run_timed.sh"
+native=$(native_twin "$bin/adaptive")
+[ -z "$native" ] || run dealii_native.log mpirun -np "$cores" "$native" "${options[@]}" --solver dealii
 for ranks in "${gpumf_ranks[@]}"; do
   # MPS only while a program with more ranks than GPUs runs
   mps_for_ranks "$ranks"
   run "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/adaptive" "${options[@]}" --solver gpumf
 done
-for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done
+for log in dealii*.log gpumf*.log; do echo "=== $log"; cat "$log"; done
 echo "examples/adaptive ${dim}D, FE_Q($degree), $cycles cycles; host: $cores cores" \
      "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)); GPU: $(nvidia-smi -L 2> /dev/null | head -1)" \
      "; MPS for more ranks than GPUs: ${GPUMF_BENCH_MPS:-0}"
-python3 - dealii.log gpumf*.log <<'PY'
+python3 - dealii*.log gpumf*.log <<'PY'
 import re, sys
 def parse(path):
     text = open(path).read()
@@ -64,10 +68,16 @@ def parse(path):
     ranks = re.search(r"(\d+) MPI rank", text)
     wall = re.findall(r"Program wall time ([\d.]+)", text)
     return int(dofs[-1]), float(solver.group(1)), int(ranks.group(1)), float(wall[-1])
-print(f"{'program':<34} {'ranks':>5} {'DoFs':>10} {'solver [s]':>11} {'whole [s]':>10} {'deal.II/this':>13}")
+# the ratios: deal.II's whole program (width 1; native SIMD where it ran) over this one's
+native = [p for p in sys.argv[1:] if p.endswith("dealii_native.log")]
 reference = parse(sys.argv[1])
+reference_native = parse(native[0]) if native else None
+print(f"{'program':<34} {'ranks':>5} {'DoFs':>10} {'solver [s]':>11} {'whole [s]':>10} {'deal.II/this':>13}"
+      f" {'native/this':>12}")
 for path in sys.argv[1:]:
     dofs, solver, ranks, wall = parse(path)
-    name = "deal.II CPU MatrixFree" if "dealii" in path else "gpumf"
-    print(f"{name:<34} {ranks:>5} {dofs:>10} {solver:>11.2f} {wall:>10.2f} {reference[3] / wall:>13.2f}")
+    name = ("deal.II native SIMD" if path.endswith("dealii_native.log") else
+            "deal.II CPU MatrixFree" if "dealii" in path else "gpumf")
+    ratio_native = f"{reference_native[3] / wall:>12.2f}" if reference_native else f"{'-':>12}"
+    print(f"{name:<34} {ranks:>5} {dofs:>10} {solver:>11.2f} {wall:>10.2f} {reference[3] / wall:>13.2f} {ratio_native}")
 PY

@@ -15,3 +15,12 @@ run_timed() {
   end=$(date +%s.%N)
   echo "Program wall time $(python3 -c "print($end - $start)")" >> "$log"
 }
+
+# native_twin <program>: the path of <program>_native, deal.II's program at full SIMD width
+# (cmake/dealiiNativeSimd.cmake), where it is beside <program>, this CPU has AVX-512 (avx512f) and
+# GPUMF_BENCH_NATIVE is not 0; else nothing. The scripts run it after the width-1 program, on the
+# same ranks, as the second deal.II baseline (doc/performance.md).
+native_twin() {
+  [ "${GPUMF_BENCH_NATIVE:-1}" != 0 ] && [ -x "$1_native" ] && grep -qw avx512f /proc/cpuinfo && echo "$1_native"
+  return 0
+}

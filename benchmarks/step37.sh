@@ -10,6 +10,8 @@
 #               than GPUs runs: started and stopped here)
 #
 # deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
+# and so does its twin at full SIMD width (dealii_step37_native, where it is built and the CPU has
+# AVX-512; run_timed.sh's native_twin),
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
 # Prints, per run: the whole program's wall time, and the last cycle's DoFs, "Total setup time"
 # and solve time; with GPUMF_SETUP_PROFILE=1 also both programs' detailed set-up timings.
@@ -46,17 +48,20 @@ PY
 
 cores=$(nproc)
 run_timed "deal.II step-37, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step37"
+native=$(native_twin "$bin/dealii_step37")
+[ -z "$native" ] || run_timed "deal.II step-37 native SIMD" dealii_native.log mpirun -np "$cores" "$native"
 for ranks in "${port_ranks[@]}"; do
   # MPS only while a program with more ranks than GPUs runs
   mps_for_ranks "$ranks"
   run_timed "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step37"
 done
 if [ -n "${GPUMF_SETUP_PROFILE:-}" ]; then
-  for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done
+  for log in dealii*.log gpumf*.log; do echo "=== $log"; cat "$log"; done
 fi
 echo "step-37, $cycles cycles; host: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
 printf "%-34s %11s %10s %10s %5s %10s\n" program "DoFs (last)" "setup [s]" "solve [s]" its "wall [s]"
 summary "deal.II CPU MatrixFree, $cores ranks" dealii.log
+[ -z "$native" ] || summary "deal.II native SIMD, $cores ranks" dealii_native.log
 for ranks in "${port_ranks[@]}"; do
   summary "gpumf port, $ranks rank(s)" "gpumf$ranks.log"
 done

@@ -11,7 +11,8 @@
 #                (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
 #                than GPUs runs: started and stopped here)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
+# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), and
+# so does its twin at full SIMD width where it is built (run_timed.sh's native_twin),
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
 # Prints, per run: DoFs, the set-up time (mesh, DoFs, constraints, MatrixFree::reinit, inverse
 # mass matrix; MatrixFree::reinit also alone), the time per step (the GPU synchronized), the
@@ -57,17 +58,20 @@ PY
 
 cores=$(nproc)
 run_timed "deal.II step-48, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step48"
+native=$(native_twin "$bin/dealii_step48")
+[ -z "$native" ] || run_timed "deal.II step-48 native SIMD" dealii_native.log mpirun -np "$cores" "$native"
 for ranks in "${port_ranks[@]}"; do
   # MPS only while a program with more ranks than GPUs runs
   mps_for_ranks "$ranks"
   run_timed "gpumf port, $ranks ranks" "gpumf$ranks.log" mpirun --bind-to none -np "$ranks" "$bin/gpumf_step48"
 done
-for log in dealii.log gpumf*.log; do echo "=== $log"; cat "$log"; done
+for log in dealii*.log gpumf*.log; do echo "=== $log"; cat "$log"; done
 echo "step-48 (3D, Q4), $refinements global refinements, $steps steps; host: $cores cores" \
      "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
 printf "%-34s %11s %9s %9s %9s %11s %5s %10s %9s\n" program DoFs "setup [s]" "reinit" "inv mass" \
        "step [s]" steps "norm" "wall [s]"
 summary "deal.II CPU MatrixFree, $cores ranks" dealii.log
+[ -z "$native" ] || summary "deal.II native SIMD, $cores ranks" dealii_native.log
 for ranks in "${port_ranks[@]}"; do
   summary "gpumf port, $ranks rank(s)" "gpumf$ranks.log"
 done

@@ -7,7 +7,8 @@
 #
 #   cycles  the program's cycles (default 5: the last 32^3 cells, 23,887,872 DoFs; 4: 2,985,984)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
+# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), and
+# so does its twin at full SIMD width where it is built (run_timed.sh's native_twin),
 # the port with one rank (the GPU). Prints the programs' outputs (per cycle: DoFs, set-up time
 # as step-59 counts it, solve time and CG iterations, the L2 error) and a table of the last
 # cycle and the whole programs' wall times (start to end, every cycle), and the GPU's copy
@@ -47,14 +48,17 @@ PY
 
 cores=$(nproc)
 run_timed "deal.II step-59, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step59"
+native=$(native_twin "$bin/dealii_step59")
+[ -z "$native" ] || run_timed "deal.II step-59 native SIMD" dealii_native.log mpirun -np "$cores" "$native"
 run_timed "gpumf port, 1 rank" gpumf.log mpirun --bind-to none -np 1 "$bin/gpumf_step59"
-for log in dealii.log gpumf.log; do echo "=== $log"; cat "$log"; done
+for log in dealii*.log gpumf.log; do echo "=== $log"; cat "$log"; done
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 echo "step-59 (3D, FE_DGQHermite(8)), $cycles cycles; host: $cores cores" \
      "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)); GPU: ${device:-none}"
 printf "%-34s %11s %10s %10s %5s %12s %9s\n" "program (last cycle)" DoFs "setup [s]" "solve [s]" its \
        "L2 error" "wall [s]"
 summary "deal.II CPU MatrixFree, $cores ranks" dealii.log
+[ -z "$native" ] || summary "deal.II native SIMD, $cores ranks" dealii_native.log
 summary "gpumf port, 1 rank" gpumf.log
 # the copy roofline of this machine, for vectors of the last cycle's size
 dofs=$(grep -o "Number of degrees of freedom: [0-9]*" gpumf.log | tail -1 | grep -o "[0-9]*$")

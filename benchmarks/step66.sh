@@ -12,7 +12,8 @@
 #               (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
 #               than GPUs runs: started and stopped here)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), as
+# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), and
+# so does its twin at full SIMD width where it is built (run_timed.sh's native_twin), as
 # the tutorial is (MappingQ) and, unless GPUMF_STEP66_DEALII_CACHE=0, with the port's change 14 too
 # (MappingQCache: each cell's support points computed once per mesh, which also speeds up deal.II),
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
@@ -72,6 +73,9 @@ run "deal.II step-66, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_
 if [ "$with_cache" = 1 ]; then
   run "deal.II step-66 with MappingQCache, $cores ranks" dealii_cache.log mpirun -np "$cores" "$bin/dealii_step66_cache"
 fi
+# deal.II at full SIMD width: the strongest of the two above (with MappingQCache unless it is off)
+[ "$with_cache" = 1 ] && native=$(native_twin "$bin/dealii_step66_cache") || native=$(native_twin "$bin/dealii_step66")
+[ -z "$native" ] || run "deal.II step-66 native SIMD" dealii_native.log mpirun -np "$cores" "$native"
 for ranks in "${port_ranks[@]}"; do
   # MPS only while a program with more ranks than GPUs runs
   mps_for_ranks "$ranks"
@@ -84,6 +88,7 @@ printf "%-34s %11s %3s %12s %9s %9s %9s %9s %9s\n" "program (last cycle; whole r
        "setup[s]" "Newton[s]" "update[s]" "set+sol" "wall[s]"
 summary "deal.II CPU MatrixFree, $cores ranks" dealii.log
 [ "$with_cache" = 1 ] && summary "deal.II, MappingQCache, $cores ranks" dealii_cache.log
+[ -z "$native" ] || summary "deal.II native SIMD$([ "$with_cache" = 1 ] && echo ', cache'), $cores ranks" dealii_native.log
 for ranks in "${port_ranks[@]}"; do
   summary "gpumf port, $ranks rank(s)" "gpumf$ranks.log"
 done
