@@ -81,6 +81,13 @@ Every combination of the list options is run (cases that do not apply are report
                          no MPI comparison): gpumf_benchmark first runs
                          `$GPUMF_MPIRUN -np N dealii_benchmark ...` (default GPUMF_MPIRUN=mpirun;
                          dealii_benchmark from gpumf_benchmark's directory) on the same problems
+  --cpu-baselines LIST   width1,native: deal.II's CPU MatrixFree as Debian builds it
+                         (dealii_benchmark, VectorizedArray<double> of width 1: the columns cpu_*)
+                         and at full SIMD width (dealii_benchmark_native, AVX-512: cpu_native_*),
+                         one job after the other on the same ranks; each job first measures the
+                         host's copy roofline (cpu_copy_gb_per_s, cpu_native_copy_gb_per_s).
+                         Default: width1, and native where dealii_benchmark_native is beside
+                         gpumf_benchmark and the CPU has AVX-512
   --cpu-threads N        deal.II's CPU MatrixFree also in this process with N TBB threads
                          (default 0: off), the columns cpu_threads*
   --csv FILE             write the results as CSV (one row per case, written as they come)
@@ -132,6 +139,14 @@ Every combination of the list options is run (cases that do not apply are report
                                            "cpu_gdofs_per_s",
                                            "speedup_vs_cpu",
                                            "cpu_setup_seconds",
+                                           "cpu_copy_gb_per_s",
+                                           "cpu_roofline_fraction",
+                                           "cpu_native_simd_width",
+                                           "cpu_native_seconds",
+                                           "cpu_native_gdofs_per_s",
+                                           "speedup_vs_cpu_native",
+                                           "cpu_native_copy_gb_per_s",
+                                           "cpu_native_roofline_fraction",
                                            "cpu_threads",
                                            "cpu_threads_seconds",
                                            "speedup_vs_cpu_threads",
@@ -193,16 +208,42 @@ Every combination of the list options is run (cases that do not apply are report
       }
     };
 
+    /// The path of the program @p name in gpumf_benchmark's directory.
+    std::string
+    sibling_program(const std::string &name)
+    {
+      char self[4096] = {};
+      if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0)
+        throw std::runtime_error("cannot find gpumf_benchmark's directory (/proc/self/exe)");
+      const std::string path = self;
+      return path.substr(0, path.rfind('/') + 1) + name;
+    }
+
+    /// Whether this CPU has AVX-512 (avx512f in /proc/cpuinfo): what dealii_benchmark_native needs.
+    bool
+    cpu_has_avx512()
+    {
+      std::ifstream info("/proc/cpuinfo");
+      std::string   line;
+      while (std::getline(info, line))
+        if (line.rfind("flags", 0) == 0)
+          return line.find(" avx512f") != std::string::npos;
+      return false;
+    }
+
     /// The MPI comparison: dealii_benchmark's rows by cpu_key().
     using CpuTable = std::map<std::string, std::map<std::string, std::string>>;
 
     /**
-     * Runs `$GPUMF_MPIRUN -np @p ranks dealii_benchmark` on the problems of @p args (before
-     * this process initializes MPI, with the environment of an MPI job removed, so that the
-     * launcher starts a job of its own) and returns its rows.
+     * Runs `$GPUMF_MPIRUN -np @p ranks @p name` (dealii_benchmark or dealii_benchmark_native,
+     * from gpumf_benchmark's directory) on the problems of @p args (before this process
+     * initializes MPI, with the environment of an MPI job removed, so that the launcher starts a
+     * job of its own) and returns its rows.
      */
     CpuTable
-    run_cpu_comparison(const std::map<std::string, std::string> &args, const unsigned int ranks)
+    run_cpu_comparison(const std::map<std::string, std::string> &args,
+                       const unsigned int                        ranks,
+                       const std::string                        &name)
     {
       const auto get = [&](const std::string &key, const std::string &fallback) {
         const auto it = args.find(key);
@@ -225,9 +266,13 @@ Every combination of the list options is run (cases that do not apply are report
       const bool assembled = std::find(impls.begin(), impls.end(), "csr") != impls.end() ||
                              std::find(whats.begin(), whats.end(), "sweep") != whats.end();
       // (deal.II's assembled baseline is Trilinos' Epetra matrix: not where deal.II's Trilinos has
-      // none, as Debian's deal.II 9.8's; the rows then say so)
-      if (assembled && GPUMF_DEAL_II_HAS_EPETRA)
+      // none, as Debian's deal.II 9.8's; the rows then say so. Not at full SIMD width either: the
+      // native build is of deal.II's MatrixFree, Trilinos' matrix is the library's own code)
+      const bool native = name != "dealii_benchmark";
+      if (assembled && GPUMF_DEAL_II_HAS_EPETRA && !native)
         matrices += matrices.empty() ? "csr" : ",csr";
+      if (matrices.empty())
+        return {};
       std::string degrees;
       for (const unsigned int p : parse_degrees(get("degrees", "4")))
         if (p <= GPUMF_BENCH_MAX_CPU_DEGREE || assembled)
@@ -237,13 +282,9 @@ Every combination of the list options is run (cases that do not apply are report
       std::string what_list;
       for (const auto &w : whats)
         what_list += (what_list.empty() ? "" : ",") + w;
-      char self[4096] = {};
-      if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0)
-        throw std::runtime_error("cannot find gpumf_benchmark's directory (/proc/self/exe)");
-      std::string program = self;
-      program             = program.substr(0, program.rfind('/') + 1) + "dealii_benchmark";
-      char      csv[]     = "/tmp/gpumf_benchmark_cpu_XXXXXX";
-      const int fd        = mkstemp(csv);
+      const std::string program = sibling_program(name);
+      char              csv[]   = "/tmp/gpumf_benchmark_cpu_XXXXXX";
+      const int         fd      = mkstemp(csv);
       if (fd < 0)
         throw std::runtime_error("cannot create a temporary file for the CPU comparison");
       close(fd);
@@ -361,7 +402,11 @@ Every combination of the list options is run (cases that do not apply are report
 
     template <int dim>
     void
-    run_all(const Lists &l, const Options &options, const CpuTable &cpu_table, Output &output)
+    run_all(const Lists    &l,
+            const Options  &options,
+            const CpuTable &cpu_table,
+            const CpuTable &native_table,
+            Output         &output)
     {
       const auto &forms   = l.forms;
       const auto &degrees = l.degrees;
@@ -378,7 +423,7 @@ Every combination of the list options is run (cases that do not apply are report
                 << std::setw(18) << "impl" << std::setw(9) << "conflict" << std::setw(7) << "geom" << std::setw(4)
                 << "cpb" << std::setw(8) << "layout" << std::setw(9) << "what" << std::setw(11) << "DoFs"
                 << std::setw(11) << "time[s]" << std::setw(9) << "GDoF/s" << std::setw(9) << "GB/s" << std::setw(8)
-                << "roof" << std::setw(10) << "GFlop/s" << std::setw(9) << "CPU"
+                << "roof" << std::setw(10) << "GFlop/s" << std::setw(9) << "xCPU w1" << std::setw(9) << "xCPU nat"
                 << "note" << std::endl;
       for (const double size : sizes)
         for (const unsigned int degree : degrees)
@@ -477,6 +522,14 @@ Every combination of the list options is run (cases that do not apply are report
                                                           "cpu_gdofs_per_s",
                                                           "speedup_vs_cpu",
                                                           "cpu_setup_seconds",
+                                                          "cpu_copy_gb_per_s",
+                                                          "cpu_roofline_fraction",
+                                                          "cpu_native_simd_width",
+                                                          "cpu_native_seconds",
+                                                          "cpu_native_gdofs_per_s",
+                                                          "speedup_vs_cpu_native",
+                                                          "cpu_native_copy_gb_per_s",
+                                                          "cpu_native_roofline_fraction",
                                                           "cpu_threads",
                                                           "cpu_threads_seconds",
                                                           "speedup_vs_cpu_threads",
@@ -512,6 +565,14 @@ Every combination of the list options is run (cases that do not apply are report
                                       const std::string key =
                                         cpu_key(dim, form, degree, mesh, size, what, assembled || what == "sweep");
                                       const auto mpi = cpu_table.find(key);
+                                      // deal.II's fraction of the host's copy roofline by this row's byte model,
+                                      // where the model's geometry is the one deal.II reads: a Jacobian a cell on
+                                      // the affine meshes (the GPU's affine rows), one a point on the others (its
+                                      // stored rows; deal.II reads 10 numbers a point there, the model 6)
+                                      const bool affine_mesh = mesh == "cartesian" || mesh == "cube-adaptive";
+                                      const bool same_geometry_as_dealii =
+                                        !assembled && what == "vmult" &&
+                                        r.geometry == (affine_mesh ? "affine" : "stored");
                                       if (number == "double" && mpi != cpu_table.end())
                                         {
                                           const double cpu         = std::stod(mpi->second.at("seconds"));
@@ -521,6 +582,24 @@ Every combination of the list options is run (cases that do not apply are report
                                           row["cpu_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
                                           row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
                                           row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
+                                          const double host        = std::stod(mpi->second.at("copy_gb_per_s")) * 1e9;
+                                          row["cpu_copy_gb_per_s"] = fmt(host * 1e-9);
+                                          if (same_geometry_as_dealii)
+                                            row["cpu_roofline_fraction"] = fmt(r.bytes / cpu / host, 3);
+                                        }
+                                      const auto native = native_table.find(key);
+                                      if (number == "double" && native != native_table.end())
+                                        {
+                                          const double cpu  = std::stod(native->second.at("seconds"));
+                                          const double host = std::stod(native->second.at("copy_gb_per_s")) * 1e9;
+                                          row["cpu_ranks"]  = native->second.at("ranks");
+                                          row["cpu_native_simd_width"]    = native->second.at("simd_width");
+                                          row["cpu_native_seconds"]       = fmt(cpu, 6);
+                                          row["cpu_native_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
+                                          row["speedup_vs_cpu_native"]    = fmt(cpu / r.seconds, 3);
+                                          row["cpu_native_copy_gb_per_s"] = fmt(host * 1e-9);
+                                          if (same_geometry_as_dealii)
+                                            row["cpu_native_roofline_fraction"] = fmt(r.bytes / cpu / host, 3);
                                         }
                                       if (options.cpu_threads > 0 && compiled_in(false, dim, degree) &&
                                           number == "double" && !assembled && what != "sweep")
@@ -544,15 +623,15 @@ Every combination of the list options is run (cases that do not apply are report
                                           row["speedup_vs_cpu_threads"] = fmt(cpu / r.seconds, 3);
                                         }
                                     }
-                                  std::cout << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10)
-                                            << mesh << std::setw(18) << row["implementation"] << std::setw(9)
-                                            << conflict << std::setw(7) << row["geometry"] << std::setw(4)
-                                            << row["cells_per_block"] << std::setw(8) << layout << std::setw(9) << what
-                                            << std::setw(11) << row["dofs"] << std::setw(11) << row["seconds"]
-                                            << std::setw(9) << row["gdofs_per_s"] << std::setw(9) << row["gb_per_s"]
-                                            << std::setw(8) << row["roofline_fraction"] << std::setw(10)
-                                            << row["gflop_per_s"] << std::setw(9) << row["speedup_vs_cpu"]
-                                            << note.substr(0, 160) << std::endl;
+                                  std::cout
+                                    << std::setw(10) << row["form"] << std::setw(4) << degree << std::setw(10) << mesh
+                                    << std::setw(18) << row["implementation"] << std::setw(9) << conflict
+                                    << std::setw(7) << row["geometry"] << std::setw(4) << row["cells_per_block"]
+                                    << std::setw(8) << layout << std::setw(9) << what << std::setw(11) << row["dofs"]
+                                    << std::setw(11) << row["seconds"] << std::setw(9) << row["gdofs_per_s"]
+                                    << std::setw(9) << row["gb_per_s"] << std::setw(8) << row["roofline_fraction"]
+                                    << std::setw(10) << row["gflop_per_s"] << std::setw(9) << row["speedup_vs_cpu"]
+                                    << std::setw(9) << row["speedup_vs_cpu_native"] << note.substr(0, 160) << std::endl;
                                   output.add(std::move(row));
                                 }
             }
@@ -566,10 +645,10 @@ main(int argc, char **argv)
   const std::vector<std::string> known{
     "backend",   "dim",           "forms",           "degrees",     "dofs", "mesh",    "implementations",
     "conflicts", "geometry",      "cells-per-block", "layouts",     "what", "numbers", "hanging-nodes",
-    "repeat",    "cg-iterations", "cpu-ranks",       "cpu-threads", "csv",  "json"};
+    "repeat",    "cg-iterations", "cpu-ranks",       "cpu-threads", "csv",  "json",    "cpu-baselines"};
   std::map<std::string, std::string> args;
   bench::Lists                       lists;
-  bench::CpuTable                    cpu_table;
+  bench::CpuTable                    cpu_table, native_table;
   try
     {
       // the CPU comparison runs first, as a job of its own: before this process starts MPI
@@ -582,8 +661,25 @@ main(int argc, char **argv)
       lists = bench::parse_lists(args);
       const unsigned int cpu_ranks =
         args.count("cpu-ranks") ? std::stoul(args["cpu-ranks"]) : std::max(1u, std::thread::hardware_concurrency());
-      if (cpu_ranks > 0)
-        cpu_table = bench::run_cpu_comparison(args, cpu_ranks);
+      std::vector<std::string> baselines{"width1"};
+      if (args.count("cpu-baselines"))
+        baselines = bench::split(args["cpu-baselines"]);
+      else if (std::ifstream(bench::sibling_program("dealii_benchmark_native")).good() && bench::cpu_has_avx512())
+        baselines.push_back("native");
+      for (const auto &b : baselines)
+        bench::check_choice("--cpu-baselines", b, {"width1", "native"});
+      const bool native = std::find(baselines.begin(), baselines.end(), "native") != baselines.end();
+      if (native && cpu_ranks > 0 && !std::ifstream(bench::sibling_program("dealii_benchmark_native")).good())
+        throw std::invalid_argument(
+          "--cpu-baselines native: dealii_benchmark_native is not beside gpumf_benchmark; build it with "
+          "cmake --build <folder> --target dealii_benchmark_native (Debian's deal.II 9.4.1 only)");
+      if (native && cpu_ranks > 0 && !bench::cpu_has_avx512())
+        throw std::invalid_argument("--cpu-baselines native: this CPU has no AVX-512 (avx512f), which "
+                                    "dealii_benchmark_native is compiled for (GPUMF_NATIVE_SIMD_MARCH)");
+      if (cpu_ranks > 0 && std::find(baselines.begin(), baselines.end(), "width1") != baselines.end())
+        cpu_table = bench::run_cpu_comparison(args, cpu_ranks, "dealii_benchmark");
+      if (cpu_ranks > 0 && native)
+        native_table = bench::run_cpu_comparison(args, cpu_ranks, "dealii_benchmark_native");
     }
   catch (const std::exception &e)
     {
@@ -617,13 +713,18 @@ main(int argc, char **argv)
                 << "; deal.II CPU MatrixFree (" << simd << ") on " << bench::cpu_name() << ": "
                 << (cpu_table.empty() ? std::string("no MPI comparison") :
                                         cpu_table.begin()->second.at("ranks") + " MPI ranks")
+                << (native_table.empty() ?
+                      std::string() :
+                      "; at full SIMD width (dealii_benchmark_native, VectorizedArray<double> width " +
+                        native_table.begin()->second.at("simd_width") + ") on " +
+                        native_table.begin()->second.at("ranks") + " MPI ranks: the columns cpu_native_*")
                 << (options.cpu_threads ? ", and " + std::to_string(options.cpu_threads) + " threads in this process" :
                                           std::string())
                 << std::endl;
       if (args.count("dim") && args["dim"] == "2")
-        bench::run_all<2>(lists, options, cpu_table, output);
+        bench::run_all<2>(lists, options, cpu_table, native_table, output);
       else
-        bench::run_all<3>(lists, options, cpu_table, output);
+        bench::run_all<3>(lists, options, cpu_table, native_table, output);
       output.write_json();
     }
   catch (const std::exception &e)

@@ -288,6 +288,12 @@ namespace bench
   double
   copy_bandwidth(gpumf::Backend backend, double bytes, unsigned int repeat);
 
+  /// The host's copy roofline on the ranks of @p comm (STREAM's copy): bytes read + written per
+  /// second of all ranks copying 128 MiB each with memcpy at once, median of @p repeat runs of
+  /// the slowest rank.
+  double
+  host_copy_bandwidth(MPI_Comm comm, unsigned int repeat);
+
   /// VectorizedArray<double>::size() of the deal.II the benchmarks are built against (1: no SIMD;
   /// dealii_simd_width.cc).
   unsigned int

@@ -1,7 +1,9 @@
 // dealii_benchmark: deal.II's CPU MatrixFree (and the assembled Trilinos matrix) on gpumf_benchmark's problems, on MPI
 // ranks (mpirun -np N dealii_benchmark ...; the mesh distributed by p4est): the CPU comparison at full strength that
 // gpumf_benchmark --cpu-ranks N launches. One rank per core and one thread per rank by default, as deal.II users run
-// it. Debian's deal.II has no SIMD (VectorizedArray<double> width 1): the CSV says so in simd_width.
+// it. Debian's deal.II has no SIMD (VectorizedArray<double> width 1): the CSV says so in simd_width;
+// dealii_benchmark_native is the same program at full SIMD width (cmake/dealiiNativeSimd.cmake).
+// Each run first measures the host's copy roofline on its ranks (copy_gb_per_s).
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/vectorization.h>
 
@@ -58,6 +60,11 @@ namespace
     std::vector<Form> forms;
     for (const auto &f : split(get("forms", "bp5")))
       forms.push_back(parse_form(f));
+    // the host's copy roofline, once, on this job's ranks: deal.II's figures as a fraction of it
+    const double copy = host_copy_bandwidth(comm, 10);
+    if (root)
+      std::cout << "host copy roofline: " << fmt(copy * 1e-9) << " GB/s on " << ranks
+                << " ranks (memcpy of 128 MiB a rank, bytes read + written)" << std::endl;
     for (const auto &s : split(get("dofs", "1e6")))
       for (const unsigned int degree : parse_degrees(get("degrees", "4")))
         for (const auto &mesh : meshes)
@@ -74,9 +81,9 @@ namespace
                       continue;
                     Case c;
                     c.form = form, c.degree = degree, c.what = what;
-                    const CpuResult   r   = assembled ?
-                                              run_sparse_cpu<dim>(problem, c, options) :
-                                              dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
+                    const CpuResult   r = assembled ?
+                                            run_sparse_cpu<dim>(problem, c, options) :
+                                            dispatch_degree<GPUMF_BENCH_MAX_CPU_DEGREE>(
                                             degree, "the CPU comparison", [&](auto p) -> CpuResult {
                                               if constexpr (compiled_in(false, dim, decltype(p)::value))
                                                 return run_dealii<dim, decltype(p)::value>(problem, c, options);
@@ -84,13 +91,13 @@ namespace
                                                 throw std::invalid_argument(not_compiled(false, dim, p));
                                             });
                     const double n = problem.dof_handler.n_dofs();
-                    const std::string row = std::to_string(dim) + "," + to_string(form) + "," + std::to_string(degree) +
-                                            "," + mesh + "," + fmt(size) + "," + what + "," + std::to_string(ranks) +
-                                            "," + std::to_string(options.cpu_threads) + "," +
-                                            std::to_string(dealii::VectorizedArray<double>::size()) + "," + fmt(n, 12) +
-                                            "," + fmt(r.seconds, 6) + "," + fmt(n / r.seconds * 1e-9) + "," +
-                                            fmt(r.setup_seconds, 4) + "," + fmt(problem.mesh_seconds, 4) + "," +
-                                            matrix + "," + cpu_key(dim, form, degree, mesh, size, what, assembled);
+                    const std::string row =
+                      std::to_string(dim) + "," + to_string(form) + "," + std::to_string(degree) + "," + mesh + "," +
+                      fmt(size) + "," + what + "," + std::to_string(ranks) + "," + std::to_string(options.cpu_threads) +
+                      "," + std::to_string(dealii::VectorizedArray<double>::size()) + "," + fmt(n, 12) + "," +
+                      fmt(r.seconds, 6) + "," + fmt(n / r.seconds * 1e-9) + "," + fmt(r.setup_seconds, 4) + "," +
+                      fmt(problem.mesh_seconds, 4) + "," + matrix + "," + fmt(copy * 1e-9) + "," +
+                      cpu_key(dim, form, degree, mesh, size, what, assembled);
                     if (root)
                       {
                         std::cout << "deal.II CPU " << (assembled ? "Trilinos matrix" : "MatrixFree") << ", " << ranks
@@ -125,7 +132,7 @@ main(int argc, char **argv)
         {
           csv.open(args.at("csv"));
           csv << "dim,form,degree,mesh,size,what,ranks,threads,simd_width,dofs,seconds,gdofs_per_s,setup_seconds,"
-                 "mesh_seconds,matrix,key"
+                 "mesh_seconds,matrix,copy_gb_per_s,key"
               << std::endl;
         }
       const std::string dim = args.count("dim") ? args.at("dim") : "3";

@@ -96,6 +96,19 @@ namespace bench
     return 2. * half / seconds;
   }
 
+  double
+  host_copy_bandwidth(const MPI_Comm comm, const unsigned int repeat)
+  {
+    // 128 MiB a rank: far beyond any cache of the host (the H200 machine's Xeons: 2.5 MiB of L3 a
+    // core); each rank touches its arrays first, so they lie in its NUMA node
+    const std::size_t half = std::size_t(1) << 27;
+    std::vector<char> a(half, 1), b(half, 0);
+    int               ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    const double seconds = median_seconds_all_ranks(comm, repeat, [&]() { std::memcpy(b.data(), a.data(), half); });
+    return 2. * half * ranks / seconds;
+  }
+
   bool
   device_memory(const gpumf::Backend backend, std::size_t &free_bytes, std::size_t &total_bytes)
   {
