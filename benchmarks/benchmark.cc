@@ -330,7 +330,18 @@ Every combination of the list options is run (cases that do not apply are report
         }
       CpuTable table;
       for (auto &row : read_csv(csv))
-        table[row["key"]] = row;
+        {
+          // a dealii_benchmark built before the host's copy roofline was measured (the native
+          // one is not rebuilt by default)
+          if (row.count("copy_gb_per_s") == 0)
+            {
+              std::remove(csv);
+              throw std::runtime_error(program + " is older than gpumf_benchmark (its CSV has no copy_gb_per_s): "
+                                                 "rebuild it (cmake --build <folder> --target " +
+                                       name + ")");
+            }
+          table[row["key"]] = row;
+        }
       std::remove(csv);
       return table;
     }

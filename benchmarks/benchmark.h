@@ -289,8 +289,8 @@ namespace bench
   copy_bandwidth(gpumf::Backend backend, double bytes, unsigned int repeat);
 
   /// The host's copy roofline on the ranks of @p comm (STREAM's copy): bytes read + written per
-  /// second of all ranks copying 128 MiB each with memcpy at once, median of @p repeat runs of
-  /// the slowest rank.
+  /// second of all ranks copying at once with memcpy, each max(128 MiB, 1 GiB / ranks), median of
+  /// @p repeat runs of the slowest rank.
   double
   host_copy_bandwidth(MPI_Comm comm, unsigned int repeat);
 

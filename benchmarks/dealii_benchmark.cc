@@ -64,7 +64,7 @@ namespace
     const double copy = host_copy_bandwidth(comm, 10);
     if (root)
       std::cout << "host copy roofline: " << fmt(copy * 1e-9) << " GB/s on " << ranks
-                << " ranks (memcpy of 128 MiB a rank, bytes read + written)" << std::endl;
+                << " ranks (memcpy of max(128 MiB, 1 GiB / ranks) a rank, bytes read + written)" << std::endl;
     for (const auto &s : split(get("dofs", "1e6")))
       for (const unsigned int degree : parse_degrees(get("degrees", "4")))
         for (const auto &mesh : meshes)
