@@ -59,7 +59,7 @@ for log in dealii*.log gpumf*.log; do echo "=== $log"; cat "$log"; done
 echo "examples/adaptive ${dim}D, FE_Q($degree), $cycles cycles; host: $cores cores" \
      "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)); GPU: $(nvidia-smi -L 2> /dev/null | head -1)" \
      "; MPS for more ranks than GPUs: ${GPUMF_BENCH_MPS:-0}"
-python3 - dealii*.log gpumf*.log <<'PY'
+python3 - dealii.log ${native:+dealii_native.log} gpumf*.log <<'PY'
 import re, sys
 def parse(path):
     text = open(path).read()

@@ -1,5 +1,5 @@
 # The timed run of the whole-program benchmarks (step37.sh, step48.sh, step59.sh, step64.sh,
-# step66.sh source this file):
+# step66.sh source this file; adaptive.sh for native_twin):
 #
 #   run_timed <label> <log> <command...>
 #
@@ -19,7 +19,10 @@ run_timed() {
 # native_twin <program>: the path of <program>_native, deal.II's program at full SIMD width
 # (cmake/dealiiNativeSimd.cmake), where it is beside <program>, this CPU has AVX-512 (avx512f) and
 # GPUMF_BENCH_NATIVE is not 0; else nothing. The scripts run it after the width-1 program, on the
-# same ranks, as the second deal.II baseline (doc/performance.md).
+# same ranks, as the second deal.II baseline (doc/performance.md). The twins are not built by
+# default: e.g. cmake --build build --target dealii_step37_native (adaptive_native,
+# dealii_step48_native, dealii_step59_native, dealii_step66_cache_native); against Debian's
+# deal.II 9.4.1 only.
 native_twin() {
   [ "${GPUMF_BENCH_NATIVE:-1}" != 0 ] && [ -x "$1_native" ] && grep -qw avx512f /proc/cpuinfo && echo "$1_native"
   return 0

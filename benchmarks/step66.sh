@@ -12,10 +12,11 @@
 #               (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
 #               than GPUs runs: started and stopped here)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), and
-# so does its twin at full SIMD width where it is built (run_timed.sh's native_twin), as
+# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), as
 # the tutorial is (MappingQ) and, unless GPUMF_STEP66_DEALII_CACHE=0, with the port's change 14 too
-# (MappingQCache: each cell's support points computed once per mesh, which also speeds up deal.II),
+# (MappingQCache: each cell's support points computed once per mesh, which also speeds up deal.II);
+# then the stronger of these two (the MappingQCache one unless it is off) at full SIMD width where
+# its twin is built (run_timed.sh's native_twin);
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
 # Both write step-66's VTU files (below 10^6 cells) unless GPUMF_STEP66_OUTPUT=0.
 # Prints, per run: the last cycle's DoFs, Newton steps and CG iterations, its TimerOutput sections
