@@ -336,8 +336,9 @@ Every combination of the list options is run (cases that do not apply are report
           if (row.count("copy_gb_per_s") == 0)
             {
               std::remove(csv);
-              throw std::runtime_error(program + " is older than gpumf_benchmark (its CSV has no copy_gb_per_s): "
-                                                 "rebuild it (cmake --build <folder> --target " +
+              throw std::runtime_error(program +
+                                       " is older than gpumf_benchmark (its CSV has no copy_gb_per_s): "
+                                       "rebuild it (cmake --build <folder> --target " +
                                        name + ")");
             }
           table[row["key"]] = row;
@@ -517,37 +518,9 @@ Every combination of the list options is run (cases that do not apply are report
                                   row["layout"] = layout, row["number"] = number, row["hanging_nodes"] = hanging;
                                   row["mesh_seconds"]  = fmt(problem.mesh_seconds);
                                   row["hanging_share"] = fmt(problem.hanging_share, 3);
-                                  for (const auto &key : {"cells",
-                                                          "colors",
-                                                          "seconds",
-                                                          "gdofs_per_s",
-                                                          "model_bytes",
-                                                          "gb_per_s",
-                                                          "copy_gb_per_s",
-                                                          "roofline_fraction",
-                                                          "gflop_per_s",
-                                                          "cg_iterations",
-                                                          "cpu_ranks",
-                                                          "cpu_simd_width",
-                                                          "cpu_seconds",
-                                                          "cpu_gdofs_per_s",
-                                                          "speedup_vs_cpu",
-                                                          "cpu_setup_seconds",
-                                                          "cpu_copy_gb_per_s",
-                                                          "cpu_roofline_fraction",
-                                                          "cpu_native_simd_width",
-                                                          "cpu_native_seconds",
-                                                          "cpu_native_gdofs_per_s",
-                                                          "speedup_vs_cpu_native",
-                                                          "cpu_native_copy_gb_per_s",
-                                                          "cpu_native_roofline_fraction",
-                                                          "cpu_threads",
-                                                          "cpu_threads_seconds",
-                                                          "speedup_vs_cpu_threads",
-                                                          "setup_seconds",
-                                                          "bytes_per_dof",
-                                                          "max_dofs"})
-                                    row[key] = "";
+                                  // every other column empty until measured (the output writes each column)
+                                  for (const auto &key : columns)
+                                    row.emplace(key, "");
                                   if (!r.skipped)
                                     {
                                       const double copy    = copy_bandwidth(options.backend, r.bytes, options.repeat);
