@@ -295,7 +295,10 @@ main(int argc, char **argv)
         std::cout << "gpumf_dg: 3D, FE_DGQHermite(" << a.degree << "), " << tria.n_global_active_cells() << " cells, "
                   << (a.curved ? "curved (MappingQCache(3))" : "affine (MappingQ1)") << ", double, "
                   << Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) << " MPI ranks"
-                  << (a.dealii ? " (deal.II 9.4 CPU, no SIMD)" : "") << std::endl;
+                  << (a.dealii ? " (deal.II " DEAL_II_PACKAGE_VERSION " CPU, VectorizedArray<double> width " +
+                                   std::to_string(bench::dealii_simd_width()) + ")" :
+                                 std::string())
+                  << std::endl;
       bench::dispatch_degree<8, 2>(a.degree, "gpumf_dg", [&](auto p) {
         run<decltype(p)::value>(a, tria, *mapping);
         return 0;
