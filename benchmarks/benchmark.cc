@@ -548,7 +548,6 @@ Every combination of the list options is run (cases that do not apply are report
                                         row["roofline_fraction"] = row["gb_per_s"] = row["gflop_per_s"] = "";
                                       const std::string key =
                                         cpu_key(dim, form, degree, mesh, size, what, assembled || what == "sweep");
-                                      const auto mpi = cpu_table.find(key);
                                       // deal.II's fraction of the host's copy roofline by this row's byte model,
                                       // where the model's geometry is the one deal.II reads: a Jacobian a cell on
                                       // the affine meshes (the GPU's affine rows), one a point on the others (its
@@ -557,34 +556,29 @@ Every combination of the list options is run (cases that do not apply are report
                                       const bool same_geometry_as_dealii =
                                         !assembled && what == "vmult" &&
                                         r.geometry == (affine_mesh ? "affine" : "stored");
-                                      if (number == "double" && mpi != cpu_table.end())
-                                        {
-                                          const double cpu         = std::stod(mpi->second.at("seconds"));
-                                          row["cpu_ranks"]         = mpi->second.at("ranks");
-                                          row["cpu_simd_width"]    = mpi->second.at("simd_width");
-                                          row["cpu_seconds"]       = fmt(cpu, 6);
-                                          row["cpu_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
-                                          row["speedup_vs_cpu"]    = fmt(cpu / r.seconds, 3);
-                                          row["cpu_setup_seconds"] = mpi->second.at("setup_seconds");
-                                          const double host        = std::stod(mpi->second.at("copy_gb_per_s")) * 1e9;
-                                          row["cpu_copy_gb_per_s"] = fmt(host * 1e-9);
-                                          if (same_geometry_as_dealii)
-                                            row["cpu_roofline_fraction"] = fmt(r.bytes / cpu / host, 3);
-                                        }
-                                      const auto native = native_table.find(key);
-                                      if (number == "double" && native != native_table.end())
-                                        {
-                                          const double cpu  = std::stod(native->second.at("seconds"));
-                                          const double host = std::stod(native->second.at("copy_gb_per_s")) * 1e9;
-                                          row["cpu_ranks"]  = native->second.at("ranks");
-                                          row["cpu_native_simd_width"]    = native->second.at("simd_width");
-                                          row["cpu_native_seconds"]       = fmt(cpu, 6);
-                                          row["cpu_native_gdofs_per_s"]   = fmt(n_dofs / cpu * 1e-9);
-                                          row["speedup_vs_cpu_native"]    = fmt(cpu / r.seconds, 3);
-                                          row["cpu_native_copy_gb_per_s"] = fmt(host * 1e-9);
-                                          if (same_geometry_as_dealii)
-                                            row["cpu_native_roofline_fraction"] = fmt(r.bytes / cpu / host, 3);
-                                        }
+                                      // the columns of one baseline: cpu_* and speedup_vs_cpu for width 1 (suffix
+                                      // ""), cpu_native_* and speedup_vs_cpu_native at full width ("_native")
+                                      const auto fill_baseline = [&](const CpuTable &table, const std::string &suffix) {
+                                        const auto found = table.find(key);
+                                        if (number != "double" || found == table.end())
+                                          return;
+                                        const auto       &cpu_row      = found->second;
+                                        const std::string prefix       = "cpu" + suffix + "_";
+                                        const double      cpu          = std::stod(cpu_row.at("seconds"));
+                                        const double      host         = std::stod(cpu_row.at("copy_gb_per_s")) * 1e9;
+                                        row["cpu_ranks"]               = cpu_row.at("ranks");
+                                        row[prefix + "simd_width"]     = cpu_row.at("simd_width");
+                                        row[prefix + "seconds"]        = fmt(cpu, 6);
+                                        row[prefix + "gdofs_per_s"]    = fmt(n_dofs / cpu * 1e-9);
+                                        row["speedup_vs_cpu" + suffix] = fmt(cpu / r.seconds, 3);
+                                        row[prefix + "copy_gb_per_s"]  = fmt(host * 1e-9);
+                                        if (same_geometry_as_dealii)
+                                          row[prefix + "roofline_fraction"] = fmt(r.bytes / cpu / host, 3);
+                                        if (suffix.empty())
+                                          row["cpu_setup_seconds"] = cpu_row.at("setup_seconds");
+                                      };
+                                      fill_baseline(cpu_table, "");
+                                      fill_baseline(native_table, "_native");
                                       if (options.cpu_threads > 0 && compiled_in(false, dim, degree) &&
                                           number == "double" && !assembled && what != "sweep")
                                         {
@@ -645,24 +639,32 @@ main(int argc, char **argv)
       lists = bench::parse_lists(args);
       const unsigned int cpu_ranks =
         args.count("cpu-ranks") ? std::stoul(args["cpu-ranks"]) : std::max(1u, std::thread::hardware_concurrency());
+      const bool               native_built = std::ifstream(bench::sibling_program("dealii_benchmark_native")).good();
+      const bool               avx512       = bench::cpu_has_avx512();
       std::vector<std::string> baselines{"width1"};
       if (args.count("cpu-baselines"))
         baselines = bench::split(args["cpu-baselines"]);
-      else if (std::ifstream(bench::sibling_program("dealii_benchmark_native")).good() && bench::cpu_has_avx512())
+      else if (native_built && avx512)
         baselines.push_back("native");
       for (const auto &b : baselines)
         bench::check_choice("--cpu-baselines", b, {"width1", "native"});
-      const bool native = std::find(baselines.begin(), baselines.end(), "native") != baselines.end();
-      if (native && cpu_ranks > 0 && !std::ifstream(bench::sibling_program("dealii_benchmark_native")).good())
-        throw std::invalid_argument(
-          "--cpu-baselines native: dealii_benchmark_native is not beside gpumf_benchmark; build it with "
-          "cmake --build <folder> --target dealii_benchmark_native (Debian's deal.II 9.4.1 only)");
-      if (native && cpu_ranks > 0 && !bench::cpu_has_avx512())
-        throw std::invalid_argument("--cpu-baselines native: this CPU has no AVX-512 (avx512f), which "
-                                    "dealii_benchmark_native is compiled for (GPUMF_NATIVE_SIMD_MARCH)");
-      if (cpu_ranks > 0 && std::find(baselines.begin(), baselines.end(), "width1") != baselines.end())
+      const auto asked = [&](const char *b) {
+        return std::find(baselines.begin(), baselines.end(), b) != baselines.end();
+      };
+      if (cpu_ranks > 0 && asked("native"))
+        {
+          if (!native_built)
+            throw std::invalid_argument(
+              "--cpu-baselines native: dealii_benchmark_native is not beside gpumf_benchmark; build it with "
+              "cmake --build <folder> --target dealii_benchmark_native (Debian's deal.II 9.4.1 only)");
+          if (!avx512)
+            throw std::invalid_argument("--cpu-baselines native: this CPU has no AVX-512 (avx512f), which "
+                                        "dealii_benchmark_native is compiled for (GPUMF_NATIVE_SIMD_MARCH)");
+        }
+      // width 1 first, then native, on the same ranks
+      if (cpu_ranks > 0 && asked("width1"))
         cpu_table = bench::run_cpu_comparison(args, cpu_ranks, "dealii_benchmark");
-      if (cpu_ranks > 0 && native)
+      if (cpu_ranks > 0 && asked("native"))
         native_table = bench::run_cpu_comparison(args, cpu_ranks, "dealii_benchmark_native");
     }
   catch (const std::exception &e)
