@@ -30,6 +30,7 @@ bin=${GPUMF_BIN:-$here/../build/examples/adaptive}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 . "$here/mps.sh"
+. "$here/run_timed.sh" # native_twin
 trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work"
 
@@ -47,7 +48,6 @@ run() {
 options=(--dim "$dim" --degree "$degree" --cycles "$cycles")
 cores=$(nproc)
 run dealii.log mpirun -np "$cores" "$bin/adaptive" "${options[@]}" --solver dealii
-. "$here/run_timed.sh"
 native=$(native_twin "$bin/adaptive")
 [ -z "$native" ] || run dealii_native.log mpirun -np "$cores" "$native" "${options[@]}" --solver dealii
 for ranks in "${gpumf_ranks[@]}"; do

@@ -12,6 +12,10 @@
 # instantiations are 9.4.1's); none is built by default.
 #
 #   gpumf_dealii_native_simd(<target>)   makes <target>'s deal.II code native (all its sources)
+#   gpumf_dealii_native_objects(<name> <source>...)
+#                                        an object library of those sources made native, linked
+#                                        to gpumf: the deal.II side of a program whose other
+#                                        sources (nvcc's among them) keep the library's width
 #   GPUMF_DEALII_NATIVE_SIMD             TRUE where this works (deal.II 9.4.1 with width 0)
 set(GPUMF_NATIVE_SIMD_MARCH "x86-64-v4" CACHE STRING "-march= of the native-SIMD deal.II baselines (an AVX-512 CPU)")
 set(GPUMF_DEALII_NATIVE_SIMD FALSE)
@@ -54,6 +58,12 @@ function(gpumf_dealii_native_simd target)
   gpumf_dealii_native_flags(${target})
   target_sources(${target} PRIVATE $<TARGET_OBJECTS:gpumf_dealii_native>)
   set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+endfunction()
+
+function(gpumf_dealii_native_objects name)
+  add_library(${name} OBJECT EXCLUDE_FROM_ALL ${ARGN})
+  target_link_libraries(${name} PRIVATE gpumf)
+  gpumf_dealii_native_flags(${name})
 endfunction()
 
 if(GPUMF_DEALII_NATIVE_SIMD)
