@@ -4,6 +4,7 @@
 // exchanges (_start/_finish) against the blocking ones, with two under way at once and
 // 100 times over the same buffers, their misuse, and each GPUMF_EXCHANGE method. Data exchange
 // with deal.II's distributed vectors of each memory space (Host; Default on deal.II 9.5+).
+// select_device()'s placement of ranks on GPUs.
 //
 //   vector_test host   host backend vs deal.II (relative 1e-14)
 //   vector_test cuda   CUDA backend vs deal.II, copies between backends; skipped without a GPU
@@ -23,6 +24,7 @@
 #include <set>
 
 #include "common/test_utils.h"
+#include "core/device.h"
 
 using namespace dealii;
 using HostVector = LinearAlgebra::distributed::Vector<double>;
@@ -104,6 +106,24 @@ main(int argc, char **argv)
   return test::run(argc, argv, [](test::Checker &checker, const gpumf::Backend backend) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     const double   tol  = 1e-14;
+
+    // select_device()'s placement: consecutive ranks share a GPU, evenly
+    {
+      const auto placed = [](const unsigned int ranks, const unsigned int gpus) {
+        std::string devices;
+        for (unsigned int r = 0; r < ranks; ++r)
+          devices += std::to_string(gpumf::internal::device_of_node_rank(r, ranks, gpus));
+        return devices;
+      };
+      checker.check(placed(16, 4) == "0000111122223333" && placed(6, 4) == "001123" && placed(2, 4) == "01" &&
+                      placed(3, 1) == "000" && placed(4, 4) == "0123",
+                    "select_device() places ranks 0-15 on 4 GPUs as " + placed(16, 4) + ", 6 ranks as " + placed(6, 4) +
+                      ", 2 ranks as " + placed(2, 4));
+      const std::string summary = gpumf::internal::placement_summary(6, 4, true);
+      checker.check(summary == "6 MPI ranks on this node's 4 GPUs: GPU 0 ranks 0-1, GPU 1 ranks 2-3, GPU 2 rank 4, "
+                               "GPU 3 rank 5; CUDA MPS runs",
+                    "select_device()'s line: " + summary);
+    }
 
     const auto            partitioner = make_partitioner(comm);
     gpumf::Vector<double> a(partitioner, backend), b(partitioner, backend), c(partitioner, backend);

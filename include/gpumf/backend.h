@@ -47,9 +47,13 @@ namespace gpumf
   default_backend();
 
   /**
-   * Picks the GPU for this MPI rank (node-local rank modulo the number of GPUs on the
-   * node) and returns default_backend(). When the host backend results, rank 0 writes one
-   * line saying so to std::cerr. Replaces step-64's cudaGetDeviceCount()/cudaSetDevice().
+   * Picks the GPU for this MPI rank and returns default_backend(). The node's ranks are spread
+   * evenly over its GPUs, consecutive node-local ranks on one GPU (16 ranks on 4 GPUs: ranks 0-3
+   * on GPU 0, 4-7 on GPU 1, ...; with 6 ranks GPUs 0 and 1 take two): p4est gives consecutive
+   * ranks neighbouring parts of the mesh, so that most ghost exchanges stay on one GPU. With
+   * several ranks on the node rank 0 writes the placement in one line to std::cerr, and says
+   * whether CUDA MPS runs where ranks share a GPU; when the host backend results, one line saying
+   * so. Replaces step-64's cudaGetDeviceCount()/cudaSetDevice().
    */
   Backend
   select_device(const MPI_Comm comm);

@@ -10,6 +10,7 @@
 #include <vector>
 #include <unistd.h>
 #include <iostream>
+#include <sstream>
 
 #include "core/device.h"
 #include "core/run_profile.h"
@@ -113,6 +114,42 @@ namespace gpumf
     }
   } // namespace internal
 
+  namespace internal
+  {
+    unsigned int
+    device_of_node_rank(const unsigned int node_rank, const unsigned int node_ranks, const unsigned int n_devices)
+    {
+      AssertThrow(n_devices > 0 && node_rank < node_ranks, dealii::ExcInternalError());
+      // the first (node_ranks % n_devices) GPUs take one rank more than the others
+      const unsigned int per_device = node_ranks / n_devices, larger = node_ranks % n_devices;
+      const unsigned int in_larger = larger * (per_device + 1);
+      return node_rank < in_larger ? node_rank / (per_device + 1) : larger + (node_rank - in_larger) / per_device;
+    }
+
+    std::string
+    placement_summary(const unsigned int node_ranks, const unsigned int n_devices, const bool mps)
+    {
+      std::ostringstream text;
+      text << node_ranks << " MPI ranks on this node's " << n_devices << " GPU" << (n_devices == 1 ? "" : "s") << ": ";
+      unsigned int first = 0;
+      for (unsigned int device = 0; device < n_devices && first < node_ranks; ++device)
+        {
+          unsigned int last = first;
+          while (last + 1 < node_ranks && device_of_node_rank(last + 1, node_ranks, n_devices) == device)
+            ++last;
+          text << (device > 0 ? ", " : "") << "GPU " << device << (first == last ? " rank " : " ranks ") << first;
+          if (last > first)
+            text << "-" << last;
+          first = last + 1;
+        }
+      if (node_ranks < n_devices)
+        text << " (GPUs " << node_ranks << "-" << n_devices - 1 << " unused)";
+      if (node_ranks > n_devices)
+        text << (mps ? "; CUDA MPS runs" : "; CUDA MPS does not run");
+      return text.str();
+    }
+  } // namespace internal
+
   namespace
   {
     /// Whether the CUDA MPS control daemon of this node runs (for the message of select_device()).
@@ -140,11 +177,16 @@ namespace gpumf
         MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
         const unsigned int node_rank  = dealii::Utilities::MPI::this_mpi_process(node_comm);
         const unsigned int node_ranks = dealii::Utilities::MPI::n_mpi_processes(node_comm);
-        GPUMF_CHECK_CUDA(cudaSetDevice(node_rank % n_devices));
+        // consecutive ranks on one GPU: p4est hands consecutive ranks neighbouring parts of the
+        // mesh (its space-filling curve), so that most of a rank's ghost exchange stays on its GPU
+        GPUMF_CHECK_CUDA(cudaSetDevice(internal::device_of_node_rank(node_rank, node_ranks, n_devices)));
         // ranks that see one device each (CUDA_VISIBLE_DEVICES set per rank) may still have a GPU
         // each: compare the GPUs' PCI addresses
         const bool shared = node_ranks > 1 && internal::ranks_share_gpu(node_comm);
         MPI_Comm_free(&node_comm);
+        if (node_ranks > 1 && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
+          std::cerr << "gpumf: select_device: "
+                    << internal::placement_summary(node_ranks, n_devices, shared && mps_running()) << std::endl;
         if (shared && !mps_running() && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
           std::cerr << "gpumf: " << node_ranks << " MPI ranks share this node's " << n_devices
                     << " GPU(s) without CUDA MPS: the GPU runs one process at a time, so every rank "

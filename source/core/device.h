@@ -34,6 +34,16 @@ namespace gpumf
     /// CUDA backend only.
     bool
     ranks_share_gpu(const MPI_Comm comm);
+
+    /// The GPU (0 to n_devices - 1) that select_device() gives node-local rank @p node_rank of
+    /// @p node_ranks: consecutive ranks share a GPU, the counts differ by at most one.
+    unsigned int
+    device_of_node_rank(const unsigned int node_rank, const unsigned int node_ranks, const unsigned int n_devices);
+
+    /// The line select_device() writes about the placement ("16 MPI ranks on this node's 4 GPUs:
+    /// GPU 0 ranks 0-3, ..."), @p mps whether CUDA MPS runs.
+    std::string
+    placement_summary(const unsigned int node_ranks, const unsigned int n_devices, const bool mps);
   } // namespace internal
 } // namespace gpumf
 
