@@ -45,7 +45,8 @@ namespace gpumf
   void
   Vector<Number>::update_ghost_values_start() const
   {
-    internal::RunTimer               timer(internal::RunPart::exchange_host);
+    internal::RunTimer          timer(internal::RunPart::exchange_host);
+    internal::InterruptionGuard guard("gpumf::Vector::update_ghost_values_start()", partitioner->n_mpi_processes());
     internal::GhostExchange<Number> &ex = *exchange;
     ex.begin(internal::Phase::ghost_update, "update_ghost_values_start()");
     const Utilities::MPI::Partitioner &p = *partitioner;
@@ -67,7 +68,8 @@ namespace gpumf
   void
   Vector<Number>::update_ghost_values_finish() const
   {
-    internal::RunTimer               timer(internal::RunPart::exchange_host);
+    internal::RunTimer          timer(internal::RunPart::exchange_host);
+    internal::InterruptionGuard guard("gpumf::Vector::update_ghost_values_finish()", partitioner->n_mpi_processes());
     internal::GhostExchange<Number> &ex = *exchange;
     ex.check_phase(internal::Phase::ghost_update, "update_ghost_values_finish()");
     if (ex.method == ExchangeMethod::ipc)
@@ -115,6 +117,7 @@ namespace gpumf
   Vector<Number>::update_ghost_values(const internal::GhostSubset &subset) const
   {
     internal::RunTimer                 timer(internal::RunPart::exchange_host);
+    internal::InterruptionGuard        guard("gpumf::Vector::update_ghost_values()", partitioner->n_mpi_processes());
     const Utilities::MPI::Partitioner &p = *partitioner;
     AssertThrow(subset.larger && subset.partitioner && internal::same_layout(*subset.larger, p),
                 ExcMessage("gpumf::Vector::update_ghost_values(subset): the ghost subset was made for another "
@@ -194,6 +197,7 @@ namespace gpumf
   Vector<Number>::compress_start(const VectorOperation::values operation)
   {
     internal::RunTimer               timer(internal::RunPart::exchange_host);
+    internal::InterruptionGuard      guard("gpumf::Vector::compress_start()", partitioner->n_mpi_processes());
     internal::GhostExchange<Number> &ex = *exchange;
     ex.begin(internal::Phase::compress, "compress_start()", operation);
     const Utilities::MPI::Partitioner &p = *partitioner;
@@ -214,6 +218,7 @@ namespace gpumf
   Vector<Number>::compress_finish(const VectorOperation::values operation)
   {
     internal::RunTimer               timer(internal::RunPart::exchange_host);
+    internal::InterruptionGuard      guard("gpumf::Vector::compress_finish()", partitioner->n_mpi_processes());
     internal::GhostExchange<Number> &ex = *exchange;
     ex.check_phase(internal::Phase::compress, "compress_finish()");
     AssertThrow(operation == ex.operation,

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/faults.h"
 #include "core/run_profile.h"
 #include "linear_algebra/exchange.h"
 #include "linear_algebra/vector_kernels.h"
@@ -77,9 +78,13 @@ namespace gpumf
       operator=(const GhostExchange &) = delete;
 
       /// A vector destroyed with an exchange under way waits for its messages, so that
-      /// MPI never writes to freed memory.
+      /// MPI never writes to freed memory; its neighbours may wait for the rest of the exchange
+      /// (an exception left the program between _start() and _finish(): note_interrupted()).
       ~GhostExchange()
       {
+        if (phase != Phase::idle)
+          note_interrupted("a gpumf::Vector's exchange (the vector was destroyed between its _start() and _finish())",
+                           2);
         int finalized = 1;
         MPI_Finalized(&finalized);
         if (!requests.empty() && !finalized)

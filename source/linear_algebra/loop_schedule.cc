@@ -6,6 +6,7 @@
 #include <gpumf/internal/memory.h>
 #include <gpumf/setup_profile.h>
 #include <gpumf/vector.h>
+#include "core/faults.h"
 #include "linear_algebra/layout.h"
 
 #include <algorithm>
@@ -230,12 +231,14 @@ namespace gpumf
               mark(LoopMark::first_start);
               body(LoopRange::all);
               mark(LoopMark::first_end);
+              inject_fault("loop");
             }
           else
             {
               mark(LoopMark::first_start);
               body(LoopRange::interior_first);
               mark(LoopMark::first_end);
+              inject_fault("loop");
               finish_updates();
               mark(LoopMark::boundary_start);
               body(LoopRange::boundary);
@@ -244,7 +247,9 @@ namespace gpumf
         }
       catch (...)
         {
-          // this rank's messages must match those of ranks on which nothing was thrown
+          // this rank's messages must match those of ranks on which nothing was thrown; the
+          // other ranks go on and wait for this one in their next exchange or reduction
+          note_interrupted(options.name, n_ranks);
           finish_updates();
           compress_all();
           zero_ghosts();
@@ -269,6 +274,7 @@ namespace gpumf
         }
       catch (...)
         {
+          note_interrupted(options.name, n_ranks);
           for (unsigned int i = 0; i < compressing; ++i)
             compressed[i]->compress_finish(dealii::VectorOperation::add);
           if (!overlap)

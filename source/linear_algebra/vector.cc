@@ -142,6 +142,7 @@ namespace gpumf
                          const Backend                                             backend)
   {
     Assert(new_partitioner, ExcNotInitialized());
+    internal::InterruptionGuard guard("gpumf::Vector::reinit()", new_partitioner->n_mpi_processes());
     if (exchange)
       exchange->check_idle("reinit()");
     exchange    = std::make_shared<internal::GhostExchange<Number>>();

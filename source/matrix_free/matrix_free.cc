@@ -26,6 +26,7 @@
 
 #include "core/coloring.h"
 #include "core/device.h"
+#include "core/faults.h"
 #include "core/threads.h"
 #include <gpumf/setup_profile.h>
 
@@ -849,7 +850,10 @@ namespace gpumf
                                      " or its AffineConstraints is a null pointer." :
                                      " lives on another Triangulation than DoFHandler 0; the DoFHandlers of "
                                      "one MatrixFree share its mesh.")));
-    const DoFHandler<dim>                  &dof = *dofs[0];
+    const DoFHandler<dim> &dof = *dofs[0];
+    // an exception from here on may leave other ranks waiting in the set-up's messages
+    internal::InterruptionGuard             guard("gpumf::MatrixFree::reinit()",
+                                      Utilities::MPI::n_mpi_processes(dof.get_triangulation().get_communicator()));
     std::vector<const FiniteElement<dim> *> fes;
     std::vector<const FE_Poly<dim> *>       fe_qs;
     for (unsigned int k = 0; k < n_parts; ++k)
