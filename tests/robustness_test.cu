@@ -96,8 +96,9 @@ namespace
             const DoFHandler<dim>           &dof,
             const AffineConstraints<double> &constraints)
   {
-    // an unconstrained DoF owned by rank 0 that is a master of a hanging node: its NaN is read
-    // directly by its cells and through the constraint by the fine cells
+    // an unconstrained DoF that is a master of a hanging node, owned by the first rank that owns
+    // one (with many ranks some own none): its NaN is read directly by its cells and through the
+    // constraint by the fine cells
     types::global_dof_index nan_dof = numbers::invalid_dof_index;
     for (const auto &line : constraints.get_lines())
       if (!line.entries.empty() && dof.locally_owned_dofs().is_element(line.entries[0].first))
@@ -105,7 +106,7 @@ namespace
           nan_dof = line.entries[0].first;
           break;
         }
-    nan_dof = Utilities::MPI::broadcast(MPI_COMM_WORLD, nan_dof, 0);
+    nan_dof = Utilities::MPI::min(nan_dof, MPI_COMM_WORLD);
     AssertThrow(nan_dof != numbers::invalid_dof_index, ExcInternalError());
     for (const auto implementation : {gpumf::Implementation::tensor_product, gpumf::Implementation::local_matrix})
       for (const bool coloring : {true, false})

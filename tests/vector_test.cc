@@ -416,7 +416,6 @@ main(int argc, char **argv)
         test::with_exchange("ipc", [&] { return gpumf::exchange_method(comm, backend); }) == gpumf::ExchangeMethod::ipc)
       {
         using gpumf::internal::shareable_statistics;
-        const bool one_gpu    = backend == gpumf::Backend::cuda && gpumf::internal::ranks_on_one_gpu(comm);
         const bool neighbours = !partitioner->import_targets().empty() || !partitioner->ghost_targets().empty();
         MPI_Barrier(comm); // the vectors of the blocks above are closed everywhere
         const auto before_block = shareable_statistics();
@@ -457,8 +456,8 @@ main(int argc, char **argv)
             checker.check(all_ranks(result == reference, comm),
                           "ipc, " + name +
                             ": 81 exchanges queued back to back give bitwise the staged_mpi method's results");
-            // counters by default on the host backend and for ranks on one GPU
-            const bool counters = order != "messages" && (backend == gpumf::Backend::host || one_gpu);
+            // counters by default, whether the ranks share a GPU or use several
+            const bool counters = order != "messages";
             checker.check(all_ranks(signals == (counters && neighbours ? 2 * 81 : 0), comm),
                           "ipc, " + name + ": ordered by " + (counters ? "counters (two per exchange)" : "messages") +
                             " (" + std::to_string(signals) + " counters signalled)");

@@ -537,8 +537,9 @@ namespace gpumf
    * Collective over @p comm at its first call for the CUDA backend, and at the first call
    * with GPUMF_EXCHANGE=ipc on the host backend.
    *
-   * The ipc method's reads are ordered by counters that the GPU waits for where all ranks
-   * use one GPU (and on the host backend), else by MPI messages and interprocess events;
+   * The ipc method's reads are ordered by counters that the GPUs wait for (the host on the
+   * host backend), whether the ranks share one GPU or use several; where a rank's CUDA driver
+   * has no stream memory operations, by MPI messages and interprocess events;
    * GPUMF_IPC_ORDER ("auto", "counters", "messages") chooses, alike on all ranks
    * (doc/mpi.md, "How `ipc` orders the reads").
    */

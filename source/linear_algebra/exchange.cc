@@ -146,6 +146,8 @@ namespace gpumf
         std::set<std::string> notices;
         /// The ipc links connected so far (each link's MPI tags are taken from it).
         unsigned int n_ipc_links = 0;
+        /// Whether the automatic choice of the CUDA backend was written (once per communicator).
+        bool announced = false;
 #if GPUMF_NCCL_HEADER
         ncclComm_t   nccl   = nullptr;
         cudaStream_t stream = nullptr;
@@ -240,8 +242,8 @@ namespace gpumf
             state.ipc_usable[b] = ipc::usable(comm, backend, state.why_not_ipc[b]);
             if (state.ipc_comm == MPI_COMM_NULL)
               AssertThrowMPI(MPI_Comm_dup(comm, &state.ipc_comm));
-            // ordering by counters: the stream memory operations on every rank, and on the
-            // CUDA backend one GPU for all (a wait on another GPU's memory is not tested)
+            // ordering by counters: the stream memory operations on every rank (a GPU waits for a
+            // counter in its own memory or, through NVLink or PCIe, in another GPU's)
             std::string why_not;
             const int   supported  = ipc::counters_supported(backend, why_not) ? 1 : 0;
             int         everywhere = 0;
@@ -249,8 +251,6 @@ namespace gpumf
             if (!everywhere)
               state.why_not_counters[b] =
                 supported ? "another rank's CUDA driver has no stream memory operations" : why_not;
-            else if (backend == Backend::cuda && state.n_gpus != 1)
-              state.why_not_counters[b] = "the ranks use several GPUs (counters are used where all ranks share one)";
             state.counters_usable[b] = state.why_not_counters[b].empty();
           }
         return state.ipc_usable[b];
@@ -313,6 +313,26 @@ namespace gpumf
                  " instead");
       else if (choice == "ipc")
         return ExchangeMethod::ipc;
+      if (!state.announced && Utilities::MPI::n_mpi_processes(comm) > 1)
+        {
+          // what the automatic choice picked, and why, once
+          state.announced          = true;
+          const unsigned int ranks = Utilities::MPI::n_mpi_processes(comm);
+          std::string        text  = "ghost exchange of " + std::to_string(ranks) + " ranks on " +
+                             std::to_string(state.n_gpus) + " GPU" + (state.n_gpus == 1 ? "" : "s") + ": " +
+                             to_string(automatic);
+          if (automatic == ExchangeMethod::nccl)
+            text += " (a GPU for each rank)";
+          else if (automatic == ExchangeMethod::ipc)
+            text += std::string(" (") + (state.shares_gpu ? "ranks share GPUs" : "NCCL: " + state.why_not_nccl) +
+                    "), ordered by " +
+                    (resolve_ipc_ordering(comm, backend) == IpcOrdering::counters ?
+                       "counters on the GPUs" :
+                       "MPI messages: " + state.why_not_counters[1]);
+          else
+            text += " (NCCL: " + state.why_not_nccl + "; ipc: " + state.why_not_ipc[1] + ")";
+          notice(comm, state, text + "; GPUMF_EXCHANGE chooses another");
+        }
       return automatic;
     }
 

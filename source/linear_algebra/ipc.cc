@@ -854,12 +854,6 @@ namespace gpumf
       return ptr;
     }
 
-    bool
-    ranks_on_one_gpu(const MPI_Comm comm)
-    {
-      return n_gpus(comm) == 1;
-    }
-
     ShareableStatistics
     shareable_statistics()
     {

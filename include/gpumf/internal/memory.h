@@ -71,11 +71,6 @@ namespace gpumf
     ShareableStatistics
     shareable_statistics();
 
-    /// Whether all ranks of @p comm use one GPU (host name and PCI address; for tests).
-    /// Collective.
-    bool
-    ranks_on_one_gpu(const MPI_Comm comm);
-
     /// Copies @p bytes between any two backends' memories.
     void
     copy(const Backend dst_backend, void *dst, const Backend src_backend, const void *src, const std::size_t bytes);
