@@ -20,7 +20,8 @@
 // - the split of a vmult (gpumf::cell_loop_profile(), one loop per round, on the rank with the
 //   most boundary work): interior cells, boundary cells, and what the cells did not hide
 //   (packing, messages, waits, and waiting for other ranks);
-// - one CG iteration (gpumf::SolverCG with the Jacobi preconditioner, I iterations, time / I).
+// - one CG iteration (gpumf::SolverCG with the Jacobi preconditioner, I iterations, time / I), with
+//   a new solver for each solve (as a program's solve() makes one) and with one solver for all.
 // The copy bandwidth of each rank's GPU (the roofline) is measured in the same run.
 #include <gpumf/operators.h>
 #include <gpumf/setup_profile.h>
@@ -168,7 +169,7 @@ main(int argc, char **argv)
       out.open(csv, std::ios::app);
       if (out.tellp() == 0)
         out << "device,ranks,mode,method,dofs,overlap,vmult_ms,exchange_ms,interior_ms,boundary_ms,not_hidden_ms,"
-               "cg_iteration_ms,gdofs,copy_gbs_min,copy_gbs_max\n";
+               "cg_iteration_ms,gdofs,copy_gbs_min,copy_gbs_max,cg_iteration_reused_ms\n";
     }
   if (root)
     std::cout << "device " << gpumf::device_name() << ", " << n_ranks << " ranks (" << (per_rank ? "weak" : "strong")
@@ -228,6 +229,17 @@ main(int argc, char **argv)
                                           solver.solve(op, x, b, *op.get_matrix_diagonal_inverse());
                                         }) /
                             cg_iterations;
+          // the same with one solver for all solves: its vectors, and their ipc links, made once
+          IterationNumberControl  reused_control(cg_iterations, 1e-300, false, false);
+          gpumf::SolverCG<double> reused(reused_control);
+          const double            cg_reused = median_time(comm,
+                                               backend,
+                                               3,
+                                               [&] {
+                                                 x = 0.;
+                                                 reused.solve(op, x, b, *op.get_matrix_diagonal_inverse());
+                                               }) /
+                                   cg_iterations;
           const double gdofs = dof.n_dofs() / vmult * 1e-9;
           const double per   = 1e3 / std::max(1u, split.loops);
           if (root)
@@ -236,13 +248,14 @@ main(int argc, char **argv)
                         << std::setprecision(4) << vmult * 1e3 << " ms (" << gdofs << " GDoF/s; interior "
                         << split.interior * per << ", boundary " << split.boundary * per << ", not hidden "
                         << split.not_hidden * per << " ms), exchange alone " << exchange * 1e3 << " ms, CG iteration "
-                        << cg * 1e3 << " ms" << std::endl;
+                        << cg * 1e3 << " ms (a new solver each solve; one solver for all " << cg_reused * 1e3 << " ms)"
+                        << std::endl;
               if (out)
                 out << '"' << gpumf::device_name() << "\"," << n_ranks << ',' << (per_rank ? "weak" : "strong") << ','
                     << used << ',' << dof.n_dofs() << ',' << overlap << ',' << vmult * 1e3 << ',' << exchange * 1e3
                     << ',' << split.interior * per << ',' << split.boundary * per << ',' << split.not_hidden * per
                     << ',' << cg * 1e3 << ',' << gdofs << ',' << bandwidth_min * 1e-9 << ',' << bandwidth_max * 1e-9
-                    << '\n';
+                    << ',' << cg_reused * 1e3 << '\n';
             }
         }
       unsetenv("GPUMF_EXCHANGE");

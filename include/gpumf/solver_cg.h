@@ -13,6 +13,7 @@
 #include <deal.II/lac/diagonal_matrix.h>
 #include <deal.II/lac/precondition.h>
 #include <deal.II/lac/solver_control.h>
+#include <deal.II/lac/vector_memory.h>
 
 #include <cmath>
 #include <type_traits>
@@ -66,12 +67,19 @@ namespace gpumf
 
   private:
     dealii::SolverControl &control;
-    VectorType             r, p, Ap;
+    /// The three vectors of an iteration come from deal.II's pool of vectors, as deal.II's
+    /// solvers take theirs: a solver made for each solve reuses the last one's vectors with
+    /// their message buffers and, with the ipc exchange, their links to the neighbours' memory
+    /// (a new vector connects at its first exchange: milliseconds a vector where ranks share
+    /// GPUs, measured in doc/performance.md, "Several GPUs").
+    dealii::GrowingVectorMemory<VectorType> memory;
 
     template <typename MatrixType>
     void
     run(const MatrixType &A, VectorType &x, const VectorType &b, const VectorType *D)
     {
+      typename dealii::VectorMemory<VectorType>::Pointer r_ptr(memory), p_ptr(memory), Ap_ptr(memory);
+      VectorType                                        &r = *r_ptr, &p = *p_ptr, &Ap = *Ap_ptr;
       r.reinit(x, true);
       p.reinit(x, true);
       Ap.reinit(x, true);
