@@ -6,11 +6,12 @@
 #   benchmarks/adaptive.sh [dim] [degree] [cycles] [gpumf ranks ...]
 #
 #   dim, degree, cycles   as examples/adaptive's options (default 3 2 8)
-#   gpumf ranks           MPI ranks of the gpumf program, sharing the node's GPUs (default 1);
-#                         with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a gpumf program
-#                         with more ranks than GPUs runs (started and stopped here)
+#   gpumf ranks           MPI ranks of the gpumf program (default 1/gpu), each a number or k/gpu:
+#                         k ranks on each of the node's GPUs; the CUDA MPS daemon runs while a
+#                         gpumf program with more ranks than GPUs runs (started and stopped here;
+#                         GPUMF_BENCH_MPS=0: not started)
 #
-# deal.II's program (`adaptive --solver dealii`) runs with one MPI rank per host core (nproc;
+# deal.II's program (`adaptive --solver dealii`) runs with one MPI rank per host core (nproc, or GPUMF_BENCH_CORES;
 # Debian's deal.II has no SIMD), and so does adaptive_native's, deal.II's solver at full SIMD width,
 # where it is built and the CPU has AVX-512 (run_timed.sh's native_twin); gpumf's (`adaptive --solver gpumf`) with the given ranks and
 # deal.II's threads spread over the cores (--bind-to none). Prints each program's output (its
@@ -24,12 +25,13 @@ dim=${1:-3}
 degree=${2:-2}
 cycles=${3:-8}
 shift 3 || shift $# || true
-gpumf_ranks=("${@:-1}")
+gpumf_ranks=("${@:-1/gpu}")
 bin=${GPUMF_BIN:-$here/../build/examples/adaptive}
 [ -x "$bin/adaptive" ] || cmake --build "$here/../build" --target adaptive
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 . "$here/mps.sh"
+gpumf_ranks=($(node_ranks "${gpumf_ranks[@]}"))
 . "$here/run_timed.sh" # native_twin
 trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work"
@@ -46,7 +48,7 @@ run() {
 }
 
 options=(--dim "$dim" --degree "$degree" --cycles "$cycles")
-cores=$(nproc)
+cores=${GPUMF_BENCH_CORES:-$(nproc)}
 run dealii.log mpirun -np "$cores" "$bin/adaptive" "${options[@]}" --solver dealii
 native=$(native_twin "$bin/adaptive")
 [ -z "$native" ] || run dealii_native.log mpirun -np "$cores" "$native" "${options[@]}" --solver dealii
@@ -58,7 +60,7 @@ done
 for log in dealii*.log gpumf*.log; do echo "=== $log"; cat "$log"; done
 echo "examples/adaptive ${dim}D, FE_Q($degree), $cycles cycles; host: $cores cores" \
      "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)); GPU: $(nvidia-smi -L 2> /dev/null | head -1)" \
-     "; MPS for more ranks than GPUs: ${GPUMF_BENCH_MPS:-0}"
+     "; MPS for more ranks than GPUs: ${GPUMF_BENCH_MPS:-1}"
 python3 - dealii.log ${native:+dealii_native.log} gpumf*.log <<'PY'
 import re, sys
 def parse(path):

@@ -35,7 +35,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 . "$here/run_timed.sh"
-cores=$(nproc)
+cores=${GPUMF_BENCH_CORES:-$(nproc)}
 GPUMF_STEP104_REFINEMENTS=$refinements run_timed "gpumf port" gpumf.log $mpirun --bind-to none -np 1 "$bin/$port"
 logs=(gpumf.log)
 if [ "$dealii_refinements" -gt 0 ]; then

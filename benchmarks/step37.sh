@@ -5,11 +5,12 @@
 #   benchmarks/step37.sh [cycles] [port ranks ...]
 #
 #   cycles      step-37's refinement cycles (default 6: last 2.1 million DoFs; 7: 17 million)
-#   port ranks  MPI ranks of the port, sharing the node's GPUs round robin (default 1)
-#               (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
-#               than GPUs runs: started and stopped here)
+#   port ranks  MPI ranks of the port (default 1/gpu), each a number or k/gpu: k ranks
+#               on each of the node's GPUs, consecutive ranks on one GPU (gpumf::select_device); the
+#               CUDA MPS daemon runs while a port with more ranks than GPUs runs (started and stopped
+#               here; GPUMF_BENCH_MPS=0: not started)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD),
+# deal.II's program runs with one MPI rank per host core (nproc, or GPUMF_BENCH_CORES; Debian's deal.II has no SIMD),
 # and so does its twin at full SIMD width (dealii_step37_native, where it is built and the CPU has
 # AVX-512; run_timed.sh's native_twin),
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
@@ -20,7 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cycles=${1:-6}
 shift || true
-port_ranks=("${@:-1}")
+port_ranks=("${@:-1/gpu}")
 bin=${GPUMF_BIN:-$here/../build/benchmarks}
 if [ ! -x "$bin/gpumf_step37" ] || [ ! -x "$bin/dealii_step37" ]; then
   cmake --build "$here/../build" --target gpumf_step37 dealii_step37
@@ -28,6 +29,7 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GPUMF_STEP37_CYCLES=$cycles
 work=$(mktemp -d)
 . "$here/mps.sh"
+port_ranks=($(node_ranks "${port_ranks[@]}"))
 trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work" # the programs write solution_*.vtu here
 
@@ -46,7 +48,7 @@ print(f"{label:<34} {int(dofs[-1]):>11} {float(setup[-1]):>10.3f} {float(solve[-
 PY
 }
 
-cores=$(nproc)
+cores=${GPUMF_BENCH_CORES:-$(nproc)}
 run_timed "deal.II step-37, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step37"
 native=$(native_twin "$bin/dealii_step37")
 [ -z "$native" ] || run_timed "deal.II step-37 native SIMD" dealii_native.log mpirun -np "$cores" "$native"

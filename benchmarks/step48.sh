@@ -7,11 +7,12 @@
 #   refinements  global refinements before step-48's two local ones (default 6: 73,539,441
 #                DoFs; 5: 9,323,953; 4: 1,193,881)
 #   steps        time steps timed (default 50)
-#   port ranks   MPI ranks of the port, sharing the node's GPUs round robin (default 1)
-#                (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
-#                than GPUs runs: started and stopped here)
+#   port ranks   MPI ranks of the port (default 1/gpu), each a number or k/gpu: k ranks
+#                on each of the node's GPUs, consecutive ranks on one GPU (gpumf::select_device); the
+#                CUDA MPS daemon runs while a port with more ranks than GPUs runs (started and stopped
+#                here; GPUMF_BENCH_MPS=0: not started)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), and
+# deal.II's program runs with one MPI rank per host core (nproc, or GPUMF_BENCH_CORES; Debian's deal.II has no SIMD), and
 # so does its twin at full SIMD width where it is built (run_timed.sh's native_twin),
 # the port with the given ranks and deal.II's threads spread over the cores (--bind-to none).
 # Prints, per run: DoFs, the set-up time (mesh, DoFs, constraints, MatrixFree::reinit, inverse
@@ -23,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 refinements=${1:-6}
 steps=${2:-50}
 shift 2 || shift $# || true
-port_ranks=("${@:-1}")
+port_ranks=("${@:-1/gpu}")
 bin=${GPUMF_BIN:-$here/../build/benchmarks}
 if [ ! -x "$bin/gpumf_step48" ] || [ ! -x "$bin/dealii_step48" ]; then
   cmake --build "$here/../build" --target gpumf_step48 dealii_step48
@@ -32,6 +33,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export GPUMF_STEP48_REFINEMENTS=$refinements GPUMF_STEP48_STEPS=$steps
 work=$(mktemp -d)
 . "$here/mps.sh"
+port_ranks=($(node_ranks "${port_ranks[@]}"))
 trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work"
 
@@ -56,7 +58,7 @@ print(f"{label:<34} {int(dofs):>11} {float(setup.group(1)):>9.3f} {float(setup.g
 PY
 }
 
-cores=$(nproc)
+cores=${GPUMF_BENCH_CORES:-$(nproc)}
 run_timed "deal.II step-48, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step48"
 native=$(native_twin "$bin/dealii_step48")
 [ -z "$native" ] || run_timed "deal.II step-48 native SIMD" dealii_native.log mpirun -np "$cores" "$native"

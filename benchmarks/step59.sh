@@ -7,7 +7,7 @@
 #
 #   cycles  the program's cycles (default 5: the last 32^3 cells, 23,887,872 DoFs; 4: 2,985,984)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), and
+# deal.II's program runs with one MPI rank per host core (nproc, or GPUMF_BENCH_CORES; Debian's deal.II has no SIMD), and
 # so does its twin at full SIMD width where it is built (run_timed.sh's native_twin),
 # the port with one rank (the GPU). Prints the programs' outputs (per cycle: DoFs, set-up time
 # as step-59 counts it, solve time and CG iterations, the L2 error) and a table of the last
@@ -46,7 +46,7 @@ print(f"{label:<34} {int(dofs):>11} {float(setup):>10.3f} {float(solve[1]):>10.3
 PY
 }
 
-cores=$(nproc)
+cores=${GPUMF_BENCH_CORES:-$(nproc)}
 run_timed "deal.II step-59, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step59"
 native=$(native_twin "$bin/dealii_step59")
 [ -z "$native" ] || run_timed "deal.II step-59 native SIMD" dealii_native.log mpirun -np "$cores" "$native"

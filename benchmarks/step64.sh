@@ -9,7 +9,7 @@
 #
 # 1. deal.II's own step-64: Portable::MatrixFree through the Kokkos deal.II was built with
 #    (Debian's Kokkos 5 enables the Serial backend alone: one core per MPI rank), one rank per
-#    host core (nproc);
+#    host core (nproc, or GPUMF_BENCH_CORES);
 # 2. the same problem and solver with deal.II's CPU MatrixFree (step64_matrixfree.cc), one rank
 #    per host core (Debian's deal.II: VectorizedArray of one lane);
 # 3. the gpumf port of deal.II's step-64 on the GPU.
@@ -35,7 +35,7 @@ cd "$work" # the programs write solution_*.vtu here
 
 . "$here/run_timed.sh"
 
-cores=$(nproc)
+cores=${GPUMF_BENCH_CORES:-$(nproc)}
 run_timed "deal.II step-64 (Portable::MatrixFree, Kokkos)" portable.log $mpirun --bind-to core -np "$cores" "$bin/dealii_step64"
 run_timed "deal.II CPU MatrixFree" matrixfree.log $mpirun --bind-to core -np "$cores" "$bin/dealii_step64_matrixfree"
 run_timed "gpumf port" gpumf.log $mpirun --bind-to none -np "$port_ranks" "$bin/gpumf_step64"

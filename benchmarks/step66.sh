@@ -8,11 +8,12 @@
 #   dim         2, 3 (default) or both (the tutorial's main(): the 2D problem, then the 3D one)
 #   cycles      refinement cycles (default deal.II's 9 - dim: 3D up to 14.7 million DoFs, 2D 1.3
 #               million)
-#   port ranks  MPI ranks of the port, sharing the node's GPUs round robin (default 1)
-#               (with GPUMF_BENCH_MPS=1 the CUDA MPS daemon runs while a port with more ranks
-#               than GPUs runs: started and stopped here)
+#   port ranks  MPI ranks of the port (default 1/gpu), each a number or k/gpu: k ranks
+#               on each of the node's GPUs, consecutive ranks on one GPU (gpumf::select_device); the
+#               CUDA MPS daemon runs while a port with more ranks than GPUs runs (started and stopped
+#               here; GPUMF_BENCH_MPS=0: not started)
 #
-# deal.II's program runs with one MPI rank per host core (nproc; Debian's deal.II has no SIMD), as
+# deal.II's program runs with one MPI rank per host core (nproc, or GPUMF_BENCH_CORES; Debian's deal.II has no SIMD), as
 # the tutorial is (MappingQ) and, unless GPUMF_STEP66_DEALII_CACHE=0, with the port's change 14 too
 # (MappingQCache: each cell's support points computed once per mesh, which also speeds up deal.II);
 # then the stronger of these two (the MappingQCache one unless it is off) at full SIMD width where
@@ -29,7 +30,7 @@ dim=${1:-3}
 [ "$dim" = both ] && unset GPUMF_STEP66_DIM || export GPUMF_STEP66_DIM=$dim
 [ -n "${2:-}" ] && export GPUMF_STEP66_CYCLES=$2
 shift 2 || shift $# || true
-port_ranks=("${@:-1}")
+port_ranks=("${@:-1/gpu}")
 bin=${GPUMF_BIN:-$here/../build/benchmarks}
 with_cache=${GPUMF_STEP66_DEALII_CACHE:-1}
 if [ ! -x "$bin/gpumf_step66" ] || [ ! -x "$bin/dealii_step66" ] ||
@@ -39,6 +40,7 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 . "$here/mps.sh"
+port_ranks=($(node_ranks "${port_ranks[@]}"))
 trap 'rm -rf "$work"; mps_stop' EXIT
 cd "$work" # the programs write solution_*.vtu here
 
@@ -69,7 +71,7 @@ print(f"{label:<34} {dofs:>11} {len(its):>3} {'+'.join(its):>12} {setup:>9.3f} {
 PY
 }
 
-cores=$(nproc)
+cores=${GPUMF_BENCH_CORES:-$(nproc)}
 run "deal.II step-66, $cores ranks" dealii.log mpirun -np "$cores" "$bin/dealii_step66"
 if [ "$with_cache" = 1 ]; then
   run "deal.II step-66 with MappingQCache, $cores ranks" dealii_cache.log mpirun -np "$cores" "$bin/dealii_step66_cache"

@@ -5,7 +5,8 @@
 # uncaught, std::terminate's "what():"); no fault, or one that every rank handles, exits 0.
 # The exchange methods are those GPUMF_EXCHANGE takes on this backend. Without "all": each fault
 # in the form that would hang without gpumf's limit (caught), the others in one method; with
-# "all": every fault in every form and method (the GPU machine's run).
+# "all": every fault in every form and method (the GPU machine's run); GPUMF_FAULT_METHODS=m1,m2
+# chooses the methods.
 set -uo pipefail
 program=$1 mpiexec=$2 backend=$3 ranks=$4 scope=${5:-ci}
 limit=30
@@ -19,6 +20,8 @@ if [ "$backend" = cuda ]; then
 else
   methods=(mpi ipc staged_mpi)
 fi
+# GPUMF_FAULT_METHODS=m1,m2: these methods only
+[ -z "${GPUMF_FAULT_METHODS:-}" ] || IFS=, read -ra methods <<< "$GPUMF_FAULT_METHODS"
 failed=0 passed=0
 check() { # method fault form
   local method=$1 fault=$2 form=$3 inject= out rc start seconds
