@@ -12,7 +12,7 @@ program=$1 mpiexec=$2 backend=$3 ranks=$4 scope=${5:-ci}
 limit=30
 export GPUMF_BACKEND=$backend OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # the limit on MPI_Finalize() of a rank that failed (default 20 s), short for the test
-export GPUMF_FINALIZE_TIMEOUT=${GPUMF_FINALIZE_TIMEOUT:-3}
+export GPUMF_FINALIZE_TIMEOUT=${GPUMF_FINALIZE_TIMEOUT:-2}
 if [ "$backend" = cuda ]; then
   "$program" cuda none caught >/dev/null 2>&1 < /dev/null
   if [ $? = 77 ]; then echo "SKIPPED: no usable CUDA device"; exit 77; fi
