@@ -9,7 +9,7 @@
 # daemon started 4.21 s, the next 3.65 s); mps_for_ranks starts it with the daemon
 # (start_server), so that no timed program pays it.
 
-n_gpus=$({ nvidia-smi -L 2> /dev/null || true; } | wc -l)
+n_gpus=$({ nvidia-smi -L 2> /dev/null || true; } | grep -c '^GPU' || true)
 mps_started=0
 
 # node_ranks <spec>...: the MPI ranks of each spec, a number or k/gpu (k times the node's GPUs; a
@@ -26,7 +26,7 @@ node_ranks() {
 
 # mps_for_ranks <ranks>: the daemon (and its server) on or off for a program with <ranks> ranks
 mps_for_ranks() {
-  if [ "${GPUMF_BENCH_MPS:-1}" = 1 ] && [ "$1" -gt "$n_gpus" ] && [ "$mps_started" = 0 ]; then
+  if [ "${GPUMF_BENCH_MPS:-1}" = 1 ] && [ "$n_gpus" -gt 0 ] && [ "$1" -gt "$n_gpus" ] && [ "$mps_started" = 0 ]; then
     if nvidia-cuda-mps-control -d; then
       mps_started=1
       echo "start_server -uid $(id -u)" | nvidia-cuda-mps-control > /dev/null || true

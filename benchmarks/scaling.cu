@@ -1,5 +1,5 @@
 // gpumf_scaling: strong and weak scaling of the Laplace operator over MPI ranks, one GPU per
-// rank (gpumf::select_device; ranks share the GPUs round robin when there are more ranks than GPUs),
+// rank (gpumf::select_device; consecutive ranks share a GPU when there are more ranks than GPUs),
 // for each exchange method and with and without overlap of
 // communication and computation (doc/performance.md, "Several GPUs").
 //

@@ -5,7 +5,7 @@
 #
 #   cycles      step-64's refinement cycles (default 6: last 7.2 million DoFs; 4: 117,649 (step-64's
 #               own); 5: 912,673; 7: 57 million)
-#   port ranks  MPI ranks of the gpumf port, sharing the node's GPUs round robin (default 1)
+#   port ranks  MPI ranks of the gpumf port, sharing the node's GPUs (gpumf::select_device) (default 1)
 #
 # 1. deal.II's own step-64: Portable::MatrixFree through the Kokkos deal.II was built with
 #    (Debian's Kokkos 5 enables the Serial backend alone: one core per MPI rank), one rank per

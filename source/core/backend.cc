@@ -142,7 +142,9 @@ namespace gpumf
             text << "-" << last;
           first = last + 1;
         }
-      if (node_ranks < n_devices)
+      if (node_ranks + 1 == n_devices)
+        text << " (GPU " << node_ranks << " unused)";
+      else if (node_ranks < n_devices)
         text << " (GPUs " << node_ranks << "-" << n_devices - 1 << " unused)";
       if (node_ranks > n_devices)
         text << (mps ? "; CUDA MPS runs" : "; CUDA MPS does not run");
@@ -186,7 +188,12 @@ namespace gpumf
         MPI_Comm_free(&node_comm);
         if (node_ranks > 1 && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
           std::cerr << "gpumf: select_device: "
-                    << internal::placement_summary(node_ranks, n_devices, shared && mps_running()) << std::endl;
+                    << (node_ranks > n_devices && !shared ?
+                          // each rank sees other GPUs than its neighbours (CUDA_VISIBLE_DEVICES per rank)
+                          std::to_string(node_ranks) + " MPI ranks on this node, each seeing " +
+                            std::to_string(n_devices) + " GPU(s), a GPU of its own" :
+                          internal::placement_summary(node_ranks, n_devices, shared && mps_running()))
+                    << std::endl;
         if (shared && !mps_running() && dealii::Utilities::MPI::this_mpi_process(comm) == 0)
           std::cerr << "gpumf: " << node_ranks << " MPI ranks share this node's " << n_devices
                     << " GPU(s) without CUDA MPS: the GPU runs one process at a time, so every rank "

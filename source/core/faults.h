@@ -8,13 +8,13 @@
 // aborts the process, deal.II's MPI_InitFinalize skips MPI_Finalize() while an exception unwinds
 // (step-37's main()), and mpirun then ends the others. The one way to a hang is a program that
 // catches the exception and calls MPI_Finalize(), which waits for ranks that wait for it: a rank
-// that noted an interruption (note_interrupted()) ends its process with exit code 1 when its
-// MPI_Finalize() has not returned after GPUMF_FINALIZE_TIMEOUT seconds (default 20; 0: never).
+// that noted an interruption (note_interrupted()) and has completed no step with the others since
+// (note_completed()) ends its process with exit code 1 when its MPI_Finalize() has not returned
+// after GPUMF_FINALIZE_TIMEOUT seconds (default 20; 0: never).
 #ifndef gpumf_source_core_faults_h
 #define gpumf_source_core_faults_h
 
 #include <exception>
-#include <string>
 
 namespace gpumf
 {
@@ -22,12 +22,18 @@ namespace gpumf
   {
     /// Records that an exception left @p operation, a step this rank takes with the other
     /// @p n_ranks - 1 ranks of a communicator (nothing is recorded for one rank), and arms the
-    /// limit on this process's MPI_Finalize() (the first call; the message names the first
-    /// operation). Does not throw.
+    /// limit on this process's MPI_Finalize() (the message names the operation). Does not throw.
     void
-    note_interrupted(const std::string &operation, const unsigned int n_ranks) noexcept;
+    note_interrupted(const char *operation, const unsigned int n_ranks) noexcept;
 
-    /// note_interrupted(@p operation, @p n_ranks) when the scope is left by an exception.
+    /// Records that a step with the other ranks of a communicator of @p n_ranks completed: the
+    /// ranks went on together after an interruption (every rank caught it), and the limit is
+    /// disarmed until the next one.
+    void
+    note_completed(const unsigned int n_ranks) noexcept;
+
+    /// note_interrupted(@p operation, @p n_ranks) when the scope is left by an exception,
+    /// note_completed(@p n_ranks) when it is left normally.
     class InterruptionGuard
     {
     public:
@@ -43,6 +49,8 @@ namespace gpumf
       {
         if (std::uncaught_exceptions() > exceptions)
           note_interrupted(operation, n_ranks);
+        else
+          note_completed(n_ranks);
       }
 
     private:

@@ -328,7 +328,8 @@ namespace gpumf
                     "), ordered by " +
                     (resolve_ipc_ordering(comm, backend) == IpcOrdering::counters ?
                        "counters on the GPUs" :
-                       "MPI messages: " + state.why_not_counters[1]);
+                       "MPI messages: " + (state.why_not_counters[1].empty() ? std::string("GPUMF_IPC_ORDER=messages") :
+                                                                               state.why_not_counters[1]));
           else
             text += " (NCCL: " + state.why_not_nccl + "; ipc: " + state.why_not_ipc[1] + ")";
           notice(comm, state, text + "; GPUMF_EXCHANGE chooses another");

@@ -82,9 +82,9 @@ namespace gpumf
     /**
      * The ordering of the ipc links made next on @p comm for vectors on @p backend:
      * GPUMF_IPC_ORDER (auto, counters or messages; read at every call) or the automatic
-     * choice: counters on the host backend, and on the CUDA backend where all ranks of
-     * @p comm use one GPU and its driver has stream memory operations; else messages (also
-     * when counters were asked for and cannot serve, with a notice). resolve_exchange()
+     * choice: counters where every rank's driver has stream memory operations (always on the
+     * host backend), whether the ranks share a GPU or use several; else messages (also when
+     * counters were asked for and cannot serve, with a notice). resolve_exchange()
      * must have chosen the ipc method on @p comm before.
      */
     IpcOrdering

@@ -249,10 +249,10 @@ namespace gpumf
         {
           // this rank's messages must match those of ranks on which nothing was thrown; the
           // other ranks go on and wait for this one in their next exchange or reduction
-          note_interrupted(options.name, n_ranks);
           finish_updates();
           compress_all();
           zero_ghosts();
+          note_interrupted(options.name.c_str(), n_ranks);
           throw;
         }
       // the second halves, with the contributions travelling where overlapped
@@ -274,12 +274,12 @@ namespace gpumf
         }
       catch (...)
         {
-          note_interrupted(options.name, n_ranks);
           for (unsigned int i = 0; i < compressing; ++i)
             compressed[i]->compress_finish(dealii::VectorOperation::add);
           if (!overlap)
             compress_all();
           zero_ghosts();
+          note_interrupted(options.name.c_str(), n_ranks);
           throw;
         }
       if (overlap)
