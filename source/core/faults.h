@@ -8,8 +8,8 @@
 // aborts the process, deal.II's MPI_InitFinalize skips MPI_Finalize() while an exception unwinds
 // (step-37's main()), and mpirun then ends the others. The one way to a hang is a program that
 // catches the exception and calls MPI_Finalize(), which waits for ranks that wait for it: a rank
-// that noted an interruption (note_interrupted()) and has completed no step with the others since
-// (note_completed()) ends its process with exit code 1 when its MPI_Finalize() has not returned
+// that noted an interruption (note_interrupted()) and has completed no reduction over the ranks
+// since (note_completed()) ends its process with exit code 1 when its MPI_Finalize() has not returned
 // after GPUMF_FINALIZE_TIMEOUT seconds (default 20; 0: never).
 #ifndef gpumf_source_core_faults_h
 #define gpumf_source_core_faults_h
@@ -26,14 +26,14 @@ namespace gpumf
     void
     note_interrupted(const char *operation, const unsigned int n_ranks) noexcept;
 
-    /// Records that a step with the other ranks of a communicator of @p n_ranks completed: the
-    /// ranks went on together after an interruption (every rank caught it), and the limit is
-    /// disarmed until the next one.
+    /// Records that a reduction over the @p n_ranks ranks of a communicator returned (a step no
+    /// rank completes without all the others): the ranks went on together after an interruption
+    /// (every rank caught it), and the limit is disarmed until the next one. Called where the
+    /// library's reductions return (vector norms and dot products, SolverCG's sums).
     void
     note_completed(const unsigned int n_ranks) noexcept;
 
-    /// note_interrupted(@p operation, @p n_ranks) when the scope is left by an exception,
-    /// note_completed(@p n_ranks) when it is left normally.
+    /// note_interrupted(@p operation, @p n_ranks) when the scope is left by an exception.
     class InterruptionGuard
     {
     public:
@@ -49,8 +49,6 @@ namespace gpumf
       {
         if (std::uncaught_exceptions() > exceptions)
           note_interrupted(operation, n_ranks);
-        else
-          note_completed(n_ranks);
       }
 
     private:

@@ -243,7 +243,7 @@ namespace gpumf
             if (state.ipc_comm == MPI_COMM_NULL)
               AssertThrowMPI(MPI_Comm_dup(comm, &state.ipc_comm));
             // ordering by counters: the stream memory operations on every rank (a GPU waits for a
-            // counter in its own memory or, through NVLink or PCIe, in another GPU's)
+            // counter in its own memory or in another GPU's; tested over NVLink)
             std::string why_not;
             const int   supported  = ipc::counters_supported(backend, why_not) ? 1 : 0;
             int         everywhere = 0;

@@ -2,6 +2,7 @@
 // kernels, vector_kernels.h), with the MPI sums.
 #include <gpumf/solver_cg.h>
 
+#include "core/faults.h"
 #include "core/run_profile.h"
 #include "linear_algebra/vector_kernels.h"
 
@@ -63,6 +64,7 @@ namespace gpumf
     dealii::Utilities::MPI::sum(dealii::ArrayView<const Number>(sums, 2),
                                 x.get_mpi_communicator(),
                                 dealii::ArrayView<Number>(global, 2));
+    internal::note_completed(dealii::Utilities::MPI::n_mpi_processes(x.get_mpi_communicator()));
     return {global[0], global[1]};
   }
 

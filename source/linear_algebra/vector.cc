@@ -21,6 +21,7 @@
 #include "linear_algebra/ghost_exchange.h"
 #include "linear_algebra/ghost_subset.h"
 #include "linear_algebra/layout.h"
+#include "core/faults.h"
 #include "core/run_profile.h"
 #include "linear_algebra/vector_kernels.h"
 
@@ -36,7 +37,9 @@ namespace gpumf
     sum_over_ranks(const T local, const MPI_Comm comm)
     {
       internal::RunTimer timer(internal::RunPart::reduction_mpi);
-      return Utilities::MPI::sum(local, comm);
+      const T            sum = Utilities::MPI::sum(local, comm);
+      internal::note_completed(Utilities::MPI::n_mpi_processes(comm));
+      return sum;
     }
 
     /// The maximum over the ranks (timed in the run profile).
@@ -45,7 +48,9 @@ namespace gpumf
     max_over_ranks(const T local, const MPI_Comm comm)
     {
       internal::RunTimer timer(internal::RunPart::reduction_mpi);
-      return Utilities::MPI::max(local, comm);
+      const T            max = Utilities::MPI::max(local, comm);
+      internal::note_completed(Utilities::MPI::n_mpi_processes(comm));
+      return max;
     }
   } // namespace
 
