@@ -6,6 +6,7 @@
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/lac/vector.h>
+#include <deal.II/numerics/error_estimator.h>
 #include <deal.II/numerics/vector_tools.h>
 
 using namespace dealii;
@@ -22,6 +23,7 @@ misuse(const DoFHandler<2> &dof_handler, const Function<2> &function, const Affi
   VectorTools::interpolate(dof_handler, function, vector);
   VectorTools::integrate_difference(dof_handler, vector, function, cellwise, QGauss<2>(2), VectorTools::H1_norm);
   constraints.distribute(vector);
+  KellyErrorEstimator<2>::estimate(mapping, dof_handler, QGauss<1>(2), {}, vector, cellwise);
 }
 
 int

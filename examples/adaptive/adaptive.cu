@@ -51,6 +51,7 @@
  * correct but slow.
  */
 #include <gpumf/backend.h>
+#include <gpumf/error_estimator.h>
 #include <gpumf/operators.h>
 #include <gpumf/setup_profile.h>
 #include <gpumf/vector.h>
@@ -95,9 +96,10 @@ namespace adaptive
    * 4. Solve op x = rhs (CG, Jacobi). x is zero on the constrained DoFs.
    * 5. u = x + u0 (on the unconstrained DoFs; x adds nothing elsewhere), then
    *    `distribute_constraints(mf, constraints, u)` on the backend writes the boundary values and
-   *    the hanging nodes; the errors are computed there, and `gpumf::host_copy()` gives the
-   *    host's estimator and output u with its ghost values (deal.II's program:
-   *    Problem::add_lift_and_distribute() on the host).
+   *    the hanging nodes; the errors and Kelly's estimate (gpumf::KellyErrorEstimator, deal.II's
+   *    arguments) are computed there, and `gpumf::host_copy()` gives the output u with its ghost
+   *    values, only where there is output (deal.II's program: Problem::add_lift_and_distribute(),
+   *    Problem::estimate() on the host).
    */
   template <int dim, int degree>
   struct LiftedRightHandSide
@@ -132,7 +134,10 @@ namespace adaptive
 
   template <int dim, int degree>
   SolverResult
-  solve_with_gpumf(const Problem<dim> &problem, VectorType &solution, Errors &errors, const gpumf::Backend backend)
+  solve_with_gpumf(const Problem<dim>    &problem,
+                   gpumf::Vector<double> &solution,
+                   Errors                &errors,
+                   const gpumf::Backend   backend)
   {
     Timer        timer;
     SolverResult result;
@@ -201,9 +206,8 @@ namespace adaptive
                                                                              gpumf::VectorTools::H1_seminorm);
     result.errors = lap();
 
-    // 7. u on the host, with its ghost values, for the estimator and the output there.
-    solution = gpumf::host_copy(x, problem.locally_relevant_dofs);
-    detail("rest: u to the host (host_copy)");
+    // 7. u for Kelly's estimator on the backend and the output on the host.
+    solution.swap(x);
     result.seconds = timer.wall_time();
     return result;
   }
@@ -211,7 +215,10 @@ namespace adaptive
   /// The operator's degree is a template argument: one instantiation per degree.
   template <int dim>
   SolverResult
-  solve_with_gpumf(const Problem<dim> &problem, VectorType &solution, Errors &errors, const gpumf::Backend backend)
+  solve_with_gpumf(const Problem<dim>    &problem,
+                   gpumf::Vector<double> &solution,
+                   Errors                &errors,
+                   const gpumf::Backend   backend)
   {
     switch (problem.fe.degree)
       {
@@ -357,6 +364,7 @@ namespace adaptive
         line << std::setw(5) << cycle << std::setw(9) << problem.triangulation.n_global_active_cells() << std::setw(10)
              << problem.dof_handler.n_dofs();
         VectorType                                  solution;
+        gpumf::Vector<double>                       gpumf_solution;
         Errors                                      errors, gpumf_errors;
         std::string                                 phase_lines;
         std::vector<std::pair<std::string, double>> gpumf_details;
@@ -364,7 +372,7 @@ namespace adaptive
           {
             gpumf::reset_setup_profile();
             TimerOutput::Scope scope(timer, "gpumf: set-up, solve, rhs and errors on the backend");
-            const SolverResult result = solve_with_gpumf(problem, solution, gpumf_errors, backend);
+            const SolverResult result = solve_with_gpumf(problem, gpumf_solution, gpumf_errors, backend);
             errors                    = gpumf_errors;
             gpumf_details             = result.details;
             gpumf_seconds += result.seconds;
@@ -428,28 +436,47 @@ namespace adaptive
                       << std::setprecision(4) << " min " << spread.min << " s, max " << spread.max << " s"
                       << std::defaultfloat << std::endl;
               }
-            gpumf::print_setup_profile(std::cout, "      set-up ", MPI_COMM_WORLD);
           }
         previous      = errors;
         previous_dofs = dofs;
 
         phase_timer.restart();
-        {
-          TimerOutput::Scope scope(timer, "Kelly error estimator (deal.II, host)");
-          problem.estimate(solution);
-        }
-        host_phases.emplace_back("deal.II host: Kelly's estimator", phase_timer.wall_time());
+        if (options.gpumf)
+          {
+            // deal.II's arguments, on the backend
+            TimerOutput::Scope scope(timer, "Kelly error estimator (gpumf, backend)");
+            gpumf::KellyErrorEstimator<dim>::estimate(problem.mapping,
+                                                      problem.dof_handler,
+                                                      QGauss<dim - 1>(problem.fe.degree + 1),
+                                                      {},
+                                                      gpumf_solution,
+                                                      problem.estimated_error);
+            host_phases.emplace_back("gpumf: Kelly's estimator", phase_timer.wall_time());
+          }
+        else
+          {
+            TimerOutput::Scope scope(timer, "Kelly error estimator (deal.II, host)");
+            problem.estimate(solution);
+            host_phases.emplace_back("deal.II host: Kelly's estimator", phase_timer.wall_time());
+          }
         if (options.profile)
-          for (const auto &[name, seconds] : host_phases)
-            {
-              const Utilities::MPI::MinMaxAvg spread = Utilities::MPI::min_max_avg(seconds, MPI_COMM_WORLD);
-              pcout << "      " << std::setw(48) << std::left << name << std::right << std::fixed
-                    << std::setprecision(4) << " min " << spread.min << " s, max " << spread.max << " s"
-                    << std::defaultfloat << std::endl;
-            }
+          {
+            for (const auto &[name, seconds] : host_phases)
+              {
+                const Utilities::MPI::MinMaxAvg spread = Utilities::MPI::min_max_avg(seconds, MPI_COMM_WORLD);
+                pcout << "      " << std::setw(48) << std::left << name << std::right << std::fixed
+                      << std::setprecision(4) << " min " << spread.min << " s, max " << spread.max << " s"
+                      << std::defaultfloat << std::endl;
+              }
+            // the operator's set-up and Kelly's estimator, by part
+            if (options.gpumf)
+              gpumf::print_setup_profile(std::cout, "      set-up ", MPI_COMM_WORLD);
+          }
         if (options.output)
           {
             TimerOutput::Scope scope(timer, "output (deal.II, host)");
+            if (options.gpumf)
+              solution = gpumf::host_copy(gpumf_solution, problem.locally_relevant_dofs);
             problem.output(solution, cycle);
           }
       }

@@ -164,7 +164,6 @@ namespace gpumf
         check_sizes(n_total);
         // MappingQ's basis: Lagrange polynomials on the Gauss-Lobatto points, its support points
         // numbered as FE_Q's (hierarchic)
-        const std::vector<unsigned int> lexicographic = FETools::lexicographic_to_hierarchic_numbering<dim>(degree);
         const auto          basis = Polynomials::generate_complete_Lagrange_basis(QGaussLobatto<1>(n_s1).get_points());
         std::vector<double> values(n_q1 * n_s1), derivatives(n_q1 * n_s1), value_and_derivative(2);
         for (unsigned int q = 0; q < n_q1; ++q)
@@ -179,17 +178,7 @@ namespace gpumf
         std::unique_ptr<double[]> support(new double[std::size_t(n_cells) * n_s * dim]);
         internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
           for (unsigned int c = begin; c < end; ++c)
-            {
-              const std::vector<Point<dim>> points = SupportPoints<dim>::of(mapping, cells[c]);
-              AssertThrow(points.size() == n_s,
-                          ExcInternalError("gpumf::MatrixFree: MappingQ(" + std::to_string(degree) + ") gave " +
-                                           std::to_string(points.size()) + " support points for a cell, not " +
-                                           std::to_string(n_s) + "."));
-              double *out = support.get() + std::size_t(c) * n_s * dim;
-              for (unsigned int i = 0; i < n_s; ++i)
-                for (unsigned int d = 0; d < dim; ++d)
-                  out[i * dim + d] = points[lexicographic[i]][d];
-            }
+            lexicographic_support_points(mapping, cells[c], support.get() + std::size_t(c) * n_s * dim);
         });
         Array<double> device_support, device_values, device_derivatives, device_weights;
         device_support.reinit(backend, support.get(), std::size_t(n_cells) * n_s * dim);
@@ -326,6 +315,28 @@ namespace gpumf
       }
     } // namespace
 
+    template <int dim>
+    void
+    lexicographic_support_points(const MappingQ<dim>                              &mapping,
+                                 const typename Triangulation<dim>::cell_iterator &cell,
+                                 double                                           *out)
+    {
+      const unsigned int            degree = mapping.get_degree();
+      const unsigned int            n_s    = Utilities::pow(degree + 1, dim);
+      const std::vector<Point<dim>> points = SupportPoints<dim>::of(mapping, cell);
+      // MappingQ numbers its support points as FE_Q its DoFs (hierarchic)
+      static thread_local std::vector<unsigned int> lexicographic;
+      if (lexicographic.size() != n_s)
+        lexicographic = FETools::lexicographic_to_hierarchic_numbering<dim>(degree);
+      AssertThrow(points.size() == n_s,
+                  ExcInternalError("gpumf: MappingQ(" + std::to_string(degree) + ") gave " +
+                                   std::to_string(points.size()) + " support points for a cell, not " +
+                                   std::to_string(n_s) + "."));
+      for (unsigned int i = 0; i < n_s; ++i)
+        for (unsigned int d = 0; d < dim; ++d)
+          out[i * dim + d] = points[lexicographic[i]][d];
+    }
+
     template <int dim, typename Number>
     void
     setup_geometry(const Mapping<dim>                                            &mapping,
@@ -405,5 +416,9 @@ namespace gpumf
     GPUMF_INSTANTIATE(3, float)
     GPUMF_INSTANTIATE(3, double)
 #undef GPUMF_INSTANTIATE
+    template void
+    lexicographic_support_points<2>(const MappingQ<2> &, const Triangulation<2>::cell_iterator &, double *);
+    template void
+    lexicographic_support_points<3>(const MappingQ<3> &, const Triangulation<3>::cell_iterator &, double *);
   } // namespace internal
 } // namespace gpumf

@@ -5,6 +5,7 @@
 
 #include <deal.II/base/quadrature.h>
 #include <deal.II/fe/mapping.h>
+#include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/tria.h>
 
 #include <gpumf/matrix_free.h>
@@ -51,6 +52,18 @@ namespace gpumf
                    const MPI_Comm                                                         comm,
                    const bool                                                             with_mpi,
                    GeometryArrays<dim, Number>                                           &arrays);
+
+    /**
+     * The (degree + 1)^dim support points of the polynomial mapping @p mapping on @p cell
+     * (MappingQ's compute_mapping_support_points(), MappingQCache's cached ones included) in
+     * lexicographic order (x fastest), as the geometry kernel reads them, into
+     * @p out[i * dim + d]. Throws ExcInternalError where the mapping gives another count.
+     */
+    template <int dim>
+    void
+    lexicographic_support_points(const dealii::MappingQ<dim>                              &mapping,
+                                 const typename dealii::Triangulation<dim>::cell_iterator &cell,
+                                 double                                                   *out);
   } // namespace internal
 } // namespace gpumf
 

@@ -10,8 +10,10 @@
  * | `VectorTools::integrate_difference([mapping,] dof_handler, v, ...)` | `gpumf::VectorTools::integrate_difference<p, n_q>(matrix_free, v, exact, norm, &cellwise)`, or deal.II's on `gpumf::host_copy(v, constraints)` |
  * | `constraints.distribute(v)` | `gpumf::VectorTools::distribute_constraints(matrix_free, constraints, v)` (homogeneous constraints; inhomogeneous ones refused), or `gpumf::host_copy(v, constraints)` |
  *
- * (DataOut and KellyErrorEstimator take `gpumf::host_copy(v, constraints)`; their members cannot
- * be caught here and stay a link error.)
+ * | `KellyErrorEstimator<dim>::estimate(..., v, error, ...)` (deal.II 9.4; 9.6+ take a `ReadVector`, which a `gpumf::Vector` is not: no match) | `gpumf::KellyErrorEstimator<dim>::estimate(...)` (gpumf/error_estimator.h), same arguments |
+ *
+ * (DataOut takes `gpumf::host_copy(v, constraints)`; its members cannot be caught here and stay a
+ * link error.)
  */
 #ifndef gpumf_internal_dealii_host_functions_h
 #define gpumf_internal_dealii_host_functions_h
@@ -24,6 +26,7 @@
 #include <deal.II/fe/component_mask.h>
 #include <deal.II/fe/mapping.h>
 #include <deal.II/lac/affine_constraints.h>
+#include <deal.II/numerics/error_estimator.h>
 #include <deal.II/numerics/vector_tools_common.h>
 
 namespace gpumf
@@ -120,6 +123,46 @@ namespace dealii
   template <>
   void
   AffineConstraints<float>::distribute<gpumf::Vector<float>>(gpumf::Vector<float> &) const = delete;
+
+#if !DEAL_II_VERSION_GTE(9, 6, 0)
+  // deal.II 9.4's KellyErrorEstimator::estimate() on a gpumf::Vector (a template that deal.II
+  // compiles for its own vectors only): deleted, so that the compiler names the call below
+#  define GPUMF_DELETE_KELLY(dim, Number)                                                                              \
+    template <>                                                                                                        \
+    template <>                                                                                                        \
+    void KellyErrorEstimator<dim, dim>::estimate<gpumf::Vector<Number>>( /* call gpumf::KellyErrorEstimator<dim>::estimate() (gpumf/error_estimator.h), same arguments */ \
+      const Mapping<dim, dim> &,                                                                                       \
+      const DoFHandler<dim, dim> &,                                                                                    \
+      const Quadrature<dim - 1> &,                                                                                     \
+      const std::map<types::boundary_id, const Function<dim, Number> *> &,                                             \
+      const gpumf::Vector<Number> &,                                                                                   \
+      Vector<float> &,                                                                                                 \
+      const ComponentMask &,                                                                                           \
+      const Function<dim> *,                                                                                           \
+      const unsigned int,                                                                                              \
+      const types::subdomain_id,                                                                                       \
+      const types::material_id,                                                                                        \
+      const Strategy) = delete;                                                                                        \
+    template <>                                                                                                        \
+    template <>                                                                                                        \
+    void KellyErrorEstimator<dim, dim>::estimate<gpumf::Vector<Number>>( /* call gpumf::KellyErrorEstimator<dim>::estimate() (gpumf/error_estimator.h), same arguments */ \
+      const DoFHandler<dim, dim> &,                                                                                    \
+      const Quadrature<dim - 1> &,                                                                                     \
+      const std::map<types::boundary_id, const Function<dim, Number> *> &,                                             \
+      const gpumf::Vector<Number> &,                                                                                   \
+      Vector<float> &,                                                                                                 \
+      const ComponentMask &,                                                                                           \
+      const Function<dim> *,                                                                                           \
+      const unsigned int,                                                                                              \
+      const types::subdomain_id,                                                                                       \
+      const types::material_id,                                                                                        \
+      const Strategy) = delete;
+  GPUMF_DELETE_KELLY(2, double)
+  GPUMF_DELETE_KELLY(3, double)
+  GPUMF_DELETE_KELLY(2, float)
+  GPUMF_DELETE_KELLY(3, float)
+#  undef GPUMF_DELETE_KELLY
+#endif
 } // namespace dealii
 
 #endif

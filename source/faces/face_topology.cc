@@ -1,0 +1,233 @@
+// Face axes, face points and the vertex-based topology of a face's two sides (face_topology.h).
+#include "faces/face_topology.h"
+
+#include <deal.II/base/exceptions.h>
+
+#include <gpumf/backend.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    using namespace dealii;
+
+    /// The directions of face number @p f other than its normal, in increasing order.
+    template <int dim>
+    std::array<unsigned int, dim - 1>
+    face_axes(const unsigned int f)
+    {
+      std::array<unsigned int, dim - 1> axes{};
+      for (unsigned int d = 0, k = 0; d < dim; ++d)
+        if (d != f / 2)
+          axes[k++] = d;
+      return axes;
+    }
+
+    /**
+     * The face points of face @p f of the reference cell in the face's own axes (the lower
+     * axis fastest), with the face weights; on subface @p subface (sa + 2 sb) of it, each
+     * coordinate (x + s) / 2, unless @p subface is FaceData::no_subface.
+     */
+    template <int dim>
+    Quadrature<dim>
+    face_points(const Quadrature<1> &quad, const unsigned int f, const unsigned int subface)
+    {
+      const unsigned int      n_q    = quad.size();
+      const auto              axes   = face_axes<dim>(f);
+      const unsigned int      n_face = dim == 2 ? n_q : n_q * n_q;
+      const bool              sub    = subface != no_face_subface;
+      const auto              place  = [&](const double x, const unsigned int s) { return sub ? (x + s) / 2 : x; };
+      std::vector<Point<dim>> points;
+      std::vector<double>     weights;
+      for (unsigned int q = 0; q < n_face; ++q)
+        {
+          Point<dim> x;
+          x[f / 2]      = f % 2;
+          x[axes[0]]    = place(quad.point(q % n_q)[0], subface % 2);
+          double weight = quad.weight(q % n_q);
+          if (dim == 3)
+            {
+              x[axes[dim - 2]] = place(quad.point(q / n_q)[0], subface / 2);
+              weight *= quad.weight(q / n_q);
+            }
+          points.push_back(x);
+          weights.push_back(weight);
+        }
+      return Quadrature<dim>(points, weights);
+    }
+
+    template <int dim>
+    std::pair<unsigned int, unsigned int>
+    face_topology(const typename Triangulation<dim>::cell_iterator &interior,
+                  const unsigned int                                interior_face_no,
+                  const typename Triangulation<dim>::cell_iterator &exterior,
+                  const unsigned int                                exterior_face_no,
+                  const bool                                        hanging,
+                  const bool                                        periodic,
+                  const Tensor<1, dim>                             &offset)
+    {
+      constexpr unsigned int n_subfaces = 1u << (dim - 1);
+      // The vertex number of corner (ca, cb) of face f of a cell in the face's own axes.
+      const auto corner = [](const typename Triangulation<dim>::cell_iterator &cell,
+                             const unsigned int                                f,
+                             const unsigned int                                ca,
+                             const unsigned int                                cb) {
+        const auto   axes = face_axes<dim>(f);
+        unsigned int v    = (f % 2) << (f / 2);
+        v |= ca << axes[0];
+        if (dim == 3)
+          v |= cb << axes[dim - 2];
+        return cell->vertex_index(v);
+      };
+
+      const unsigned int        m = hanging ? 3 : 2, step = hanging ? 2 : 1;
+      // (a fixed array: this runs for every face of a mesh; unused entries stay invalid)
+      std::array<unsigned int, 9> lattice;
+      lattice.fill(numbers::invalid_unsigned_int);
+      const auto                at = [&](const unsigned int i, const unsigned int j) -> unsigned int                &{
+        return lattice[i + (dim == 3 ? m * j : 0)];
+      };
+      for (unsigned int cb = 0; cb < (dim == 3 ? 2 : 1); ++cb)
+        for (unsigned int ca = 0; ca < 2; ++ca)
+          at(ca * step, cb * step) = corner(exterior, exterior_face_no, ca, cb);
+      unsigned int subface = no_face_subface;
+      if (hanging)
+        {
+          const auto parent = exterior->face(exterior_face_no);
+          AssertThrow(parent->n_children() == n_subfaces,
+                      ExcNotSupported("gpumf::MatrixFree with faces: anisotropic refinement is not supported."));
+          // the children's vertex sets, and the child at each corner of the face
+          std::vector<std::vector<unsigned int>> child_vertices(n_subfaces);
+          for (unsigned int k = 0; k < n_subfaces; ++k)
+            for (unsigned int v = 0; v < (dim == 3 ? 4u : 2u); ++v)
+              child_vertices[k].push_back(parent->child(k)->vertex_index(v));
+          const auto child_at = [&](const unsigned int ca, const unsigned int cb) {
+            for (unsigned int k = 0; k < n_subfaces; ++k)
+              if (std::count(child_vertices[k].begin(), child_vertices[k].end(), at(2 * ca, 2 * cb)))
+                return k;
+            AssertThrow(false, ExcInternalError());
+            return 0u;
+          };
+          const auto shared = [&](std::vector<unsigned int> a, const std::vector<unsigned int> &b) {
+            a.erase(std::remove_if(a.begin(),
+                                   a.end(),
+                                   [&](const unsigned int v) { return !std::count(b.begin(), b.end(), v); }),
+                    a.end());
+            return a;
+          };
+          if (dim == 2)
+            at(1, 0) = shared(child_vertices[child_at(0, 0)], child_vertices[child_at(1, 0)])[0];
+          else
+            {
+              std::vector<unsigned int> centre = child_vertices[0];
+              for (unsigned int k = 1; k < n_subfaces; ++k)
+                centre = shared(centre, child_vertices[k]);
+              AssertThrow(centre.size() == 1, ExcInternalError());
+              at(1, 1) = centre[0];
+              const auto midpoint =
+                [&](const unsigned int a0, const unsigned int b0, const unsigned int a1, const unsigned int b1) {
+                  for (const unsigned int v :
+                       shared(child_vertices[child_at(a0, b0)], child_vertices[child_at(a1, b1)]))
+                    if (v != centre[0])
+                      return v;
+                  AssertThrow(false, ExcInternalError());
+                  return 0u;
+                };
+              at(1, 0) = midpoint(0, 0, 1, 0);
+              at(1, 2) = midpoint(0, 1, 1, 1);
+              at(0, 1) = midpoint(0, 0, 0, 1);
+              at(2, 1) = midpoint(1, 0, 1, 1);
+            }
+        }
+      // the interior's corners in the lattice
+      unsigned int position[2][2][2];
+      for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+        for (unsigned int va = 0; va < 2; ++va)
+          {
+            unsigned int v = corner(interior, interior_face_no, va, vb);
+            if (periodic)
+              {
+                // the exterior's corner where the interior's lies once moved across the domain
+                const auto      &vertices = interior->get_triangulation().get_vertices();
+                const Point<dim> moved    = vertices[v] + offset;
+                unsigned int     best     = lattice[0];
+                for (const unsigned int w : lattice)
+                  if (w != numbers::invalid_unsigned_int && moved.distance(vertices[w]) < moved.distance(vertices[best]))
+                    best = w;
+                v = best;
+              }
+            const auto found = std::find(lattice.begin(), lattice.end(), v);
+            AssertThrow(found != lattice.end(),
+                        ExcNotSupported("gpumf::MatrixFree with faces: the faces of cells " +
+                                        interior->id().to_string() + " and " + exterior->id().to_string() +
+                                        " share no vertex numbering."));
+            const unsigned int k = found - lattice.begin();
+            position[va][vb][0]  = dim == 3 ? k % m : k;
+            position[va][vb][1]  = dim == 3 ? k / m : 0;
+          }
+      if (hanging)
+        {
+          unsigned int sa = 2, sb = 2;
+          for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+            for (unsigned int va = 0; va < 2; ++va)
+              {
+                sa = std::min(sa, position[va][vb][0]);
+                sb = std::min(sb, position[va][vb][1]);
+              }
+          subface = sa + 2 * (dim == 3 ? sb : 0);
+          for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+            for (unsigned int va = 0; va < 2; ++va)
+              position[va][vb][0] -= sa, position[va][vb][1] -= (dim == 3 ? sb : 0);
+        }
+      for (unsigned int order = 0; order < (dim == 2 ? 2u : 8u); ++order)
+        {
+          bool fits = true;
+          for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+            for (unsigned int va = 0; va < 2; ++va)
+              {
+                unsigned int a = va, b = vb;
+                if (order & 4)
+                  std::swap(a, b);
+                if (order & 1)
+                  a = 1 - a;
+                if (order & 2)
+                  b = 1 - b;
+                fits = fits && position[va][vb][0] == a && position[va][vb][1] == b;
+              }
+          if (fits)
+            return {subface, order};
+        }
+      AssertThrow(false, ExcInternalError());
+      return {subface, 0u};
+    }
+
+    template std::array<unsigned int, 1>
+    face_axes<2>(const unsigned int);
+    template std::array<unsigned int, 2>
+    face_axes<3>(const unsigned int);
+    template Quadrature<2>
+    face_points<2>(const Quadrature<1> &, const unsigned int, const unsigned int);
+    template Quadrature<3>
+    face_points<3>(const Quadrature<1> &, const unsigned int, const unsigned int);
+    template std::pair<unsigned int, unsigned int>
+    face_topology<2>(const Triangulation<2>::cell_iterator &,
+                     const unsigned int,
+                     const Triangulation<2>::cell_iterator &,
+                     const unsigned int,
+                     const bool,
+                     const bool,
+                     const Tensor<1, 2> &);
+    template std::pair<unsigned int, unsigned int>
+    face_topology<3>(const Triangulation<3>::cell_iterator &,
+                     const unsigned int,
+                     const Triangulation<3>::cell_iterator &,
+                     const unsigned int,
+                     const bool,
+                     const bool,
+                     const Tensor<1, 3> &);
+  } // namespace internal
+} // namespace gpumf

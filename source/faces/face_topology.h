@@ -1,0 +1,76 @@
+// Where the two sides of a face see its points: the faces' own axes and points on the reference
+// cell, and from the mesh's vertex numbers which subface of a coarser neighbour a face covers and
+// how the neighbour's face axes lie against the cell's (rotated and flipped faces of 3D meshes).
+// One home for this topology: gpumf::MatrixFree's faces (face_setup.cc) and Kelly's error
+// estimator (vector_tools/error_estimator.cc) both take it from here.
+#ifndef gpumf_source_faces_face_topology_h
+#define gpumf_source_faces_face_topology_h
+
+#include <deal.II/base/quadrature.h>
+#include <deal.II/base/tensor.h>
+#include <deal.II/grid/tria.h>
+
+#include <array>
+#include <utility>
+
+namespace gpumf
+{
+  namespace internal
+  {
+    /// A whole face, not a subface (FaceData::no_subface).
+    constexpr unsigned int no_face_subface = 255;
+
+    /// The directions of face number @p f other than its normal, in increasing order.
+    template <int dim>
+    std::array<unsigned int, dim - 1>
+    face_axes(const unsigned int f);
+
+    /**
+     * The n^(dim-1) points of face @p f of the reference cell for the 1D quadrature @p quad (n
+     * points), in the face's own axes (the lower axis fastest), with the face weights; on subface
+     * @p subface (sa + 2 sb) of it, each coordinate (x + s) / 2, unless @p subface is
+     * no_face_subface.
+     */
+    template <int dim>
+    dealii::Quadrature<dim>
+    face_points(const dealii::Quadrature<1> &quad, const unsigned int f, const unsigned int subface);
+
+    /**
+     * (subface, order) of the exterior side of the face between face @p interior_face_no of
+     * @p interior and face @p exterior_face_no of @p exterior: the subface of the exterior's face
+     * (sa + 2 sb in its own axes; no_face_subface unless @p hanging, the exterior cell coarser)
+     * that the interior's face covers, and the order of the point transforms (bit 2: swap the
+     * axes, bits 0/1: flip the first / second) that takes the interior's corners to the
+     * exterior's, from the vertex numbers. @p periodic: the exterior's face is the interior's
+     * moved by @p offset (its corners matched by position). Throws ExcNotSupported for
+     * anisotropic refinement or faces that share no vertex numbering.
+     */
+    template <int dim>
+    std::pair<unsigned int, unsigned int>
+    face_topology(const typename dealii::Triangulation<dim>::cell_iterator &interior,
+                  const unsigned int                                        interior_face_no,
+                  const typename dealii::Triangulation<dim>::cell_iterator &exterior,
+                  const unsigned int                                        exterior_face_no,
+                  const bool                                                hanging,
+                  const bool                                                periodic = false,
+                  const dealii::Tensor<1, dim>                             &offset   = {});
+
+    /// The exterior's point that is the interior's point @p q of n^(dim-1) (face_points() order)
+    /// under the transforms of @p order (face_topology()).
+    template <int dim>
+    inline unsigned int
+    point_in_order(const unsigned int order, const unsigned int q, const unsigned int n)
+    {
+      unsigned int a = dim == 3 ? q % n : q, b = dim == 3 ? q / n : 0;
+      if (order & 4)
+        std::swap(a, b);
+      if (order & 1)
+        a = n - 1 - a;
+      if (order & 2)
+        b = n - 1 - b;
+      return a + n * b;
+    }
+  } // namespace internal
+} // namespace gpumf
+
+#endif
