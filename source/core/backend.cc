@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "core/device.h"
 #include "core/run_profile.h"
@@ -45,6 +46,70 @@ namespace gpumf
       return "gpumf was built without CUDA (GPUMF_WITH_CUDA=OFF)";
 #endif
     }
+
+#if GPUMF_WITH_CUDA
+    /**
+     * The CUDA start-up of an MPI rank (the driver, then the primary context of its GPU) takes
+     * 0.2 s alone and 0.8 s with 8 ranks on a node starting together (they queue in the driver:
+     * doc/performance.md, "Start-up"). A rank started by Open MPI's or MPICH's launcher knows its
+     * place on the node from the environment before MPI_Init(): this object, made when the
+     * program is loaded, starts that work on a thread of its own for the GPU select_device()
+     * will pick, so that it runs while the program loads its libraries and MPI starts.
+     * select_device() waits for it; a GPU picked otherwise (another communicator) gets its
+     * context, and the early one is released. GPUMF_EARLY_CUDA=0 or GPUMF_BACKEND=host: not started.
+     */
+    class EarlyCudaStart
+    {
+    public:
+      EarlyCudaStart()
+      {
+        const auto env = [](const char *name) -> const char * { return std::getenv(name); };
+        if ((env("GPUMF_EARLY_CUDA") != nullptr && std::string(env("GPUMF_EARLY_CUDA")) == "0") ||
+            (env("GPUMF_BACKEND") != nullptr && std::string(env("GPUMF_BACKEND")) == "host"))
+          return;
+        const char *rank =
+          env("OMPI_COMM_WORLD_LOCAL_RANK") != nullptr ? env("OMPI_COMM_WORLD_LOCAL_RANK") : env("MPI_LOCALRANKID");
+        const char *size =
+          env("OMPI_COMM_WORLD_LOCAL_SIZE") != nullptr ? env("OMPI_COMM_WORLD_LOCAL_SIZE") : env("MPI_LOCALNRANKS");
+        if (rank == nullptr || size == nullptr || std::atoi(size) < 1)
+          return;
+        const unsigned int node_rank = std::atoi(rank), node_ranks = std::atoi(size);
+        thread = std::thread([this, node_rank, node_ranks]() {
+          int n_devices = 0;
+          if (cudaGetDeviceCount(&n_devices) != cudaSuccess || n_devices == 0)
+            {
+              cudaGetLastError();
+              return;
+            }
+          const int device = internal::device_of_node_rank(node_rank, node_ranks, n_devices);
+          if (cudaSetDevice(device) == cudaSuccess && cudaFree(nullptr) == cudaSuccess)
+            started = device;
+          cudaGetLastError();
+        });
+      }
+
+      /// Waits for the start-up; the GPU whose context it made, or -1.
+      int
+      wait()
+      {
+        if (thread.joinable())
+          thread.join();
+        return started;
+      }
+
+      ~EarlyCudaStart()
+      {
+        if (thread.joinable())
+          thread.join();
+      }
+
+    private:
+      std::thread thread;
+      int         started = -1;
+    };
+
+    EarlyCudaStart early_cuda_start;
+#endif
   } // namespace
 
   bool
@@ -173,7 +238,8 @@ namespace gpumf
 #if GPUMF_WITH_CUDA
     if (backend == Backend::cuda)
       {
-        int n_devices = 0;
+        const int early     = early_cuda_start.wait();
+        int       n_devices = 0;
         GPUMF_CHECK_CUDA(cudaGetDeviceCount(&n_devices));
         MPI_Comm node_comm;
         MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
@@ -181,7 +247,14 @@ namespace gpumf
         const unsigned int node_ranks = dealii::Utilities::MPI::n_mpi_processes(node_comm);
         // consecutive ranks on one GPU: p4est hands consecutive ranks neighbouring parts of the
         // mesh (its space-filling curve), so that most of a rank's ghost exchange stays on its GPU
-        GPUMF_CHECK_CUDA(cudaSetDevice(internal::device_of_node_rank(node_rank, node_ranks, n_devices)));
+        const int device = internal::device_of_node_rank(node_rank, node_ranks, n_devices);
+        if (early >= 0 && early != device)
+          {
+            // the early start-up guessed another GPU (a communicator other than the launcher's)
+            GPUMF_CHECK_CUDA(cudaSetDevice(early));
+            GPUMF_CHECK_CUDA(cudaDeviceReset());
+          }
+        GPUMF_CHECK_CUDA(cudaSetDevice(device));
         // ranks that see one device each (CUDA_VISIBLE_DEVICES set per rank) may still have a GPU
         // each: compare the GPUs' PCI addresses
         const bool shared = node_ranks > 1 && internal::ranks_share_gpu(node_comm);

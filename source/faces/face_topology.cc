@@ -84,11 +84,11 @@ namespace gpumf
         return cell->vertex_index(v);
       };
 
-      const unsigned int        m = hanging ? 3 : 2, step = hanging ? 2 : 1;
+      const unsigned int m = hanging ? 3 : 2, step = hanging ? 2 : 1;
       // (a fixed array: this runs for every face of a mesh; unused entries stay invalid)
       std::array<unsigned int, 9> lattice;
       lattice.fill(numbers::invalid_unsigned_int);
-      const auto                at = [&](const unsigned int i, const unsigned int j) -> unsigned int                &{
+      const auto at = [&](const unsigned int i, const unsigned int j) -> unsigned int & {
         return lattice[i + (dim == 3 ? m * j : 0)];
       };
       for (unsigned int cb = 0; cb < (dim == 3 ? 2 : 1); ++cb)
@@ -156,7 +156,8 @@ namespace gpumf
                 const Point<dim> moved    = vertices[v] + offset;
                 unsigned int     best     = lattice[0];
                 for (const unsigned int w : lattice)
-                  if (w != numbers::invalid_unsigned_int && moved.distance(vertices[w]) < moved.distance(vertices[best]))
+                  if (w != numbers::invalid_unsigned_int &&
+                      moved.distance(vertices[w]) < moved.distance(vertices[best]))
                     best = w;
                 v = best;
               }
@@ -205,6 +206,68 @@ namespace gpumf
       return {subface, 0u};
     }
 
+    template <int dim>
+    unsigned int
+    face_order(const unsigned int *interior_vertices,
+               const unsigned int  interior_face_no,
+               const unsigned int *exterior_vertices,
+               const unsigned int  exterior_face_no)
+    {
+      // the vertex of corner (ca, cb) of face f in the face's own axes, as in face_topology()
+      const auto corner =
+        [](const unsigned int *vertices, const unsigned int f, const unsigned int ca, const unsigned int cb) {
+          const auto   axes = face_axes<dim>(f);
+          unsigned int v    = (f % 2) << (f / 2);
+          v |= ca << axes[0];
+          if (dim == 3)
+            v |= cb << axes[dim - 2];
+          return vertices[v];
+        };
+      // the interior's corners at the exterior's corner positions (a, b)
+      unsigned int position[2][2][2];
+      for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+        for (unsigned int va = 0; va < 2; ++va)
+          {
+            const unsigned int v     = corner(interior_vertices, interior_face_no, va, vb);
+            bool               found = false;
+            for (unsigned int cb = 0; cb < (dim == 3 ? 2 : 1) && !found; ++cb)
+              for (unsigned int ca = 0; ca < 2 && !found; ++ca)
+                if (corner(exterior_vertices, exterior_face_no, ca, cb) == v)
+                  {
+                    position[va][vb][0] = ca;
+                    position[va][vb][1] = cb;
+                    found               = true;
+                  }
+            AssertThrow(found,
+                        ExcNotSupported("gpumf: two cells meet at a face whose vertices they do not share (a mesh "
+                                        "that is not conforming between cells of one level)."));
+          }
+      for (unsigned int order = 0; order < (dim == 2 ? 2u : 8u); ++order)
+        {
+          bool fits = true;
+          for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+            for (unsigned int va = 0; va < 2; ++va)
+              {
+                unsigned int a = va, b = vb;
+                if (order & 4)
+                  std::swap(a, b);
+                if (order & 1)
+                  a = 1 - a;
+                if (order & 2)
+                  b = 1 - b;
+                fits = fits && position[va][vb][0] == a && position[va][vb][1] == b;
+              }
+          if (fits)
+            return order;
+        }
+      AssertThrow(false, ExcInternalError());
+      return 0;
+    }
+
+    template unsigned int
+    face_order<2>(const unsigned int *, const unsigned int, const unsigned int *, const unsigned int);
+    template unsigned int
+    face_order<3>(const unsigned int *, const unsigned int, const unsigned int *, const unsigned int);
     template std::array<unsigned int, 1>
     face_axes<2>(const unsigned int);
     template std::array<unsigned int, 2>

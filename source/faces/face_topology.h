@@ -55,6 +55,20 @@ namespace gpumf
                   const bool                                                periodic = false,
                   const dealii::Tensor<1, dim>                             &offset   = {});
 
+    /**
+     * face_topology() of a face between cells of one level from the cells' vertex numbers
+     * (@p interior_vertices and @p exterior_vertices: cell->vertex_index(v), v < 2^dim), without
+     * the mesh: the order only (the subface is no_face_subface). For loops over many faces with
+     * the vertex numbers gathered once per cell. Throws ExcNotSupported where the faces share no
+     * vertex numbering.
+     */
+    template <int dim>
+    unsigned int
+    face_order(const unsigned int *interior_vertices,
+               const unsigned int  interior_face_no,
+               const unsigned int *exterior_vertices,
+               const unsigned int  exterior_face_no);
+
     /// The exterior's point that is the interior's point @p q of n^(dim-1) (face_points() order)
     /// under the transforms of @p order (face_topology()).
     template <int dim>

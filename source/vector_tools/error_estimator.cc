@@ -179,6 +179,23 @@ namespace gpumf
         slot_cells.push_back(cell);
     for (unsigned int s = 0; s < slot_cells.size(); ++s)
       slot_of[slot_cells[s]->active_cell_index()] = s;
+    // the cells' vertex numbers, once (deal.II finds a hexahedron's through its faces and lines)
+    constexpr unsigned int    n_vertices = 1u << dim;
+    std::vector<unsigned int> vertices(slot_cells.size() * n_vertices);
+    // and the cell factors of the strategy (deal.II's cell_factor())
+    std::vector<double> cell_factor(n_owned);
+    internal::parallel_for(slot_cells.size(), [&](const unsigned int begin, const unsigned int end) {
+      for (unsigned int s = begin; s < end; ++s)
+        {
+          for (unsigned int v = 0; v < n_vertices; ++v)
+            vertices[s * n_vertices + v] = slot_cells[s]->vertex_index(v);
+          if (s < n_owned)
+            cell_factor[s] = strategy == dealii::KellyErrorEstimator<dim>::cell_diameter_over_24 ?
+                               slot_cells[s]->diameter() / 24 :
+                             strategy == dealii::KellyErrorEstimator<dim>::cell_diameter ? slot_cells[s]->diameter() :
+                                                                                           1.;
+        }
+    });
 
     // Items, and (owned cell, its face, position on the face, item) for the cells' sums: per
     // range of cells in deal.II's threads, joined in the ranges' order (the same on any number
@@ -290,8 +307,11 @@ namespace gpumf
                   const unsigned int   neighbor_face = cell->neighbor_of_neighbor(f);
                   const cell_iterator &a = cell_first ? cell : neighbor, &b = cell_first ? neighbor : cell;
                   const unsigned int   f_a = cell_first ? f : neighbor_face, f_b = cell_first ? neighbor_face : f;
-                  const auto [subface, order] = internal::face_topology<dim>(a, f_a, b, f_b, false);
-                  (void)subface;
+                  const unsigned int   order =
+                    internal::face_order<dim>(&vertices[slot_of[a->active_cell_index()] * n_vertices],
+                                              f_a,
+                                              &vertices[slot_of[b->active_cell_index()] * n_vertices],
+                                              f_b);
                   Item item;
                   item.slot[0] = slot_of[a->active_cell_index()];
                   item.face[0] = f_a;
@@ -339,20 +359,14 @@ namespace gpumf
 
     // Each owned cell's items by face (its slot is its position in `owned`), a hanging face's
     // in the order of the face's children
-    std::sort(cell_item.begin(), cell_item.end());
+    // (counted, then placed: a hanging face's subfaces at their position)
     std::vector<unsigned int> cell_first_item(n_owned * 2 * dim + 1, 0), cell_items(cell_item.size());
-    for (unsigned int i = 0; i < cell_item.size(); ++i)
-      {
-        ++cell_first_item[cell_item[i][0] * 2 * dim + cell_item[i][1] + 1];
-        cell_items[i] = cell_item[i][3];
-      }
+    for (const auto &entry : cell_item)
+      ++cell_first_item[entry[0] * 2 * dim + entry[1] + 1];
     for (unsigned int j = 0; j < n_owned * 2 * dim; ++j)
       cell_first_item[j + 1] += cell_first_item[j];
-    std::vector<double> cell_factor(n_owned);
-    for (unsigned int c = 0; c < n_owned; ++c)
-      cell_factor[c] = strategy == dealii::KellyErrorEstimator<dim>::cell_diameter_over_24 ? owned[c]->diameter() / 24 :
-                       strategy == dealii::KellyErrorEstimator<dim>::cell_diameter         ? owned[c]->diameter() :
-                                                                                             1.;
+    for (const auto &entry : cell_item)
+      cell_items[cell_first_item[entry[0] * 2 * dim + entry[1]] + entry[2]] = entry[3];
 
     section.next("KellyErrorEstimator: DoF indices, support points (host threads)");
     // The slots' DoFs (lexicographic per component) and the mapping's support points, in
