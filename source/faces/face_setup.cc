@@ -41,15 +41,24 @@ namespace gpumf
                                   " has no tensor-product polynomial space (supported: FE_Q, FE_DGQ, "
                                   "FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes)."));
       const std::vector<Polynomials::Polynomial<double>> polynomials = tensor->get_underlying_polynomials();
-      const unsigned int                                 n           = polynomials.size();
-      AssertThrow(n == fe.degree + 1, ExcInternalError());
+      AssertThrow(polynomials.size() == fe.degree + 1, ExcInternalError());
+      basis_1d(polynomials, x, values, derivatives);
+    }
+
+    void
+    basis_1d(const std::vector<Polynomials::Polynomial<double>> &basis,
+             const std::vector<double>                          &x,
+             std::vector<double>                                &values,
+             std::vector<double>                                &derivatives)
+    {
+      const unsigned int n = basis.size();
       values.resize(x.size() * n);
       derivatives.resize(x.size() * n);
       std::vector<double> value_and_derivative(2);
       for (unsigned int q = 0; q < x.size(); ++q)
         for (unsigned int i = 0; i < n; ++i)
           {
-            polynomials[i].value(x[q], value_and_derivative);
+            basis[i].value(x[q], value_and_derivative);
             values[q * n + i]      = value_and_derivative[0];
             derivatives[q * n + i] = value_and_derivative[1];
           }

@@ -5,6 +5,7 @@
 #define gpumf_source_faces_face_setup_h
 
 #include <deal.II/base/partitioner.h>
+#include <deal.II/base/polynomial.h>
 #include <deal.II/base/quadrature.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_poly.h>
@@ -33,8 +34,8 @@ namespace gpumf
      *
      * The geometry comes from FEValues on each side of each face, at the face points placed in
      * the cell's own face axes; the exterior side's subface and point order (rotated and
-     * flipped faces of 3D meshes) come from the mesh's vertex numbers. Collective: every rank learns of the first error on any rank, and
-     * all throw it.
+     * flipped faces of 3D meshes) come from the mesh's vertex numbers. Collective: every rank learns of the first error
+     * on any rank, and all throw it.
      */
     template <int dim, typename Number>
     void
@@ -52,6 +53,13 @@ namespace gpumf
 
     /// The 1D basis of @p fe (lexicographic) at the points @p x: values [q * n + i] and first
     /// derivatives, from its tensor-product polynomials (FE_Q, FE_DGQ and relatives).
+    /// The polynomials @p basis at the points @p x: values [q * n + i] and first derivatives.
+    void
+    basis_1d(const std::vector<dealii::Polynomials::Polynomial<double>> &basis,
+             const std::vector<double>                                  &x,
+             std::vector<double>                                        &values,
+             std::vector<double>                                        &derivatives);
+
     template <int dim>
     void
     basis_1d(const dealii::FE_Poly<dim> &fe,

@@ -60,6 +60,37 @@ namespace gpumf
       return Quadrature<dim>(points, weights);
     }
 
+    namespace
+    {
+      /// The order (bit 2: swap the axes, bits 0/1: flip the first / second) that takes corner
+      /// (va, vb) of a face to @p position[va][vb] of the other side's face axes.
+      template <int dim>
+      unsigned int
+      order_of_corners(const unsigned int (&position)[2][2][2])
+      {
+        for (unsigned int order = 0; order < (dim == 2 ? 2u : 8u); ++order)
+          {
+            bool fits = true;
+            for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
+              for (unsigned int va = 0; va < 2; ++va)
+                {
+                  unsigned int a = va, b = vb;
+                  if (order & 4)
+                    std::swap(a, b);
+                  if (order & 1)
+                    a = 1 - a;
+                  if (order & 2)
+                    b = 1 - b;
+                  fits = fits && position[va][vb][0] == a && position[va][vb][1] == b;
+                }
+            if (fits)
+              return order;
+          }
+        AssertThrow(false, ExcInternalError());
+        return 0;
+      }
+    } // namespace
+
     template <int dim>
     std::pair<unsigned int, unsigned int>
     face_topology(const typename Triangulation<dim>::cell_iterator &interior,
@@ -184,25 +215,7 @@ namespace gpumf
             for (unsigned int va = 0; va < 2; ++va)
               position[va][vb][0] -= sa, position[va][vb][1] -= (dim == 3 ? sb : 0);
         }
-      for (unsigned int order = 0; order < (dim == 2 ? 2u : 8u); ++order)
-        {
-          bool fits = true;
-          for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
-            for (unsigned int va = 0; va < 2; ++va)
-              {
-                unsigned int a = va, b = vb;
-                if (order & 4)
-                  std::swap(a, b);
-                if (order & 1)
-                  a = 1 - a;
-                if (order & 2)
-                  b = 1 - b;
-                fits = fits && position[va][vb][0] == a && position[va][vb][1] == b;
-              }
-          if (fits)
-            return {subface, order};
-        }
-      AssertThrow(false, ExcInternalError());
+      return {subface, order_of_corners<dim>(position)};
       return {subface, 0u};
     }
 
@@ -242,26 +255,7 @@ namespace gpumf
                         ExcNotSupported("gpumf: two cells meet at a face whose vertices they do not share (a mesh "
                                         "that is not conforming between cells of one level)."));
           }
-      for (unsigned int order = 0; order < (dim == 2 ? 2u : 8u); ++order)
-        {
-          bool fits = true;
-          for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
-            for (unsigned int va = 0; va < 2; ++va)
-              {
-                unsigned int a = va, b = vb;
-                if (order & 4)
-                  std::swap(a, b);
-                if (order & 1)
-                  a = 1 - a;
-                if (order & 2)
-                  b = 1 - b;
-                fits = fits && position[va][vb][0] == a && position[va][vb][1] == b;
-              }
-          if (fits)
-            return order;
-        }
-      AssertThrow(false, ExcInternalError());
-      return 0;
+      return order_of_corners<dim>(position);
     }
 
     template unsigned int

@@ -431,21 +431,13 @@ namespace gpumf
     for (unsigned int half = 0; half < 3; ++half)
       for (unsigned int k = 0; k < n_q; ++k)
         abscissae.push_back(half == 0 ? quad.point(k)[0] : (quad.point(k)[0] + (half - 1)) / 2);
-    std::vector<double> fe_values, fe_derivatives, map_values(abscissae.size() * n_support_1d),
-      map_derivatives(abscissae.size() * n_support_1d);
+    std::vector<double> fe_values, fe_derivatives, map_values, map_derivatives;
     internal::basis_1d(*fe_q, abscissae, fe_values, fe_derivatives);
-    {
-      // MappingQ's basis: Lagrange polynomials on the Gauss-Lobatto points (geometry.cc)
-      const auto basis = Polynomials::generate_complete_Lagrange_basis(QGaussLobatto<1>(n_support_1d).get_points());
-      std::vector<double> value_and_derivative(2);
-      for (unsigned int x = 0; x < abscissae.size(); ++x)
-        for (unsigned int i = 0; i < n_support_1d; ++i)
-          {
-            basis[i].value(abscissae[x], value_and_derivative);
-            map_values[x * n_support_1d + i]      = value_and_derivative[0];
-            map_derivatives[x * n_support_1d + i] = value_and_derivative[1];
-          }
-    }
+    // MappingQ's basis: Lagrange polynomials on the Gauss-Lobatto points (geometry.cc)
+    internal::basis_1d(Polynomials::generate_complete_Lagrange_basis(QGaussLobatto<1>(n_support_1d).get_points()),
+                       abscissae,
+                       map_values,
+                       map_derivatives);
     std::vector<double> weights(n_q);
     for (unsigned int k = 0; k < n_q; ++k)
       weights[k] = quad.weight(k);

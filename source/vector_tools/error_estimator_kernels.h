@@ -219,20 +219,25 @@ namespace gpumf
         }
     }
 
-    /// grad u . n for the reference gradient @p g and the inverse Jacobian.
-    template <int dim>
-    GPUMF_HOST_DEVICE inline double
-    kelly_normal_derivative(const double (&g)[dim], const double (&inverse)[dim][dim], const double (&normal)[dim])
+    /// The physical gradient of component c on cell slot @p slot at the point of abscissae @p x:
+    /// J^-T times the reference gradient.
+    template <int dim, typename Number>
+    GPUMF_HOST_DEVICE inline void
+    kelly_gradient(const KellyData<dim, Number> &k,
+                   const unsigned int            slot,
+                   const unsigned int            c,
+                   const unsigned int (&x)[dim],
+                   const double (&inverse)[dim][dim],
+                   double (&gradient)[dim])
     {
-      double result = 0;
+      double reference[dim];
+      kelly_reference_gradient<dim>(k, slot, c, x, reference);
       for (unsigned int d = 0; d < dim; ++d)
         {
-          double physical = 0;
+          gradient[d] = 0;
           for (unsigned int e = 0; e < dim; ++e)
-            physical += inverse[e][d] * g[e];
-          result += physical * normal[d];
+            gradient[d] += inverse[e][d] * reference[e];
         }
-      return result;
     }
 
     /// The integral of the squared jump over @p item, times its factor (deal.II's
@@ -260,14 +265,8 @@ namespace gpumf
               double       inverse_b[dim][dim], normal_b[dim], area_b, point_b[dim];
               kelly_coordinates<dim>(f_a, s_a, q, n_q, x_a);
               kelly_geometry<dim>(k, slot_a, f_a, x_a, inverse_a, normal_a, area_a, point_a);
-              double g_a[dim], grad_a[dim];
-              kelly_reference_gradient<dim>(k, slot_a, c, x_a, g_a);
-              for (unsigned int d = 0; d < dim; ++d)
-                {
-                  grad_a[d] = 0;
-                  for (unsigned int e = 0; e < dim; ++e)
-                    grad_a[d] += inverse_a[e][d] * g_a[e];
-                }
+              double grad_a[dim];
+              kelly_gradient<dim>(k, slot_a, c, x_a, inverse_a, grad_a);
               double jump = 0;
               if (boundary)
                 {
@@ -292,14 +291,8 @@ namespace gpumf
                     b = n_q - 1 - b;
                   kelly_coordinates<dim>(f_b, s_b, a + n_q * b, n_q, x_b);
                   kelly_geometry<dim>(k, slot_b, f_b, x_b, inverse_b, normal_b, area_b, point_b);
-                  double g_b[dim], grad_b[dim];
-                  kelly_reference_gradient<dim>(k, slot_b, c, x_b, g_b);
-                  for (unsigned int d = 0; d < dim; ++d)
-                    {
-                      grad_b[d] = 0;
-                      for (unsigned int e = 0; e < dim; ++e)
-                        grad_b[d] += inverse_b[e][d] * g_b[e];
-                    }
+                  double grad_b[dim];
+                  kelly_gradient<dim>(k, slot_b, c, x_b, inverse_b, grad_b);
                   // deal.II: (the first gradient . A's normal) + (the other . B's normal); on a
                   // hanging face the first gradient is the coarse side's (B)
                   double second = 0;
