@@ -22,7 +22,8 @@
  *   points of the Neumann faces, which the backend computes (only those cross to the host);
  *   other boundary faces contribute nothing, periodic faces included (as deal.II's);
  * - the three strategies.
- * Not supported (refused with a message): a coefficient, a subdomain or material id.
+ * Not supported (refused with a message): a coefficient, a subdomain or material id,
+ * parallel::shared::Triangulation, anisotropic refinement.
  *
  * The solution is read as it is (read_dof_values_plain()), with its hanging-node and
  * boundary values distributed as deal.II's estimator needs them: call

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <iostream>
 #include <sstream>
+#include <mutex>
 #include <thread>
 
 #include "core/device.h"
@@ -55,8 +56,10 @@ namespace gpumf
      * place on the node from the environment before MPI_Init(): this object, made when the
      * program is loaded, starts that work on a thread of its own for the GPU select_device()
      * will pick, so that it runs while the program loads its libraries and MPI starts.
-     * select_device() waits for it; a GPU picked otherwise (another communicator) gets its
-     * context, and the early one is released. GPUMF_EARLY_CUDA=0 or GPUMF_BACKEND=host: not started.
+     * select_device() waits for it, and so does the program's exit. A GPU picked otherwise
+     * (another communicator) gets its own context; the early one stays. CUDA's environment
+     * (CUDA_VISIBLE_DEVICES, CUDA_MPS_PIPE_DIRECTORY) is read before main(): a program that sets
+     * it in main() turns this off with GPUMF_EARLY_CUDA=0 (as GPUMF_BACKEND=host does).
      */
     class EarlyCudaStart
     {
@@ -71,44 +74,62 @@ namespace gpumf
           env("OMPI_COMM_WORLD_LOCAL_RANK") != nullptr ? env("OMPI_COMM_WORLD_LOCAL_RANK") : env("MPI_LOCALRANKID");
         const char *size =
           env("OMPI_COMM_WORLD_LOCAL_SIZE") != nullptr ? env("OMPI_COMM_WORLD_LOCAL_SIZE") : env("MPI_LOCALNRANKS");
-        if (rank == nullptr || size == nullptr || std::atoi(size) < 1)
+        if (rank == nullptr || size == nullptr || std::atoi(rank) < 0 || std::atoi(rank) >= std::atoi(size))
           return;
         const unsigned int node_rank = std::atoi(rank), node_ranks = std::atoi(size);
         thread = std::thread([this, node_rank, node_ranks]() {
-          int n_devices = 0;
-          if (cudaGetDeviceCount(&n_devices) != cudaSuccess || n_devices == 0)
+          try
             {
+              int n_devices = 0;
+              if (cudaGetDeviceCount(&n_devices) != cudaSuccess || n_devices == 0)
+                {
+                  cudaGetLastError();
+                  return;
+                }
+              // the CUDA run-time has registered its clean-up at exit by now: a handler
+              // registered after it runs before it, and lets this thread finish first
+              std::atexit([]() { early_cuda_start_wait(); });
+              const int device = internal::device_of_node_rank(node_rank, node_ranks, n_devices);
+              if (cudaSetDevice(device) == cudaSuccess)
+                cudaFree(nullptr); // the primary context
               cudaGetLastError();
-              return;
             }
-          const int device = internal::device_of_node_rank(node_rank, node_ranks, n_devices);
-          if (cudaSetDevice(device) == cudaSuccess && cudaFree(nullptr) == cudaSuccess)
-            started = device;
-          cudaGetLastError();
+          catch (...)
+            {
+              // select_device() does it again and reports what fails
+            }
         });
       }
 
-      /// Waits for the start-up; the GPU whose context it made, or -1.
-      int
+      /// Waits for the start-up.
+      void
       wait()
       {
-        if (thread.joinable())
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (thread.joinable() && thread.get_id() != std::this_thread::get_id())
           thread.join();
-        return started;
       }
 
       ~EarlyCudaStart()
       {
-        if (thread.joinable())
-          thread.join();
+        wait();
       }
 
     private:
+      static void
+      early_cuda_start_wait();
+
+      std::mutex  mutex;
       std::thread thread;
-      int         started = -1;
     };
 
     EarlyCudaStart early_cuda_start;
+
+    void
+    EarlyCudaStart::early_cuda_start_wait()
+    {
+      early_cuda_start.wait();
+    }
 #endif
   } // namespace
 
@@ -238,8 +259,8 @@ namespace gpumf
 #if GPUMF_WITH_CUDA
     if (backend == Backend::cuda)
       {
-        const int early     = early_cuda_start.wait();
-        int       n_devices = 0;
+        early_cuda_start.wait();
+        int n_devices = 0;
         GPUMF_CHECK_CUDA(cudaGetDeviceCount(&n_devices));
         MPI_Comm node_comm;
         MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
@@ -247,14 +268,9 @@ namespace gpumf
         const unsigned int node_ranks = dealii::Utilities::MPI::n_mpi_processes(node_comm);
         // consecutive ranks on one GPU: p4est hands consecutive ranks neighbouring parts of the
         // mesh (its space-filling curve), so that most of a rank's ghost exchange stays on its GPU
-        const int device = internal::device_of_node_rank(node_rank, node_ranks, n_devices);
-        if (early >= 0 && early != device)
-          {
-            // the early start-up guessed another GPU (a communicator other than the launcher's)
-            GPUMF_CHECK_CUDA(cudaSetDevice(early));
-            GPUMF_CHECK_CUDA(cudaDeviceReset());
-          }
-        GPUMF_CHECK_CUDA(cudaSetDevice(device));
+        // (where the early start-up made another GPU's context, for a communicator other than the
+        // launcher's, that context stays: releasing it could free what the program made there)
+        GPUMF_CHECK_CUDA(cudaSetDevice(internal::device_of_node_rank(node_rank, node_ranks, n_devices)));
         // ranks that see one device each (CUDA_VISIBLE_DEVICES set per rank) may still have a GPU
         // each: compare the GPUs' PCI addresses
         const bool shared = node_ranks > 1 && internal::ranks_share_gpu(node_comm);

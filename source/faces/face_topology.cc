@@ -130,7 +130,7 @@ namespace gpumf
         {
           const auto parent = exterior->face(exterior_face_no);
           AssertThrow(parent->n_children() == n_subfaces,
-                      ExcNotSupported("gpumf::MatrixFree with faces: anisotropic refinement is not supported."));
+                      ExcNotSupported("gpumf (faces): anisotropic refinement is not supported."));
           // the children's vertex sets, and the child at each corner of the face
           std::vector<std::vector<unsigned int>> child_vertices(n_subfaces);
           for (unsigned int k = 0; k < n_subfaces; ++k)
@@ -194,7 +194,7 @@ namespace gpumf
               }
             const auto found = std::find(lattice.begin(), lattice.end(), v);
             AssertThrow(found != lattice.end(),
-                        ExcNotSupported("gpumf::MatrixFree with faces: the faces of cells " +
+                        ExcNotSupported("gpumf (faces): the faces of cells " +
                                         interior->id().to_string() + " and " + exterior->id().to_string() +
                                         " share no vertex numbering."));
             const unsigned int k = found - lattice.begin();

@@ -24,6 +24,8 @@
 #include <gpumf/internal/memory.h>
 #include <gpumf/setup_profile.h>
 
+#include <deal.II/base/mpi.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -111,7 +113,13 @@ namespace gpumf
     const Triangulation<dim> &tria        = dof.get_triangulation();
     const auto               *distributed = dynamic_cast<const parallel::TriangulationBase<dim> *>(&tria);
 
-    // What is supported
+    // What is supported (the same on every rank: the arguments and the mesh's kind)
+    AssertThrow(distributed == nullptr || dynamic_cast<const parallel::DistributedTriangulationBase<dim> *>(&tria),
+                ExcNotSupported("gpumf::KellyErrorEstimator: parallel::shared::Triangulation is not supported (deal.II "
+                                "computes every cell's indicator there); use a parallel::distributed::Triangulation or "
+                                "a serial one."));
+    AssertThrow(!tria.get_anisotropic_refinement_flag(),
+                ExcNotSupported("gpumf::KellyErrorEstimator: anisotropic refinement is not supported."));
     AssertThrow(coefficients == nullptr,
                 ExcNotSupported("gpumf::KellyErrorEstimator: a coefficient is not supported; call deal.II's "
                                 "KellyErrorEstimator on gpumf::host_copy(solution, constraints) for one."));
@@ -146,15 +154,26 @@ namespace gpumf
                                   std::to_string(id) + " has " +
                                   std::to_string(function == nullptr ? 0u : function->n_components) +
                                   " components; the element has " + std::to_string(n_components) + "."));
+    // What may differ between ranks is agreed on before the first collective step: every rank
+    // throws the first error of any rank
+    const MPI_Comm comm     = tria.get_communicator();
+    const bool     with_mpi = Utilities::MPI::job_supports_mpi() && Utilities::MPI::n_mpi_processes(comm) > 1;
+    const auto     agree    = [&](const std::string &error) {
+      for (const std::string &message :
+           with_mpi ? Utilities::MPI::all_gather(comm, error) : std::vector<std::string>{error})
+        AssertThrow(message.empty(), ExcNotSupported(message));
+    };
     const auto partitioner = solution.get_partitioner();
-    AssertThrow(partitioner != nullptr && partitioner->size() == dof.n_dofs() &&
-                  partitioner->locally_owned_range() == dof.locally_owned_dofs(),
-                ExcNotSupported("gpumf::KellyErrorEstimator: the solution's locally owned entries are not the "
-                                "DoFHandler's (a vector of another DoFHandler, or of a MatrixFree object with "
-                                "renumbered DoFs?)."));
+    agree(partitioner != nullptr && partitioner->size() == dof.n_dofs() &&
+              partitioner->locally_owned_range() == dof.locally_owned_dofs() ?
+            std::string() :
+            std::string("gpumf::KellyErrorEstimator: the solution's locally owned entries are not the "
+                        "DoFHandler's on rank ") +
+              std::to_string(Utilities::MPI::this_mpi_process(comm)) +
+              " (a vector of another DoFHandler, of a mesh since repartitioned, or of a MatrixFree object with "
+              "renumbered DoFs?).");
     const Quadrature<1> quad    = quadrature_1d<dim>(quadrature);
     const Backend       backend = solution.backend();
-    const MPI_Comm      comm    = partitioner->get_mpi_communicator();
 
     const unsigned int     degree       = fe_q->degree;
     const unsigned int     n_dofs_1d    = degree + 1;
@@ -301,7 +320,8 @@ namespace gpumf
                       continue;
                     }
                   // a regular face: A the cell of lower index (deal.II's choice), made once
-                  const bool cell_first = cell->index() < neighbor->index();
+                  const bool cell_first = cell->index() < neighbor->index() ||
+                                          (cell->index() == neighbor->index() && cell->level() < neighbor->level());
                   if (neighbor->is_locally_owned() && !cell_first)
                     continue;
                   const unsigned int   neighbor_face = cell->neighbor_of_neighbor(f);
@@ -333,7 +353,7 @@ namespace gpumf
           failure = e.what();
         }
     });
-    AssertThrow(failure.empty(), ExcNotSupported(failure));
+    agree(failure);
     std::vector<Item>                        items;
     std::vector<std::array<unsigned int, 4>> cell_item;
     for (Range &range : ranges)
@@ -384,16 +404,25 @@ namespace gpumf
     std::vector<double> support(std::size_t(n_slots) * n_support * dim);
     internal::parallel_for(n_slots, [&](const unsigned int begin, const unsigned int end) {
       std::vector<types::global_dof_index> indices(dofs_per_cell);
-      for (unsigned int s = begin; s < end; ++s)
+      try
         {
-          slot_cells[s]->get_dof_indices(indices);
-          for (unsigned int i = 0; i < dofs_per_cell; ++i)
-            global[std::size_t(s) * dofs_per_cell + position[i]] = indices[i];
-          internal::lexicographic_support_points(*mapping_q,
-                                                 typename Triangulation<dim>::cell_iterator(slot_cells[s]),
-                                                 support.data() + std::size_t(s) * n_support * dim);
+          for (unsigned int s = begin; s < end; ++s)
+            {
+              slot_cells[s]->get_dof_indices(indices);
+              for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                global[std::size_t(s) * dofs_per_cell + position[i]] = indices[i];
+              internal::lexicographic_support_points(*mapping_q,
+                                                     typename Triangulation<dim>::cell_iterator(slot_cells[s]),
+                                                     support.data() + std::size_t(s) * n_support * dim);
+            }
+        }
+      catch (const std::exception &e)
+        {
+          const std::lock_guard<std::mutex> lock(failure_mutex);
+          failure = e.what();
         }
     });
+    agree(failure);
 
     section.next("KellyErrorEstimator: ghost values (exchange)");
     // The ghost cells' DoFs through an exchange of our own: the solution's ghosts may be others
