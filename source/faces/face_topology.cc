@@ -92,14 +92,10 @@ namespace gpumf
     } // namespace
 
     template <int dim>
-    std::pair<unsigned int, unsigned int>
-    face_topology(const typename Triangulation<dim>::cell_iterator &interior,
-                  const unsigned int                                interior_face_no,
-                  const typename Triangulation<dim>::cell_iterator &exterior,
-                  const unsigned int                                exterior_face_no,
-                  const bool                                        hanging,
-                  const bool                                        periodic,
-                  const Tensor<1, dim>                             &offset)
+    FaceLattice<dim>
+    face_lattice(const typename Triangulation<dim>::cell_iterator &exterior,
+                 const unsigned int                                exterior_face_no,
+                 const bool                                        hanging)
     {
       constexpr unsigned int n_subfaces = 1u << (dim - 1);
       // The vertex number of corner (ca, cb) of face f of a cell in the face's own axes.
@@ -115,9 +111,13 @@ namespace gpumf
         return cell->vertex_index(v);
       };
 
+      FaceLattice<dim> result;
+      result.hanging       = hanging;
+      result.exterior      = exterior;
       const unsigned int m = hanging ? 3 : 2, step = hanging ? 2 : 1;
+      result.m = m;
       // (a fixed array: this runs for every face of a mesh; unused entries stay invalid)
-      std::array<unsigned int, 9> lattice;
+      std::array<unsigned int, 9> &lattice = result.vertex;
       lattice.fill(numbers::invalid_unsigned_int);
       const auto at = [&](const unsigned int i, const unsigned int j) -> unsigned int & {
         return lattice[i + (dim == 3 ? m * j : 0)];
@@ -125,48 +125,58 @@ namespace gpumf
       for (unsigned int cb = 0; cb < (dim == 3 ? 2 : 1); ++cb)
         for (unsigned int ca = 0; ca < 2; ++ca)
           at(ca * step, cb * step) = corner(exterior, exterior_face_no, ca, cb);
-      unsigned int subface = no_face_subface;
       if (hanging)
         {
           const auto parent = exterior->face(exterior_face_no);
           AssertThrow(parent->n_children() == n_subfaces,
                       ExcNotSupported("gpumf (faces): anisotropic refinement is not supported."));
-          // the children's vertex sets, and the child at each corner of the face
-          std::vector<std::vector<unsigned int>> child_vertices(n_subfaces);
+          // the children's vertex sets, and the child at each corner of the face (fixed arrays:
+          // this runs for every hanging face of a mesh)
+          constexpr unsigned int                                             n_child_vertices = dim == 3 ? 4 : 2;
+          std::array<std::array<unsigned int, n_child_vertices>, n_subfaces> child_vertices;
           for (unsigned int k = 0; k < n_subfaces; ++k)
-            for (unsigned int v = 0; v < (dim == 3 ? 4u : 2u); ++v)
-              child_vertices[k].push_back(parent->child(k)->vertex_index(v));
+            for (unsigned int v = 0; v < n_child_vertices; ++v)
+              child_vertices[k][v] = parent->child(k)->vertex_index(v);
+          const auto has = [&](const unsigned int k, const unsigned int vertex) {
+            return std::find(child_vertices[k].begin(), child_vertices[k].end(), vertex) != child_vertices[k].end();
+          };
           const auto child_at = [&](const unsigned int ca, const unsigned int cb) {
             for (unsigned int k = 0; k < n_subfaces; ++k)
-              if (std::count(child_vertices[k].begin(), child_vertices[k].end(), at(2 * ca, 2 * cb)))
+              if (has(k, at(2 * ca, 2 * cb)))
                 return k;
             AssertThrow(false, ExcInternalError());
             return 0u;
           };
-          const auto shared = [&](std::vector<unsigned int> a, const std::vector<unsigned int> &b) {
-            a.erase(std::remove_if(a.begin(),
-                                   a.end(),
-                                   [&](const unsigned int v) { return !std::count(b.begin(), b.end(), v); }),
-                    a.end());
-            return a;
+          // the vertices of child k that child l shares, other than @p except
+          const auto shared_vertex = [&](const unsigned int k, const unsigned int l, const unsigned int except) {
+            for (const unsigned int v : child_vertices[k])
+              if (v != except && has(l, v))
+                return v;
+            AssertThrow(false, ExcInternalError());
+            return 0u;
           };
           if (dim == 2)
-            at(1, 0) = shared(child_vertices[child_at(0, 0)], child_vertices[child_at(1, 0)])[0];
+            at(1, 0) = shared_vertex(child_at(0, 0), child_at(1, 0), numbers::invalid_unsigned_int);
           else
             {
-              std::vector<unsigned int> centre = child_vertices[0];
-              for (unsigned int k = 1; k < n_subfaces; ++k)
-                centre = shared(centre, child_vertices[k]);
-              AssertThrow(centre.size() == 1, ExcInternalError());
-              at(1, 1) = centre[0];
+              // the centre: the vertex all children share
+              unsigned int centre = numbers::invalid_unsigned_int;
+              for (const unsigned int v : child_vertices[0])
+                {
+                  bool in_all = true;
+                  for (unsigned int k = 1; k < n_subfaces; ++k)
+                    in_all = in_all && has(k, v);
+                  if (in_all)
+                    {
+                      AssertThrow(centre == numbers::invalid_unsigned_int, ExcInternalError());
+                      centre = v;
+                    }
+                }
+              AssertThrow(centre != numbers::invalid_unsigned_int, ExcInternalError());
+              at(1, 1) = centre;
               const auto midpoint =
                 [&](const unsigned int a0, const unsigned int b0, const unsigned int a1, const unsigned int b1) {
-                  for (const unsigned int v :
-                       shared(child_vertices[child_at(a0, b0)], child_vertices[child_at(a1, b1)]))
-                    if (v != centre[0])
-                      return v;
-                  AssertThrow(false, ExcInternalError());
-                  return 0u;
+                  return shared_vertex(child_at(a0, b0), child_at(a1, b1), centre);
                 };
               at(1, 0) = midpoint(0, 0, 1, 0);
               at(1, 2) = midpoint(0, 1, 1, 1);
@@ -174,6 +184,33 @@ namespace gpumf
               at(2, 1) = midpoint(1, 0, 1, 1);
             }
         }
+      return result;
+    }
+
+    template <int dim>
+    std::pair<unsigned int, unsigned int>
+    face_topology(const FaceLattice<dim>                           &exterior_lattice,
+                  const typename Triangulation<dim>::cell_iterator &interior,
+                  const unsigned int                                interior_face_no,
+                  const bool                                        periodic,
+                  const Tensor<1, dim>                             &offset)
+    {
+      const std::array<unsigned int, 9> &lattice = exterior_lattice.vertex;
+      const unsigned int                 m       = exterior_lattice.m;
+      const bool                         hanging = exterior_lattice.hanging;
+      unsigned int                       subface = no_face_subface;
+      // The vertex number of corner (ca, cb) of face f of a cell in the face's own axes.
+      const auto corner = [](const typename Triangulation<dim>::cell_iterator &cell,
+                             const unsigned int                                f,
+                             const unsigned int                                ca,
+                             const unsigned int                                cb) {
+        const auto   axes = face_axes<dim>(f);
+        unsigned int v    = (f % 2) << (f / 2);
+        v |= ca << axes[0];
+        if (dim == 3)
+          v |= cb << axes[dim - 2];
+        return cell->vertex_index(v);
+      };
       // the interior's corners in the lattice
       unsigned int position[2][2][2];
       for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
@@ -194,9 +231,8 @@ namespace gpumf
               }
             const auto found = std::find(lattice.begin(), lattice.end(), v);
             AssertThrow(found != lattice.end(),
-                        ExcNotSupported("gpumf (faces): the faces of cells " +
-                                        interior->id().to_string() + " and " + exterior->id().to_string() +
-                                        " share no vertex numbering."));
+                        ExcNotSupported("gpumf (faces): the faces of cells " + interior->id().to_string() + " and " +
+                                        exterior_lattice.exterior->id().to_string() + " share no vertex numbering."));
             const unsigned int k = found - lattice.begin();
             position[va][vb][0]  = dim == 3 ? k % m : k;
             position[va][vb][1]  = dim == 3 ? k / m : 0;
@@ -216,7 +252,20 @@ namespace gpumf
               position[va][vb][0] -= sa, position[va][vb][1] -= (dim == 3 ? sb : 0);
         }
       return {subface, order_of_corners<dim>(position)};
-      return {subface, 0u};
+    }
+
+    template <int dim>
+    std::pair<unsigned int, unsigned int>
+    face_topology(const typename Triangulation<dim>::cell_iterator &interior,
+                  const unsigned int                                interior_face_no,
+                  const typename Triangulation<dim>::cell_iterator &exterior,
+                  const unsigned int                                exterior_face_no,
+                  const bool                                        hanging,
+                  const bool                                        periodic,
+                  const Tensor<1, dim>                             &offset)
+    {
+      return face_topology<dim>(
+        face_lattice<dim>(exterior, exterior_face_no, hanging), interior, interior_face_no, periodic, offset);
     }
 
     template <int dim>
@@ -270,6 +319,22 @@ namespace gpumf
     face_points<2>(const Quadrature<1> &, const unsigned int, const unsigned int);
     template Quadrature<3>
     face_points<3>(const Quadrature<1> &, const unsigned int, const unsigned int);
+    template FaceLattice<2>
+    face_lattice<2>(const Triangulation<2>::cell_iterator &, const unsigned int, const bool);
+    template FaceLattice<3>
+    face_lattice<3>(const Triangulation<3>::cell_iterator &, const unsigned int, const bool);
+    template std::pair<unsigned int, unsigned int>
+    face_topology<2>(const FaceLattice<2> &,
+                     const Triangulation<2>::cell_iterator &,
+                     const unsigned int,
+                     const bool,
+                     const Tensor<1, 2> &);
+    template std::pair<unsigned int, unsigned int>
+    face_topology<3>(const FaceLattice<3> &,
+                     const Triangulation<3>::cell_iterator &,
+                     const unsigned int,
+                     const bool,
+                     const Tensor<1, 3> &);
     template std::pair<unsigned int, unsigned int>
     face_topology<2>(const Triangulation<2>::cell_iterator &,
                      const unsigned int,

@@ -11,6 +11,7 @@
 #include <deal.II/grid/tria.h>
 
 #include <array>
+#include <string>
 #include <utility>
 
 namespace gpumf
@@ -52,6 +53,34 @@ namespace gpumf
                   const typename dealii::Triangulation<dim>::cell_iterator &exterior,
                   const unsigned int                                        exterior_face_no,
                   const bool                                                hanging,
+                  const bool                                                periodic = false,
+                  const dealii::Tensor<1, dim>                             &offset   = {});
+
+    /// The exterior side of a face as face_topology() reads it: the vertex numbers of its face
+    /// laid out in its own axes (a refined face in half units: corners, edge midpoints, centre).
+    template <int dim>
+    struct FaceLattice
+    {
+      std::array<unsigned int, 9>                        vertex;
+      unsigned int                                       m       = 2;
+      bool                                               hanging = false;
+      typename dealii::Triangulation<dim>::cell_iterator exterior;
+    };
+
+    /// The lattice of face @p exterior_face_no of @p exterior (refined: @p hanging), once for
+    /// the several faces that meet it.
+    template <int dim>
+    FaceLattice<dim>
+    face_lattice(const typename dealii::Triangulation<dim>::cell_iterator &exterior,
+                 const unsigned int                                        exterior_face_no,
+                 const bool                                                hanging);
+
+    /// face_topology() with the exterior's lattice made once (face_lattice()).
+    template <int dim>
+    std::pair<unsigned int, unsigned int>
+    face_topology(const FaceLattice<dim>                                   &exterior_lattice,
+                  const typename dealii::Triangulation<dim>::cell_iterator &interior,
+                  const unsigned int                                        interior_face_no,
                   const bool                                                periodic = false,
                   const dealii::Tensor<1, dim>                             &offset   = {});
 

@@ -268,11 +268,12 @@ namespace gpumf
                       AssertThrow(face->n_children() == n_subfaces,
                                   ExcNotSupported(
                                     "gpumf::KellyErrorEstimator: anisotropic refinement is not supported."));
+                      // the coarse face's vertex lattice once for its subfaces
+                      const internal::FaceLattice<dim> lattice = internal::face_lattice<dim>(cell, f, true);
                       for (unsigned int s = 0; s < n_subfaces; ++s)
                         {
-                          const cell_iterator fine = cell->neighbor_child_on_subface(f, s);
-                          const auto [subface, order] =
-                            internal::face_topology<dim>(fine, neighbor_face, cell, f, /*hanging*/ true);
+                          const cell_iterator fine    = cell->neighbor_child_on_subface(f, s);
+                          const auto [subface, order] = internal::face_topology<dim>(lattice, fine, neighbor_face);
                           Item item;
                           item.slot[0]    = slot_of[fine->active_cell_index()];
                           item.face[0]    = neighbor_face;
