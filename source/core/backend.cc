@@ -77,7 +77,7 @@ namespace gpumf
         if (rank == nullptr || size == nullptr || std::atoi(rank) < 0 || std::atoi(rank) >= std::atoi(size))
           return;
         const unsigned int node_rank = std::atoi(rank), node_ranks = std::atoi(size);
-        thread = std::thread([this, node_rank, node_ranks]() {
+        thread = std::thread([node_rank, node_ranks]() {
           try
             {
               int n_devices = 0;

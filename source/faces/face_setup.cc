@@ -372,15 +372,6 @@ namespace gpumf
                 entry.face = other.face | exterior_bit;
               }
 
-      const auto exterior_topology = [&](const Face<dim> &face) {
-        return face_topology<dim>(face.interior,
-                                  face.interior_face_no,
-                                  face.exterior,
-                                  face.exterior_face_no,
-                                  face.hanging,
-                                  face.periodic,
-                                  face.offset);
-      };
 
       // Geometry: FEValues on each side at the face points in the cell's own face axes; the
       // exterior side's points (on each subface of a coarser cell) matched to the interior's.
@@ -445,13 +436,19 @@ namespace gpumf
                 continue;
               // The exterior side: the whole face or the subface the interior's face covers, and the
               // order of its points (its axes rotated or flipped against the interior's), from the
-              // mesh's vertex numbers (topology_of()); geometry cannot tell them apart reliably where
+              // mesh's vertex numbers (face_topology()); geometry cannot tell them apart reliably where
               // a coarse cell's mapping and its neighbours' children differ (coarse curved meshes).
               // (what it throws goes to every rank through the gather below, as all set-up errors)
               std::pair<unsigned int, unsigned int> topology;
               try
                 {
-                  topology = exterior_topology(face);
+                  topology = face_topology<dim>(face.interior,
+                                                face.interior_face_no,
+                                                face.exterior,
+                                                face.exterior_face_no,
+                                                face.hanging,
+                                                face.periodic,
+                                                face.offset);
                 }
               catch (const std::exception &e)
                 {
@@ -465,15 +462,12 @@ namespace gpumf
               const auto [best_subface, best_order] = topology;
               FEValues<dim> *best = exterior_values[quadrature_index(face.exterior_face_no, best_subface)].get();
               best->reinit(typename Triangulation<dim>::cell_iterator(face.exterior));
-              const auto own_point = [&](const unsigned int order, const unsigned int q) {
-                return point_in_order<dim>(order, q, n_q);
-              };
               double best_cost = 0;
               for (unsigned int q = 0; q < n_face_points; ++q)
                 best_cost += (in.quadrature_point(q) + face.offset)
-                               .distance_square(best->quadrature_point(own_point(best_order, q)));
+                               .distance_square(best->quadrature_point(point_in_order<dim>(best_order, q, n_q)));
               for (unsigned int q = 0; q < n_face_points; ++q)
-                match[q] = own_point(best_order, q);
+                match[q] = point_in_order<dim>(best_order, q, n_q);
               if (std::sqrt(best_cost / n_face_points) > 0.25 * diameter)
                 {
                   const std::lock_guard<std::mutex> lock(error_mutex);

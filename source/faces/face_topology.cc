@@ -62,6 +62,20 @@ namespace gpumf
 
     namespace
     {
+      /// The cell's vertex number (0 to 2^dim - 1) of corner (ca, cb) of its face @p f in the face's
+      /// own axes.
+      template <int dim>
+      unsigned int
+      face_corner(const unsigned int f, const unsigned int ca, const unsigned int cb)
+      {
+        const auto   axes = face_axes<dim>(f);
+        unsigned int v    = (f % 2) << (f / 2);
+        v |= ca << axes[0];
+        if (dim == 3)
+          v |= cb << axes[dim - 2];
+        return v;
+      }
+
       /// The order (bit 2: swap the axes, bits 0/1: flip the first / second) that takes corner
       /// (va, vb) of a face to @p position[va][vb] of the other side's face axes.
       template <int dim>
@@ -98,18 +112,6 @@ namespace gpumf
                  const bool                                        hanging)
     {
       constexpr unsigned int n_subfaces = 1u << (dim - 1);
-      // The vertex number of corner (ca, cb) of face f of a cell in the face's own axes.
-      const auto corner = [](const typename Triangulation<dim>::cell_iterator &cell,
-                             const unsigned int                                f,
-                             const unsigned int                                ca,
-                             const unsigned int                                cb) {
-        const auto   axes = face_axes<dim>(f);
-        unsigned int v    = (f % 2) << (f / 2);
-        v |= ca << axes[0];
-        if (dim == 3)
-          v |= cb << axes[dim - 2];
-        return cell->vertex_index(v);
-      };
 
       FaceLattice<dim> result;
       result.hanging       = hanging;
@@ -124,7 +126,7 @@ namespace gpumf
       };
       for (unsigned int cb = 0; cb < (dim == 3 ? 2 : 1); ++cb)
         for (unsigned int ca = 0; ca < 2; ++ca)
-          at(ca * step, cb * step) = corner(exterior, exterior_face_no, ca, cb);
+          at(ca * step, cb * step) = exterior->vertex_index(face_corner<dim>(exterior_face_no, ca, cb));
       if (hanging)
         {
           const auto parent = exterior->face(exterior_face_no);
@@ -199,24 +201,12 @@ namespace gpumf
       const unsigned int                 m       = exterior_lattice.m;
       const bool                         hanging = exterior_lattice.hanging;
       unsigned int                       subface = no_face_subface;
-      // The vertex number of corner (ca, cb) of face f of a cell in the face's own axes.
-      const auto corner = [](const typename Triangulation<dim>::cell_iterator &cell,
-                             const unsigned int                                f,
-                             const unsigned int                                ca,
-                             const unsigned int                                cb) {
-        const auto   axes = face_axes<dim>(f);
-        unsigned int v    = (f % 2) << (f / 2);
-        v |= ca << axes[0];
-        if (dim == 3)
-          v |= cb << axes[dim - 2];
-        return cell->vertex_index(v);
-      };
       // the interior's corners in the lattice
       unsigned int position[2][2][2];
       for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
         for (unsigned int va = 0; va < 2; ++va)
           {
-            unsigned int v = corner(interior, interior_face_no, va, vb);
+            unsigned int v = interior->vertex_index(face_corner<dim>(interior_face_no, va, vb));
             if (periodic)
               {
                 // the exterior's corner where the interior's lies once moved across the domain
@@ -275,26 +265,16 @@ namespace gpumf
                const unsigned int *exterior_vertices,
                const unsigned int  exterior_face_no)
     {
-      // the vertex of corner (ca, cb) of face f in the face's own axes, as in face_topology()
-      const auto corner =
-        [](const unsigned int *vertices, const unsigned int f, const unsigned int ca, const unsigned int cb) {
-          const auto   axes = face_axes<dim>(f);
-          unsigned int v    = (f % 2) << (f / 2);
-          v |= ca << axes[0];
-          if (dim == 3)
-            v |= cb << axes[dim - 2];
-          return vertices[v];
-        };
       // the interior's corners at the exterior's corner positions (a, b)
       unsigned int position[2][2][2];
       for (unsigned int vb = 0; vb < (dim == 3 ? 2 : 1); ++vb)
         for (unsigned int va = 0; va < 2; ++va)
           {
-            const unsigned int v     = corner(interior_vertices, interior_face_no, va, vb);
+            const unsigned int v     = interior_vertices[face_corner<dim>(interior_face_no, va, vb)];
             bool               found = false;
             for (unsigned int cb = 0; cb < (dim == 3 ? 2 : 1) && !found; ++cb)
               for (unsigned int ca = 0; ca < 2 && !found; ++ca)
-                if (corner(exterior_vertices, exterior_face_no, ca, cb) == v)
+                if (exterior_vertices[face_corner<dim>(exterior_face_no, ca, cb)] == v)
                   {
                     position[va][vb][0] = ca;
                     position[va][vb][1] = cb;

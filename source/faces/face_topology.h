@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "faces/point_order.h"
+
 namespace gpumf
 {
   namespace internal
@@ -97,22 +99,6 @@ namespace gpumf
                const unsigned int  interior_face_no,
                const unsigned int *exterior_vertices,
                const unsigned int  exterior_face_no);
-
-    /// The exterior's point that is the interior's point @p q of n^(dim-1) (face_points() order)
-    /// under the transforms of @p order (face_topology()).
-    template <int dim>
-    inline unsigned int
-    point_in_order(const unsigned int order, const unsigned int q, const unsigned int n)
-    {
-      unsigned int a = dim == 3 ? q % n : q, b = dim == 3 ? q / n : 0;
-      if (order & 4)
-        std::swap(a, b);
-      if (order & 1)
-        a = n - 1 - a;
-      if (order & 2)
-        b = n - 1 - b;
-      return a + n * b;
-    }
   } // namespace internal
 } // namespace gpumf
 

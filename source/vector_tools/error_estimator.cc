@@ -216,6 +216,14 @@ namespace gpumf
         }
     });
 
+    // deal.II's factor of a face piece's integral: the face's diameter / (degree times 2 between
+    // two cells, times 1 on the boundary) with face_diameter_over_twice_max_degree, else 1
+    const auto face_factor = [&](const auto &face, const double sides) {
+      return strategy == dealii::KellyErrorEstimator<dim>::face_diameter_over_twice_max_degree ?
+               face->diameter() / degree / sides :
+               1.;
+    };
+
     // Items, and (owned cell, its face, position on the face, item) for the cells' sums: per
     // range of cells in deal.II's threads, joined in the ranges' order (the same on any number
     // of threads)
@@ -241,7 +249,7 @@ namespace gpumf
         {
           for (unsigned int c = begin; c < end; ++c)
             {
-              const cell_iterator &cell = owned[c];
+              const cell_iterator &cell = owned[c]; // slot c
               for (unsigned int f = 0; f < 2 * dim; ++f)
                 {
                   const auto face = cell->face(f);
@@ -251,12 +259,10 @@ namespace gpumf
                       if (neumann_bc.find(face->boundary_id()) == neumann_bc.end())
                         continue;
                       Item item;
-                      item.slot[0] = slot_of[cell->active_cell_index()];
+                      item.slot[0] = c;
                       item.face[0] = f;
                       item.kind    = internal::kelly_boundary;
-                      item.factor  = strategy == dealii::KellyErrorEstimator<dim>::face_diameter_over_twice_max_degree ?
-                                       face->diameter() / degree :
-                                       1.;
+                      item.factor  = face_factor(face, 1.);
                       range.items.push_back(item);
                       range.add_to(cell, f, 0, range.items.size() - 1);
                       continue;
@@ -265,9 +271,6 @@ namespace gpumf
                     {
                       // finer neighbours: an item per subface, A the fine cell
                       const unsigned int neighbor_face = cell->neighbor_of_neighbor(f);
-                      AssertThrow(face->n_children() == n_subfaces,
-                                  ExcNotSupported(
-                                    "gpumf::KellyErrorEstimator: anisotropic refinement is not supported."));
                       // the coarse face's vertex lattice once for its subfaces
                       const internal::FaceLattice<dim> lattice = internal::face_lattice<dim>(cell, f, true);
                       for (unsigned int s = 0; s < n_subfaces; ++s)
@@ -277,15 +280,12 @@ namespace gpumf
                           Item item;
                           item.slot[0]    = slot_of[fine->active_cell_index()];
                           item.face[0]    = neighbor_face;
-                          item.slot[1]    = slot_of[cell->active_cell_index()];
+                          item.slot[1]    = c;
                           item.face[1]    = f;
                           item.subface[1] = subface;
                           item.order      = order;
                           item.kind       = internal::kelly_crossed;
-                          item.factor =
-                            strategy == dealii::KellyErrorEstimator<dim>::face_diameter_over_twice_max_degree ?
-                              fine->face(neighbor_face)->diameter() / degree / 2. :
-                              1.;
+                          item.factor     = face_factor(fine->face(neighbor_face), 2.);
                           range.items.push_back(item);
                           // the coarse cell sums its subfaces in the order of the face's children
                           unsigned int child = 0;
@@ -306,16 +306,14 @@ namespace gpumf
                       const auto [subface, order] =
                         internal::face_topology<dim>(cell, f, neighbor, neighbor_face, true);
                       Item item;
-                      item.slot[0]    = slot_of[cell->active_cell_index()];
+                      item.slot[0]    = c;
                       item.face[0]    = f;
                       item.slot[1]    = slot_of[neighbor->active_cell_index()];
                       item.face[1]    = neighbor_face;
                       item.subface[1] = subface;
                       item.order      = order;
                       item.kind       = internal::kelly_crossed;
-                      item.factor = strategy == dealii::KellyErrorEstimator<dim>::face_diameter_over_twice_max_degree ?
-                                      face->diameter() / degree / 2. :
-                                      1.;
+                      item.factor     = face_factor(face, 2.);
                       range.items.push_back(item);
                       range.add_to(cell, f, 0, range.items.size() - 1);
                       continue;
@@ -339,9 +337,7 @@ namespace gpumf
                   item.slot[1] = slot_of[b->active_cell_index()];
                   item.face[1] = f_b;
                   item.order   = order;
-                  item.factor  = strategy == dealii::KellyErrorEstimator<dim>::face_diameter_over_twice_max_degree ?
-                                   face->diameter() / degree / 2. :
-                                   1.;
+                  item.factor  = face_factor(face, 2.);
                   range.items.push_back(item);
                   range.add_to(cell, f, 0, range.items.size() - 1);
                   range.add_to(neighbor, neighbor_face, 0, range.items.size() - 1);
@@ -378,9 +374,8 @@ namespace gpumf
     const unsigned int n_items = items.size();
     const unsigned int n_slots = slot_cells.size();
 
-    // Each owned cell's items by face (its slot is its position in `owned`), a hanging face's
-    // in the order of the face's children
-    // (counted, then placed: a hanging face's subfaces at their position)
+    // Each owned cell's items by face (its slot is its position in `owned`), counted, then
+    // placed: a hanging face's subfaces in the order of the face's children
     std::vector<unsigned int> cell_first_item(n_owned * 2 * dim + 1, 0), cell_items(cell_item.size());
     for (const auto &entry : cell_item)
       ++cell_first_item[entry[0] * 2 * dim + entry[1] + 1];

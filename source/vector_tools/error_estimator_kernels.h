@@ -15,6 +15,7 @@
 #include <cstddef>
 
 #include "core/executor.h"
+#include "faces/point_order.h"
 
 namespace gpumf
 {
@@ -102,6 +103,31 @@ namespace gpumf
           }
     }
 
+    /// Tensor-product basis function @p i (lexicographic, @p n a direction) of the 1D basis
+    /// @p values / @p derivatives ([x * n + j]) at the point of abscissae @p x: its value and
+    /// reference gradient.
+    template <int dim>
+    GPUMF_HOST_DEVICE inline void
+    kelly_basis(const double      *values,
+                const double      *derivatives,
+                const unsigned int n,
+                const unsigned int i,
+                const unsigned int (&x)[dim],
+                double &value,
+                double (&gradient)[dim])
+    {
+      value = 1;
+      for (unsigned int e = 0; e < dim; ++e)
+        gradient[e] = 1;
+      for (unsigned int d = 0, r = i; d < dim; ++d, r /= n)
+        {
+          const double v = values[x[d] * n + r % n], dv = derivatives[x[d] * n + r % n];
+          value *= v;
+          for (unsigned int e = 0; e < dim; ++e)
+            gradient[e] *= e == d ? dv : v;
+        }
+    }
+
     /// At point q of side @p side of @p item: the inverse Jacobian (inverse[e][d] = d xi_e / d x_d),
     /// the outward unit normal, |det J| |J^-T n_ref| (JxW without the weight) and the point.
     template <int dim, typename Number>
@@ -125,19 +151,8 @@ namespace gpumf
       const double *support = k.support + std::size_t(slot) * n_s * dim;
       for (unsigned int i = 0; i < n_s; ++i)
         {
-          unsigned int idx[dim];
-          for (unsigned int d = 0, r = i; d < dim; ++d, r /= n)
-            idx[d] = r % n;
-          double value = 1, grad[dim];
-          for (unsigned int e = 0; e < dim; ++e)
-            grad[e] = 1;
-          for (unsigned int d = 0; d < dim; ++d)
-            {
-              const double v = k.map_values[x[d] * n + idx[d]], dv = k.map_derivatives[x[d] * n + idx[d]];
-              value *= v;
-              for (unsigned int e = 0; e < dim; ++e)
-                grad[e] *= e == d ? dv : v;
-            }
+          double value, grad[dim];
+          kelly_basis<dim>(k.map_values, k.map_derivatives, n, i, x, value, grad);
           for (unsigned int d = 0; d < dim; ++d)
             {
               const double X = support[i * dim + d];
@@ -201,18 +216,8 @@ namespace gpumf
       const unsigned int *dofs = k.dofs + (std::size_t(slot) * k.n_components + c) * n_d;
       for (unsigned int i = 0; i < n_d; ++i)
         {
-          unsigned int idx[dim];
-          for (unsigned int d = 0, r = i; d < dim; ++d, r /= n)
-            idx[d] = r % n;
-          double grad[dim];
-          for (unsigned int e = 0; e < dim; ++e)
-            grad[e] = 1;
-          for (unsigned int d = 0; d < dim; ++d)
-            {
-              const double v = k.fe_values[x[d] * n + idx[d]], dv = k.fe_derivatives[x[d] * n + idx[d]];
-              for (unsigned int e = 0; e < dim; ++e)
-                grad[e] *= e == d ? dv : v;
-            }
+          double value, grad[dim];
+          kelly_basis<dim>(k.fe_values, k.fe_derivatives, n, i, x, value, grad);
           const double u = double(k.solution[dofs[i]]);
           for (unsigned int e = 0; e < dim; ++e)
             gradient[e] += u * grad[e];
@@ -278,18 +283,7 @@ namespace gpumf
               else
                 {
                   // B's point: A's point q under the order's transforms
-                  unsigned int a = dim == 3 ? q % n_q : q, b = dim == 3 ? q / n_q : 0;
-                  if (order & 4)
-                    {
-                      const unsigned int t = a;
-                      a                    = b;
-                      b                    = t;
-                    }
-                  if (order & 1)
-                    a = n_q - 1 - a;
-                  if (order & 2)
-                    b = n_q - 1 - b;
-                  kelly_coordinates<dim>(f_b, s_b, a + n_q * b, n_q, x_b);
+                  kelly_coordinates<dim>(f_b, s_b, point_in_order<dim>(order, q, n_q), n_q, x_b);
                   kelly_geometry<dim>(k, slot_b, f_b, x_b, inverse_b, normal_b, area_b, point_b);
                   double grad_b[dim];
                   kelly_gradient<dim>(k, slot_b, c, x_b, inverse_b, grad_b);
