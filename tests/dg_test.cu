@@ -513,9 +513,17 @@ namespace
     {
       DoFHandler<dim> dof(tria);
       dof.distribute_dofs(FE_Q<dim>(degree));
-      expect("faces with FE_Q", "need a discontinuous element", [&] {
+      auto on_level     = with_faces;
+      on_level.mg_level = 0;
+      expect("faces with FE_Q on a level", "supported on the active cells", [&] {
         MF mf;
-        mf.reinit(mapping, dof, empty, QGauss<1>(n_q), with_faces);
+        mf.reinit(mapping, dof, empty, QGauss<1>(n_q), on_level);
+      });
+      expect("SIPG on FE_Q", "needs a discontinuous element", [&] {
+        auto mf = std::make_shared<MF>();
+        mf->reinit(mapping, dof, empty, QGauss<1>(n_q), with_faces);
+        SIPG<dim, degree, n_q> op;
+        op.initialize(mf);
       });
     }
     DoFHandler<dim> dof(tria);

@@ -159,6 +159,9 @@ namespace gpumf
       AssertThrow(matrix_free != nullptr && matrix_free->has_faces(),
                   ExcNotSupported("gpumf::SIPGLaplaceOperator needs a MatrixFree object with faces "
                                   "(AdditionalData::mapping_update_flags_inner_faces and _boundary_faces)."));
+      AssertThrow(!matrix_free->has_continuous_faces(),
+                  ExcNotSupported("gpumf::SIPGLaplaceOperator needs a discontinuous element (FE_DGQ and relatives); "
+                                  "the MatrixFree object's element is continuous (its faces serve loop())."));
       Base::initialize(matrix_free);
       unsigned int mask = 0;
       for (const auto id : dirichlet_ids)

@@ -20,8 +20,9 @@
 namespace gpumf
 {
   /**
-   * Evaluation of a discontinuous element's function (FE_DGQ and its relatives, or an
-   * FESystem of @p n_components_ of them) at the n_q_points_1d^(dim-1) points of one face,
+   * Evaluation of a finite element function (a discontinuous element: FE_DGQ and its
+   * relatives; a continuous one: FE_Q; or an FESystem of @p n_components_ of one of them) at
+   * the n_q_points_1d^(dim-1) points of one face,
    * from its interior (`is_interior_face` true) or exterior side, as deal.II's
    * FEFaceEvaluation. In a face functor of MatrixFree::loop():
    * @code
@@ -39,7 +40,10 @@ namespace gpumf
    * The loop is cell-centric: each cell runs the functor of each of its faces, and only the
    * side that is the running cell integrates and writes; for the other side integrate() and
    * distribute_local_to_global() do nothing (deal.II's loop writes both sides once; here each
-   * side is written by its own cell, so the result is the same).
+   * side is written by its own cell, so the result is the same). A continuous element's DoFs
+   * are read and written through the constraints, as FEEvaluation's (Dirichlet DoFs read as
+   * zero, hanging nodes from their masters), with the cell loop's handling of shared DoFs
+   * (colors or atomics).
    *
    * Threads: thread t of the cell (of T) owns the points t, t + T, ...; read and submit only
    * those, through apply_for_each_quad_point() (a functor `(FEFaceEvaluation *phi, unsigned
@@ -226,12 +230,18 @@ namespace gpumf
           for_each_thread_item(nc * ndc, [&](const unsigned int l) { dofs()[l] = l == i ? Number(1) : Number(0); });
           return;
         }
-      internal::require(data.faces.ghost_access != internal::FaceData<dim, Number>::ghosts_none ||
-                          first < data.faces.locally_owned_size,
+      internal::require(data.faces.ghost_access != internal::FaceData<dim, Number>::ghosts_none || !ghost_side(),
                         "gpumf::FEFaceEvaluation::read_dof_values: the other side of this face is a ghost cell, "
                         "but the loop did not exchange the source's ghost values (DataAccessOnFaces::none): pass "
                         "values, gradients or unspecified as src_access, or update_ghost_values() first.");
-      for_each_thread_item(nc * ndc, [&](const unsigned int l) { dofs()[l] = src[dof_index(l)]; });
+      if (data.faces.continuous)
+        {
+          const internal::ConstraintRows<Number> lines = rows();
+          for_each_thread_item(nc * ndc,
+                               [&](const unsigned int l) { dofs()[l] = internal::read_dof(src, code(l), lines); });
+        }
+      else
+        for_each_thread_item(nc * ndc, [&](const unsigned int l) { dofs()[l] = src[dof_index(l)]; });
     }
 
     /// Values (EvaluationFlags::values) and gradients (EvaluationFlags::gradients) at the face points.
@@ -241,7 +251,7 @@ namespace gpumf
       check_flags(flags);
       const bool gradients = (flags & EvaluationFlags::gradients) != 0;
       internal::require(!gradients || data.faces.ghost_access == internal::FaceData<dim, Number>::ghosts_gradients ||
-                          first < data.faces.locally_owned_size || unit_dof != SharedData<dim, Number>::no_unit_dof,
+                          !ghost_side() || unit_dof != SharedData<dim, Number>::no_unit_dof,
                         "gpumf::FEFaceEvaluation::evaluate: gradients of a ghost cell (the other side of a face at "
                         "the rank's border), but the loop exchanged only what values on the faces read "
                         "(DataAccessOnFaces::values): pass gradients or unspecified as src_access.");
@@ -270,12 +280,19 @@ namespace gpumf
                            host_collective([&]() { host_integrate(values, gradients); }));
     }
 
-    /// Adds the DoF values into @p dst (this side's own cell only; no atomics: no other cell writes them).
+    /**
+     * Adds the DoF values into @p dst (this side's own cell only). A discontinuous element: no
+     * atomics, no other cell writes them. A continuous one: through the constraints, as
+     * FEEvaluation::distribute_local_to_global() (atomically without coloring; with coloring the
+     * constraint lines one after the other, so that the result is bitwise reproducible).
+     */
     __host__ __device__ void
     distribute_local_to_global(Number *dst) const
     {
       if (!own_side)
         return;
+      if (data.faces.continuous)
+        return distribute_continuous(dst);
       for_each_thread_item(nc * ndc, [&](const unsigned int l) {
         // MatrixFree::loop_diagonal(): the loop's DoF alone
         if (writes && (unit_dof == SharedData<dim, Number>::no_unit_dof || l == unit_dof))
@@ -475,6 +492,86 @@ namespace gpumf
     dof_index(const unsigned int l) const
     {
       return first + internal::read_only(data.faces.dof_numbering + l);
+    }
+
+    /// A continuous element: the code of local DoF @p l (internal/dof_access.h), from the
+    /// object's cell or the ghost cell of this side's row.
+    __host__ __device__ unsigned int
+    code(const unsigned int l) const
+    {
+      const internal::FaceData<dim, Number> &faces = data.faces;
+      if (first < faces.n_object_cells)
+        return internal::read_only(data.local_to_global + std::size_t(first) * (nc * ndc) + l);
+      return internal::read_only(faces.ghost_codes + std::size_t(first - faces.n_object_cells) * (nc * ndc) + l);
+    }
+
+    /// A continuous element: the constraint lines code() refers to.
+    __host__ __device__ internal::ConstraintRows<Number>
+                        rows() const
+    {
+      return first < data.faces.n_object_cells ? data.constraint_rows : data.faces.ghost_rows;
+    }
+
+    /// This side's cell is not one of the object's: its DoFs are (in part) ghost entries.
+    __host__ __device__ bool
+    ghost_side() const
+    {
+      return first >= (data.faces.continuous ? data.faces.n_object_cells : data.faces.locally_owned_size);
+    }
+
+    /// distribute_local_to_global() of a continuous element.
+    __host__ __device__ void
+    distribute_continuous(Number *dst) const
+    {
+      const internal::ConstraintRows<Number> lines  = rows();
+      const bool                             atomic = !data.use_coloring;
+      const auto                             add    = [&](const unsigned int index, const Number value) {
+        internal::add_value(dst, index, value, atomic, writes);
+      };
+      if (unit_dof != SharedData<dim, Number>::no_unit_dof)
+        {
+          // MatrixFree::loop_diagonal(): the loop's column of the cell's face matrix into the
+          // diagonal of C^T A C, as FEEvaluation::distribute_local_diagonal()
+          first_thread_only([&]() {
+            internal::distribute_diagonal_column<Number>(
+              unit_dof,
+              nc * ndc,
+              [&](const unsigned int l) { return code(l); },
+              [&](const unsigned int l) { return dofs()[l]; },
+              lines,
+              add);
+          });
+          return;
+        }
+      // the unconstrained DoFs on each thread, then the constraint lines (two lines of a cell may
+      // share an entry: one thread after the other where colored, else atomically)
+      for_each_thread_item(nc * ndc, [&](const unsigned int l) {
+        const unsigned int c = code(l);
+        if (!internal::is_constraint_row(c))
+          add(c, dofs()[l]);
+        else if (atomic)
+          internal::distribute_dof(c, dofs()[l], lines, add);
+      });
+      if (!atomic)
+        first_thread_only([&]() {
+          for (unsigned int l = 0; l < nc * ndc; ++l)
+            if (internal::is_constraint_row(code(l)))
+              internal::distribute_dof(code(l), dofs()[l], lines, add);
+        });
+    }
+
+    /// f() on the cell's first thread (on the host: between barriers), then a barrier.
+    template <typename F>
+    __host__ __device__ void
+    first_thread_only(const F &f) const
+    {
+#ifdef __CUDA_ARCH__
+      if (thread == 0)
+        f();
+      __syncthreads();
+#else
+      host_collective(f);
+#endif
     }
 
     __host__ __device__ Number

@@ -203,11 +203,13 @@ namespace gpumf
       /**
        * As in deal.II's CPU MatrixFree: anything other than update_default sets up the faces
        * for loop() (topology, and at every face point JxW, the normal, the inverse Jacobian of
-       * each side and the point itself, whatever the flags ask). Needs a discontinuous element
-       * (FE_DGQ, FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes, or FESystem of one),
+       * each side and the point itself, whatever the flags ask). A discontinuous element
+       * (FE_DGQ, FE_DGQHermite, FE_DGQLegendre, FE_DGQArbitraryNodes, or FESystem of one) on the
        * active cells (hanging faces included) or the cells of a level (mg_level) that covers the
-       * domain, periodic faces between cells of one level, and constraints without lines for the cells' DoFs (boundary
-       * conditions enter through the boundary faces).
+       * domain, periodic faces between cells of one level, and constraints without lines for
+       * the cells' DoFs (boundary conditions enter through the boundary faces); or a continuous
+       * one (FE_Q, or FESystem of FE_Q) on the active cells, with any constraints (the face
+       * evaluators read through them, as FEEvaluation).
        */
       dealii::UpdateFlags mapping_update_flags_inner_faces = dealii::update_default;
       /// As mapping_update_flags_inner_faces, for the boundary faces; either sets up all faces.
@@ -715,7 +717,8 @@ namespace gpumf
     /**
      * Which entries of the ghost cells a face functor reads (deal.II's
      * MatrixFree::DataAccessOnFaces, the same names), and so which of the source's ghost
-     * entries loop() exchanges: `none` nothing; `values` the DoFs whose basis functions have
+     * entries loop() exchanges (a continuous element: besides those its cells read themselves,
+     * which every loop exchanges): `none` nothing; `values` the DoFs whose basis functions have
      * a value on a face the ghost cell shares with one of this object's cells; `gradients` a
      * value or a derivative there; `unspecified` all ghost entries. The loop is cell-centric
      * (every cell reads across all its faces), so `values_all_faces` and
@@ -748,12 +751,17 @@ namespace gpumf
      * Cell-centric (as deal.II's loop_cell_centric): each cell runs @p cell_op and then the
      * face functor of each of its faces in the order of the face numbers, and adds only into
      * its own DoFs. An inner face is thus computed twice, once from each side; the side that
-     * is not the running cell evaluates but neither integrates nor writes. No two cells write
-     * the same entry: no atomics, no colors, no compress of @p dst, and the result is bitwise
-     * the same for any launch configuration and number of ranks sharing the cells.
+     * is not the running cell evaluates but neither integrates nor writes. A discontinuous
+     * element: no two cells write the same entry, so no atomics, no colors, no compress of
+     * @p dst, and the result is bitwise the same for any launch configuration and number of
+     * ranks sharing the cells. A continuous element (FE_Q, an FESystem of FE_Q): the cells
+     * that share DoFs are kept apart as in cell_loop() (colors, bitwise reproducible, or
+     * atomics: AdditionalData::use_coloring), the DoFs are read and written through the
+     * constraints (Dirichlet, hanging nodes; a ghost cell's lines come from its owner), and
+     * the contributions to other ranks' DoFs are sent after the loop.
      *
-     * Needs faces (AdditionalData::mapping_update_flags_inner_faces or _boundary_faces) and a
-     * discontinuous element. The ghost values of @p src that @p src_access names are
+     * Needs faces (AdditionalData::mapping_update_flags_inner_faces or _boundary_faces). The
+     * ghost values of @p src that @p src_access names are
      * exchanged first (only those travel; nothing where @p src has its ghost values already)
      * and zeroed afterwards. @p dst_access is accepted for deal.II's interface: nothing travels
      * for @p dst. With @p zero_dst the destination is set to zero first, else the loop adds
@@ -823,6 +831,11 @@ namespace gpumf
     /// True when reinit() set up the faces for loop().
     bool
     has_faces() const;
+
+    /// True when reinit() set up the faces of a continuous element (FE_Q, an FESystem of FE_Q):
+    /// loop() then handles the DoFs that cells share as cell_loop() does.
+    bool
+    has_continuous_faces() const;
 
     /// The faces stored on this rank (each inner face between two of its cells once).
     unsigned int
@@ -1156,8 +1169,8 @@ namespace gpumf
     /// Data::dof_handler_data: each DoFHandler's Data, in the backend's memory (empty with one).
     internal::Array<Data> dof_handler_data;
     /// face_ghost_subset() of values and of gradients, once made
-    mutable std::shared_ptr<const internal::GhostSubset> ghost_subsets[2];
-    mutable bool                                         ghost_subsets_made[2] = {false, false};
+    mutable std::shared_ptr<const internal::GhostSubset> ghost_subsets[3];
+    mutable bool                                         ghost_subsets_made[3] = {false, false, false};
   };
 
   /**

@@ -19,6 +19,8 @@ static_assert(gpumf::internal::no_face_subface == gpumf::internal::FaceData<2, d
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
+#include <unordered_map>
 
 #include "core/threads.h"
 
@@ -94,6 +96,10 @@ namespace gpumf
       d.entry_other_point        = entry_other_point.data();
       d.entry_metric_affine      = entry_metric_affine;
       d.face_weights             = face_weights.data();
+      d.ghost_codes              = ghost_codes.data();
+      d.ghost_rows               = {ghost_row_start.data(), ghost_row_indices.data(), ghost_row_weights.data()};
+      d.continuous               = continuous;
+      d.n_object_cells           = n_object_cells;
       d.n_entries                = entry_face.size();
       d.lexicographic_dofs       = lexicographic_dofs;
       d.n_faces                  = n_faces;
@@ -117,7 +123,9 @@ namespace gpumf
              subface_values.memory_consumption() + subface_gradients.memory_consumption() +
              q_points.memory_consumption() + entry_metric.memory_consumption() +
              entry_permutation.memory_consumption() + entry_other_point.memory_consumption() +
-             face_weights.memory_consumption() + ghost_reads.size();
+             face_weights.memory_consumption() + ghost_codes.memory_consumption() +
+             ghost_row_start.memory_consumption() + ghost_row_indices.memory_consumption() +
+             ghost_row_weights.memory_consumption() + ghost_reads.size();
     }
 
     namespace
@@ -148,6 +156,81 @@ namespace gpumf
     } // namespace
 
     template <int dim, typename Number>
+    GhostCellLines
+    ghost_cell_lines(const std::vector<typename DoFHandler<dim>::cell_iterator> &cells,
+                     const DoFHandler<dim>                                      &dof,
+                     const AffineConstraints<Number>                            &constraints,
+                     const MPI_Comm                                              comm,
+                     const bool                                                  with_mpi)
+    {
+      using cell_iterator = typename DoFHandler<dim>::cell_iterator;
+      GhostCellLines result;
+      if (!with_mpi)
+        return result;
+      // the face neighbours (across whole faces, subfaces and periodic faces) owned by others,
+      // by owner
+      std::map<unsigned int, std::vector<std::string>> requests;
+      std::set<std::string>                            requested;
+      const auto                                       request = [&](const cell_iterator &neighbor) {
+        if (neighbor->is_active() && neighbor->is_ghost() && requested.insert(neighbor->id().to_string()).second)
+          requests[neighbor->subdomain_id()].push_back(neighbor->id().to_string());
+      };
+      for (const cell_iterator &cell : cells)
+        for (const unsigned int f : cell->face_indices())
+          {
+            if (cell->has_periodic_neighbor(f))
+              request(cell->periodic_neighbor(f));
+            else if (cell->at_boundary(f))
+              continue;
+            else if (cell->face(f)->has_children())
+              for (unsigned int s = 0; s < cell->face(f)->n_children(); ++s)
+                request(cell->neighbor_child_on_subface(f, s));
+            else
+              request(cell->neighbor(f));
+          }
+      // the owners answer with the lines of each cell's DoFs: (flags, lines) per cell
+      using Lines  = std::vector<std::vector<std::pair<types::global_dof_index, double>>>;
+      using Answer = std::vector<std::pair<std::string, std::pair<std::vector<unsigned char>, Lines>>>;
+      const std::map<unsigned int, std::vector<std::string>> asked = Utilities::MPI::some_to_some(comm, requests);
+      std::map<unsigned int, Answer>                         answers;
+      std::vector<types::global_dof_index>                   indices(dof.get_fe().n_dofs_per_cell());
+      for (const auto &[rank, ids] : asked)
+        for (const std::string &id : ids)
+          {
+            const cell_iterator cell(&dof.get_triangulation(),
+                                     dof.get_triangulation().create_cell_iterator(CellId(id))->level(),
+                                     dof.get_triangulation().create_cell_iterator(CellId(id))->index(),
+                                     &dof);
+            cell->get_dof_indices(indices);
+            std::vector<unsigned char> flags(indices.size(), 0);
+            Lines                      lines(indices.size());
+            for (unsigned int i = 0; i < indices.size(); ++i)
+              if (constraints.is_constrained(indices[i]))
+                {
+                  flags[i] = 1;
+                  for (const auto &[master, weight] : *constraints.get_constraint_entries(indices[i]))
+                    lines[i].emplace_back(master, double(weight));
+                }
+            answers[rank].emplace_back(id, std::make_pair(std::move(flags), std::move(lines)));
+          }
+      const std::map<unsigned int, Answer> received = Utilities::MPI::some_to_some(comm, answers);
+      const IndexSet                      &owned    = dof.locally_owned_dofs();
+      for (const auto &[rank, answer] : received)
+        for (const auto &[id, cell_lines] : answer)
+          {
+            for (const auto &line : cell_lines.second)
+              for (const auto &entry : line)
+                if (!owned.is_element(entry.first))
+                  result.masters.push_back(entry.first);
+            result.constrained[id] = cell_lines.first;
+            result.lines[id]       = cell_lines.second;
+          }
+      std::sort(result.masters.begin(), result.masters.end());
+      result.masters.erase(std::unique(result.masters.begin(), result.masters.end()), result.masters.end());
+      return result;
+    }
+
+    template <int dim, typename Number>
     void
     setup_faces(const Mapping<dim>                                         &mapping,
                 const Quadrature<1>                                        &quad,
@@ -159,8 +242,11 @@ namespace gpumf
                 const MPI_Comm                                              comm,
                 const bool                                                  with_mpi,
                 const unsigned int                                          mg_level,
+                const AffineConstraints<Number>                            *constraints,
+                const GhostCellLines                                       *ghost_lines,
                 FaceArrays<dim, Number>                                    &arrays)
     {
+      const bool continuous                 = constraints != nullptr;
       const bool on_level                   = mg_level != numbers::invalid_unsigned_int;
       using cell_iterator                   = typename DoFHandler<dim>::cell_iterator;
       constexpr unsigned int faces_per_cell = 2 * dim;
@@ -175,10 +261,39 @@ namespace gpumf
           error = message;
       };
 
+      std::map<std::pair<int, int>, unsigned int> position;
+      for (unsigned int c = 0; c < n_cells; ++c)
+        position[{cells[c]->level(), cells[c]->index()}] = c;
+      const auto position_of = [&](const cell_iterator &cell) {
+        const auto found = position.find({cell->level(), cell->index()});
+        return found == position.end() ? numbers::invalid_unsigned_int : found->second;
+      };
+
+      // A continuous element: the row of codes of a side's cell, its position among the
+      // object's cells, or a ghost cell's row after them (made below)
+      std::vector<cell_iterator>                  ghost_cells;
+      std::map<std::pair<int, int>, unsigned int> ghost_row;
+      if (continuous && on_level)
+        fail("gpumf::MatrixFree with faces of the continuous element " + fe_1d.get_name() + " on multigrid level " +
+             std::to_string(mg_level) +
+             ": faces of continuous elements are supported on the active cells; use a discontinuous element "
+             "or faces on the active mesh.");
+      const auto row_of = [&](const cell_iterator &cell) -> unsigned int {
+        const unsigned int p = position_of(cell);
+        if (p != numbers::invalid_unsigned_int)
+          return p;
+        const auto [it, is_new] = ghost_row.emplace(std::make_pair(cell->level(), cell->index()), ghost_cells.size());
+        if (is_new)
+          ghost_cells.push_back(cell);
+        return n_cells + it->second;
+      };
+
       // the first DoF of a cell as a vector index; its DoFs must be consecutive
       const unsigned int                   dofs_per_cell = dof_numbering.size();
       std::vector<types::global_dof_index> indices(dofs_per_cell);
       const auto                           first_dof = [&](const cell_iterator &cell) -> unsigned int {
+        if (continuous)
+          return row_of(cell);
         if (on_level)
           cell->get_mg_dof_indices(indices);
         else
@@ -206,13 +321,6 @@ namespace gpumf
       // two cells where both are the object's; its interior side the cell with the smaller
       // CellId) and per face between a fine cell and a coarser one (its interior side the fine
       // cell, deal.II's convention).
-      std::map<std::pair<int, int>, unsigned int> position;
-      for (unsigned int c = 0; c < n_cells; ++c)
-        position[{cells[c]->level(), cells[c]->index()}] = c;
-      const auto position_of = [&](const cell_iterator &cell) {
-        const auto found = position.find({cell->level(), cell->index()});
-        return found == position.end() ? numbers::invalid_unsigned_int : found->second;
-      };
       std::vector<std::vector<Entry>>                       entries(n_cells);
       std::vector<std::array<unsigned int, faces_per_cell>> entry_of_face(n_cells);
       std::vector<Face<dim>>                                faces;
@@ -545,8 +653,8 @@ namespace gpumf
       // the weight of each face point (the product of the 1D weights of its face coordinates),
       // the same on every face of the reference cell
       const Quadrature<dim> &face_quadrature = quadratures[quadrature_index(0, no_subface)];
-      if (dim == 3 && n_q == n_1d && dof_numbering.size() == Utilities::pow(n_1d, dim) && backend == Backend::cuda &&
-          n_hanging == 0)
+      if (!continuous && dim == 3 && n_q == n_1d && dof_numbering.size() == Utilities::pow(n_1d, dim) &&
+          backend == Backend::cuda && n_hanging == 0)
         {
           const std::size_t n_entries = entry_face.size();
           const std::size_t M         = n_entries * n_face_points;
@@ -663,6 +771,76 @@ namespace gpumf
             shape_on_face[(side * 2 + 0) * n + i] = values[side * n + i];
             shape_on_face[(side * 2 + 1) * n + i] = derivatives[side * n + i];
           }
+      // A continuous element: the codes of the ghost cells (internal/dof_access.h) through their
+      // owners' constraint lines (ghost_cell_lines()), a table of their own (rows in order of
+      // first use)
+      std::vector<unsigned int> ghost_codes(ghost_cells.size() * dofs_per_cell);
+      std::vector<unsigned int> ghost_row_start(1, 0), ghost_row_indices;
+      std::vector<Number>       ghost_row_weights;
+      // the vector index of DoF g, or invalid where the vectors do not hold it
+      const auto local_index = [&](const types::global_dof_index g) {
+        return partitioner.in_local_range(g) || partitioner.is_ghost_entry(g) ? partitioner.global_to_local(g) :
+                                                                                numbers::invalid_unsigned_int;
+      };
+      if (continuous && !ghost_cells.empty())
+        {
+          AssertThrow(ghost_lines != nullptr, ExcInternalError());
+          std::map<types::global_dof_index, unsigned int> row_of_dof;
+          for (std::size_t r = 0; r < ghost_cells.size() && error.empty(); ++r)
+            {
+              const cell_iterator &cell  = ghost_cells[r];
+              const std::string    id    = cell->id().to_string();
+              const auto           flags = ghost_lines->constrained.find(id);
+              const auto           lines = ghost_lines->lines.find(id);
+              if (!cell->is_active() || flags == ghost_lines->constrained.end() ||
+                  flags->second.size() != dofs_per_cell || lines == ghost_lines->lines.end())
+                {
+                  fail("gpumf::MatrixFree with faces: internal error, no constraint lines of the ghost cell " + id +
+                       " from its owner.");
+                  break;
+                }
+              cell->get_dof_indices(indices);
+              for (unsigned int l = 0; l < dofs_per_cell && error.empty(); ++l)
+                {
+                  const unsigned int            i    = dof_numbering[l];
+                  const types::global_dof_index g    = indices[i];
+                  unsigned int                 &code = ghost_codes[r * dofs_per_cell + l];
+                  if (flags->second[i] == 0)
+                    {
+                      code = local_index(g);
+                      if (code == numbers::invalid_unsigned_int)
+                        fail("gpumf::MatrixFree with faces: DoF " + std::to_string(g) + " of the ghost cell " + id +
+                             " is not among the vectors' ghost entries (internal error).");
+                      continue;
+                    }
+                  if (lines->second[i].empty())
+                    {
+                      code = internal::no_dof;
+                      continue;
+                    }
+                  const auto [it, is_new] = row_of_dof.emplace(g, ghost_row_start.size() - 1);
+                  if (is_new)
+                    {
+                      for (const auto &[master, weight] : lines->second[i])
+                        {
+                          const unsigned int m = local_index(master);
+                          if (m == numbers::invalid_unsigned_int)
+                            fail("gpumf::MatrixFree with faces: DoF " + std::to_string(g) + " of the ghost cell " + id +
+                                 " is constrained to DoF " + std::to_string(master) +
+                                 ", which is not among the vectors' ghost entries (internal error).");
+                          ghost_row_indices.push_back(m);
+                          ghost_row_weights.push_back(weight);
+                        }
+                      ghost_row_start.push_back(ghost_row_indices.size());
+                    }
+                  code = internal::constrained_flag | it->second;
+                }
+            }
+        }
+      for (const std::string &message :
+           with_mpi ? Utilities::MPI::all_gather(comm, error) : std::vector<std::string>{error})
+        AssertThrow(message.empty(), ExcNotSupported(message));
+
       // What the face functors can read of each ghost entry (FaceArrays::ghost_reads): the DoFs
       // of a ghost cell whose basis function has a value (or a derivative) on a face it shares
       // with a cell of the object. In 1D, function i at end `side` of the interval; a DoF's
@@ -691,25 +869,70 @@ namespace gpumf
         const unsigned int         dofs_per_comp = Utilities::pow(n, dim);
         const unsigned int         n_components  = dof_numbering.size() / dofs_per_comp;
         std::vector<unsigned char> ghost_reads(partitioner.n_ghost_indices(), 0);
+        // marks the ghost entries a local DoF with @p code reads (through its constraint line)
+        const auto mark = [&](const unsigned int code, const unsigned char bits) {
+          const auto mark_index = [&](const unsigned int index) {
+            if (index >= n_owned && index != numbers::invalid_unsigned_int)
+              ghost_reads[index - n_owned] |= bits;
+          };
+          if (code == internal::no_dof)
+            return;
+          if ((code & internal::constrained_flag) == 0)
+            return mark_index(code);
+          const unsigned int row = code & ~internal::constrained_flag;
+          for (unsigned int k = ghost_row_start[row]; k < ghost_row_start[row + 1]; ++k)
+            mark_index(ghost_row_indices[k]);
+        };
         for (std::size_t k = 0; k < entry_neighbor_first.size(); ++k)
           {
             const unsigned int neighbor = entry_neighbor_first[k];
-            if (neighbor == FaceData<dim, Number>::no_neighbor || neighbor < n_owned)
+            if (neighbor == FaceData<dim, Number>::no_neighbor || neighbor < (continuous ? n_cells : n_owned))
               continue;
             const unsigned int axis = entry_neighbor_face_no[k] / 2, side = entry_neighbor_face_no[k] % 2;
             const unsigned int stride = Utilities::pow(n, axis);
             for (unsigned int c = 0; c < n_components; ++c)
               for (unsigned int l = 0; l < dofs_per_comp; ++l)
                 {
-                  const unsigned int i = (l / stride) % n;
-                  const unsigned int position =
-                    neighbor + dof_numbering[c * dofs_per_comp + l] - n_owned; // in the ghost range
-                  AssertIndexRange(position, ghost_reads.size());
-                  if (has_value[side][i])
-                    ghost_reads[position] |= FaceArrays<dim, Number>::ghost_read_by_values;
-                  if (has_gradient[side][i])
-                    ghost_reads[position] |= FaceArrays<dim, Number>::ghost_read_by_gradients;
+                  const unsigned int  i = (l / stride) % n;
+                  const unsigned char bits =
+                    (has_value[side][i] ? FaceArrays<dim, Number>::ghost_read_by_values : 0) |
+                    (has_gradient[side][i] ? FaceArrays<dim, Number>::ghost_read_by_gradients : 0);
+                  if (continuous)
+                    mark(ghost_codes[std::size_t(neighbor - n_cells) * dofs_per_cell + c * dofs_per_comp + l], bits);
+                  else
+                    mark(neighbor + dof_numbering[c * dofs_per_comp + l], bits);
                 }
+          }
+        // a continuous element: what the object's cells read themselves (their DoFs owned by
+        // other ranks and the masters of their lines), which every loop exchanges
+        if (continuous)
+          {
+            std::mutex mutex;
+            internal::parallel_for(n_cells, [&](const unsigned int begin, const unsigned int end) {
+              std::vector<types::global_dof_index> cell_indices(dofs_per_cell);
+              std::vector<unsigned int>            reads;
+              for (unsigned int c = begin; c < end; ++c)
+                {
+                  cells[c]->get_dof_indices(cell_indices);
+                  for (const types::global_dof_index g : cell_indices)
+                    {
+                      const auto *line =
+                        constraints->is_constrained(g) ? constraints->get_constraint_entries(g) : nullptr;
+                      if (line == nullptr)
+                        {
+                          if (!constraints->is_constrained(g))
+                            reads.push_back(local_index(g));
+                          continue;
+                        }
+                      for (const auto &entry : *line)
+                        reads.push_back(local_index(entry.first));
+                    }
+                }
+              const std::lock_guard<std::mutex> lock(mutex);
+              for (const unsigned int index : reads)
+                if (index >= n_owned && index != numbers::invalid_unsigned_int)
+                  ghost_reads[index - n_owned] |= FaceArrays<dim, Number>::ghost_read_by_cells;
+            });
           }
         arrays.ghost_reads.swap(ghost_reads);
       }
@@ -744,6 +967,12 @@ namespace gpumf
       arrays.face_weights.reinit(backend,
                                  std::vector<Number>(face_quadrature.get_weights().begin(),
                                                      face_quadrature.get_weights().end()));
+      arrays.continuous     = continuous;
+      arrays.n_object_cells = n_cells;
+      arrays.ghost_codes.reinit(backend, ghost_codes);
+      arrays.ghost_row_start.reinit(backend, ghost_row_start);
+      arrays.ghost_row_indices.reinit(backend, ghost_row_indices);
+      arrays.ghost_row_weights.reinit(backend, ghost_row_weights);
       arrays.lexicographic_dofs = true;
       for (unsigned int i = 0; i < dof_numbering.size(); ++i)
         arrays.lexicographic_dofs = arrays.lexicographic_dofs && dof_numbering[i] == i;
@@ -754,19 +983,26 @@ namespace gpumf
       arrays.available          = true;
     }
 
-#define GPUMF_INSTANTIATE(dim, Number)                                                                 \
-  template struct FaceArrays<dim, Number>;                                                             \
-  template void setup_faces<dim, Number>(const Mapping<dim> &,                                         \
-                                         const Quadrature<1> &,                                        \
-                                         const FE_Poly<dim> &,                                         \
-                                         const std::vector<typename DoFHandler<dim>::cell_iterator> &, \
-                                         const std::vector<unsigned int> &,                            \
-                                         const Utilities::MPI::Partitioner &,                          \
-                                         const Backend,                                                \
-                                         const MPI_Comm,                                               \
-                                         const bool,                                                   \
-                                         const unsigned int,                                           \
-                                         FaceArrays<dim, Number> &);
+#define GPUMF_INSTANTIATE(dim, Number)                                                                                \
+  template struct FaceArrays<dim, Number>;                                                                            \
+  template void           setup_faces<dim, Number>(const Mapping<dim> &,                                              \
+                                         const Quadrature<1> &,                                             \
+                                         const FE_Poly<dim> &,                                              \
+                                         const std::vector<typename DoFHandler<dim>::cell_iterator> &,      \
+                                         const std::vector<unsigned int> &,                                 \
+                                         const Utilities::MPI::Partitioner &,                               \
+                                         const Backend,                                                     \
+                                         const MPI_Comm,                                                    \
+                                         const bool,                                                        \
+                                         const unsigned int,                                                \
+                                         const AffineConstraints<Number> *,                                 \
+                                         const GhostCellLines *,                                            \
+                                         FaceArrays<dim, Number> &);                                        \
+  template GhostCellLines ghost_cell_lines<dim, Number>(const std::vector<typename DoFHandler<dim>::cell_iterator> &, \
+                                                        const DoFHandler<dim> &,                                      \
+                                                        const AffineConstraints<Number> &,                            \
+                                                        MPI_Comm,                                                     \
+                                                        bool);
     GPUMF_INSTANTIATE(2, double)
     GPUMF_INSTANTIATE(3, double)
     GPUMF_INSTANTIATE(2, float)

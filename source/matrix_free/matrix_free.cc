@@ -909,11 +909,15 @@ namespace gpumf
       }
     if (with_faces)
       {
-        AssertThrow(discontinuous,
+        AssertThrow(discontinuous || dynamic_cast<const FE_Q<dim> *>(&fe_q) != nullptr,
                     ExcNotSupported("gpumf::MatrixFree: faces (AdditionalData::mapping_update_flags_inner_faces or "
                                     "_boundary_faces) need a discontinuous element (FE_DGQ, FE_DGQHermite, "
-                                    "FE_DGQLegendre, FE_DGQArbitraryNodes, or an FESystem of one); got " +
+                                    "FE_DGQLegendre, FE_DGQArbitraryNodes), FE_Q, or an FESystem of one; got " +
                                     fe.get_name() + "."));
+        AssertThrow(discontinuous || additional_data.mg_level == numbers::invalid_unsigned_int,
+                    ExcNotSupported("gpumf::MatrixFree: faces of the continuous element " + fe.get_name() +
+                                    " on multigrid level " + std::to_string(additional_data.mg_level) +
+                                    "; faces of continuous elements are supported on the active cells."));
       }
     if (backend_ == Backend::cuda)
       {
@@ -983,6 +987,15 @@ namespace gpumf
           free();
           AssertThrow(false, ExcNotSupported(message));
         }
+    // a continuous element's faces: the constraint lines of the ghost cells across them, from
+    // their owners; the entries of those lines become ghosts of the vectors
+    internal::GhostCellLines ghost_lines;
+    if (with_faces && !discontinuous)
+      {
+        section.next("MatrixFree::reinit: faces, constraint lines of the ghost cells");
+        ghost_lines = internal::ghost_cell_lines<dim, Number>(cell_codes.cells, dof, *constraints[0], comm, with_mpi);
+        cell_codes.ghosts.add_indices(ghost_lines.masters.begin(), ghost_lines.masters.end());
+      }
     section.next("MatrixFree::reinit: constraint table, partitioner");
     for (unsigned int k = 0; k < n_parts; ++k)
       {
@@ -1194,8 +1207,8 @@ namespace gpumf
       {
         section.next("MatrixFree::reinit: faces");
         // boundary conditions of DG methods enter through the faces; the face evaluators read
-        // the cells' DoFs as they are
-        const bool without_lines = constrained_dofs_host.empty() && cell_codes.rows.empty();
+        // the cells' DoFs as they are (a continuous element's through the constraints)
+        const bool without_lines = !discontinuous || (constrained_dofs_host.empty() && cell_codes.rows.empty());
         AssertThrow(with_mpi ? Utilities::MPI::min(int(without_lines), comm) == 1 : without_lines,
                     ExcNotSupported("gpumf::MatrixFree with faces: the AffineConstraints constrain DoFs of the cells; "
                                     "the face loops read DoF values as they are. Pass an empty AffineConstraints "
@@ -1213,6 +1226,8 @@ namespace gpumf
                                                comm,
                                                with_mpi,
                                                additional_data.mg_level,
+                                               discontinuous ? nullptr : constraints[0],
+                                               &ghost_lines,
                                                face_arrays);
           }
         catch (...)
@@ -1734,7 +1749,7 @@ namespace gpumf
     face_arrays                 = internal::FaceArrays<dim, Number>();
     discontinuous               = false;
     constraint_rows_on_any_rank = false;
-    for (unsigned int i = 0; i < 2; ++i)
+    for (unsigned int i = 0; i < 3; ++i)
       {
         ghost_subsets[i].reset();
         ghost_subsets_made[i] = false;
@@ -1787,6 +1802,13 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
+  bool
+  MatrixFree<dim, Number>::has_continuous_faces() const
+  {
+    return face_arrays.available && face_arrays.continuous;
+  }
+
+  template <int dim, typename Number>
   unsigned int
   MatrixFree<dim, Number>::n_faces() const
   {
@@ -1798,15 +1820,22 @@ namespace gpumf
   MatrixFree<dim, Number>::face_ghost_subset(const DataAccessOnFaces access) const
   {
     // without faces (a loop() of cell functors alone) every ghost entry travels
-    if (access == DataAccessOnFaces::none || access == DataAccessOnFaces::unspecified || !face_arrays.available)
+    if (access == DataAccessOnFaces::unspecified || !face_arrays.available ||
+        (access == DataAccessOnFaces::none && !face_arrays.continuous))
       return nullptr;
     // a cell-centric loop reads across every face of its cells: the _all_faces variants are
-    // what it needs for either access
-    const unsigned int k = access == DataAccessOnFaces::values || access == DataAccessOnFaces::values_all_faces ? 0 : 1;
+    // what it needs for either access; a continuous element's cells read their own ghost
+    // entries in every loop (none included)
+    using Arrays         = internal::FaceArrays<dim, Number>;
+    const unsigned int k = access == DataAccessOnFaces::none                                                    ? 2 :
+                           access == DataAccessOnFaces::values || access == DataAccessOnFaces::values_all_faces ? 0 :
+                                                                                                                  1;
     if (!ghost_subsets_made[k])
       {
-        const unsigned char       bit = k == 0 ? internal::FaceArrays<dim, Number>::ghost_read_by_values :
-                                                 internal::FaceArrays<dim, Number>::ghost_read_by_gradients;
+        const unsigned char bit = (k == 2 ? 0 :
+                                   k == 0 ? Arrays::ghost_read_by_values :
+                                            Arrays::ghost_read_by_values | Arrays::ghost_read_by_gradients) |
+                                  Arrays::ghost_read_by_cells;
         std::vector<unsigned int> positions;
         for (unsigned int i = 0; i < face_arrays.ghost_reads.size(); ++i)
           if (face_arrays.ghost_reads[i] & bit)
@@ -1822,7 +1851,7 @@ namespace gpumf
   MatrixFree<dim, Number>::n_exchanged_ghost_entries(const DataAccessOnFaces access) const
   {
     AssertThrow(partitioner != nullptr, ExcNotInitialized());
-    if (access == DataAccessOnFaces::none)
+    if (access == DataAccessOnFaces::none && !face_arrays.continuous)
       return 0;
     const internal::GhostSubset *subset = face_ghost_subset(access);
     return subset != nullptr ? subset->n_ghost_indices() : partitioner->n_ghost_indices();

@@ -8,6 +8,7 @@
 #define gpumf_internal_face_data_h
 
 #include <gpumf/config.h>
+#include <gpumf/internal/dof_access.h>
 #include <gpumf/internal/memory.h>
 
 #include <deal.II/base/point.h>
@@ -40,11 +41,19 @@ namespace gpumf
      * @verbatim
      *   entry_face               [k]   F, plus exterior_bit when the cell is F's exterior side
      *   entry_face_no            [k]   the cell's face number
-     *   entry_first_dof          [k]   vector index of the cell's first DoF (a DG cell's DoFs are
-     *                                  consecutive: first + dof_numbering[l])
-     *   entry_neighbor_first_dof [k]   the other side's first DoF, no_neighbor at the boundary
+     *   entry_first_dof          [k]   a discontinuous element: vector index of the cell's first
+     *                                  DoF (a DG cell's DoFs are consecutive: first + dof_numbering[l]);
+     *                                  a continuous one (continuous): the cell's row of codes (below)
+     *   entry_neighbor_first_dof [k]   the same of the other side, no_neighbor at the boundary
      *   entry_neighbor_face_no   [k]   the other side's face number
      * @endverbatim
+     * A continuous element (FE_Q, an FESystem of FE_Q) reads a side's DoFs through codes
+     * (internal/dof_access.h): row r < n_object_cells is the object's cell r, whose codes are
+     * MatrixFree::Data::local_to_global[r * dofs_per_cell + l] with Data::constraint_rows (the
+     * cell loops' own, hanging nodes through the rows); a row r >= n_object_cells is a ghost cell
+     * across the rank's border, ghost_codes[(r - n_object_cells) * dofs_per_cell + l] with
+     * ghost_rows, the lines its owner applies (this rank's constraints may lack the hanging-node
+     * lines of a ghost cell, which deal.II makes from the coarse side).
      * Per face F and point q, N = n_faces * n_face_points:
      * @verbatim
      *   boundary_id          [F]                                        deal.II's boundary id; internal_face inside
@@ -112,6 +121,13 @@ namespace gpumf
       const unsigned short *entry_other_point = nullptr;
       /// [q]: the weight of face point q (the product of the 1D weights of its face coordinates).
       const Number *face_weights = nullptr;
+      /// A continuous element: the ghost cells' codes and constraint lines, see above.
+      const unsigned int    *ghost_codes = nullptr;
+      ConstraintRows<Number> ghost_rows;
+      /// The sides' DoFs are rows of codes (a continuous element), not consecutive blocks.
+      bool continuous = false;
+      /// Rows of codes below this are the object's cells (a continuous element).
+      unsigned int n_object_cells = 0;
       /// Entries of all cells (cell_face_start of the last cell's end).
       unsigned int n_entries = 0;
       /// entry_metric is constant over each face (every face of the object is affine).
@@ -147,20 +163,27 @@ namespace gpumf
       bool                              lexicographic_dofs  = false;
       Array<Number>                     JxW, normal, inv_jacobian, shape_on_face, subface_values, subface_gradients;
       Array<dealii::Point<dim, Number>> q_points;
-      unsigned int                      n_faces            = 0;
-      unsigned int                      n_face_points      = 0;
-      unsigned int                      locally_owned_size = 0;
+      /// A continuous element's ghost cells (FaceData::ghost_codes, ghost_rows).
+      Array<unsigned int> ghost_codes, ghost_row_start, ghost_row_indices;
+      Array<Number>       ghost_row_weights;
+      bool                continuous         = false;
+      unsigned int        n_object_cells     = 0;
+      unsigned int        n_faces            = 0;
+      unsigned int        n_face_points      = 0;
+      unsigned int        locally_owned_size = 0;
       /// Faces between cells of different refinement levels on this rank.
       unsigned int n_hanging_faces = 0;
       /**
        * Per ghost entry of the vectors (position in the ghost range), what the face functors of
        * the rank's cells can read of it (host memory): bit 0 (ghost_read_by_values) when a
        * basis function of its DoF has a value on a face the ghost cell shares with a cell of
-       * the object, bit 1 (ghost_read_by_gradients) when it has a value or a derivative there.
-       * What loop() exchanges for DataAccessOnFaces values and gradients.
+       * the object, bit 1 (ghost_read_by_gradients) when it has a value or a derivative there,
+       * bit 2 (ghost_read_by_cells) when a cell of the object reads it (a continuous element:
+       * its cells' DoFs owned by other ranks and the masters of their constraint lines).
+       * What loop() exchanges for DataAccessOnFaces none (the cells' reads), values and gradients.
        */
       std::vector<unsigned char>     ghost_reads;
-      static constexpr unsigned char ghost_read_by_values = 1, ghost_read_by_gradients = 2;
+      static constexpr unsigned char ghost_read_by_values = 1, ghost_read_by_gradients = 2, ghost_read_by_cells = 4;
       bool                           available = false;
 
       /// The pointers a face functor reads.

@@ -306,18 +306,22 @@ namespace gpumf
         ghost_access = src_access == Access::none                                             ? F::ghosts_none :
                        src_access == Access::values || src_access == Access::values_all_faces ? F::ghosts_values :
                                                                                                 F::ghosts_gradients;
+      // a continuous element: the cells read and write DoFs of other ranks themselves (their
+      // ghost entries travel in every loop, the contributions are sent after it)
+      const bool  continuous = mf.has_continuous_faces();
       LoopOptions options;
       options.layout             = mf.get_vector_partitioner();
       options.backend            = mf.backend();
       options.zero_destinations  = zero_dst;
-      options.send_contributions = false;
+      options.send_contributions = continuous;
       options.name               = "gpumf::MatrixFree::loop";
       options.before             = before;
       options.after              = after;
-      if (src != nullptr && src_access != Access::none)
+      const bool exchange        = src != nullptr && (src_access != Access::none || continuous);
+      if (exchange)
         options.ghost_subset = mf.face_ghost_subset(src_access);
       LoopSchedule<Number> schedule(options);
-      if (src != nullptr && src_access != Access::none)
+      if (exchange)
         schedule.add_source(*src);
       if (dst != nullptr)
         schedule.add_destination(*dst);
@@ -376,10 +380,10 @@ namespace gpumf
                                 "AdditionalData::mapping_update_flags_inner_faces and "
                                 "mapping_update_flags_boundary_faces (e.g. update_gradients | update_JxW_values | "
                                 "update_normal_vectors) before reinit()."));
-    AssertThrow(strategy == ConflictStrategy::none,
-                ExcNotSupported("gpumf::MatrixFree::loop is cell-centric and needs cells that share no DoFs: a "
-                                "discontinuous element (FE_DGQ and relatives) without constraint rows; for "
-                                "continuous elements use cell_loop()."));
+    AssertThrow(strategy == ConflictStrategy::none || face_arrays.continuous,
+                ExcNotSupported("gpumf::MatrixFree::loop is cell-centric and needs cells that share no DoFs or a "
+                                "continuous element with faces (FE_Q); a discontinuous element with constraint rows "
+                                "is not supported."));
     if (backend_ == Backend::cuda)
       {
         using S = internal::LoopScratch<dim, Number, CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>;
@@ -403,6 +407,12 @@ namespace gpumf
                                          Vector<Number>            &diagonal) const
   {
     check_face_loop<CellFunctor, InnerFaceFunctor, BoundaryFaceFunctor>();
+    AssertThrow(!face_arrays.continuous || !internal::is_operation<InnerFaceFunctor>,
+                ExcNotSupported(
+                  "gpumf::MatrixFree::loop_diagonal with an inner face functor on the continuous element "
+                  "of this object: the diagonal of a face term that couples the two sides of a shared DoF "
+                  "is not computed by unit vectors of one cell. Supported: cell and boundary face "
+                  "functors (pass nullptr as the inner face functor), or a discontinuous element."));
     check_vector(diagonal);
     internal::SetupSection section("diagonal (MatrixFree::loop_diagonal)", backend_);
     const unsigned int     dofs_per_cell = n_components_ * dealii::Utilities::pow(fe_degree + 1, dim);
