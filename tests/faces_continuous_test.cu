@@ -11,6 +11,8 @@
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/fe_face_evaluation.h>
 #include <gpumf/matrix_free.h>
+#include <gpumf/operators.h>
+#include <gpumf/vector_tools.h>
 
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
@@ -399,6 +401,129 @@ namespace
     checker.check(message.find("couples the two sides of a shared DoF") != std::string::npos,
                   "loop_diagonal() with an inner face functor of FE_Q refused: " + message.substr(0, 120));
   }
+  /// beta(x) = FaceTerms::alpha(x, id) as a deal.II Function.
+  template <int dim>
+  class Alpha : public Function<dim>
+  {
+  public:
+    explicit Alpha(const unsigned int id)
+      : id(id)
+    {}
+    double
+    value(const Point<dim> &p, const unsigned int = 0) const override
+    {
+      return FaceTerms::alpha<double>(p[0], id);
+    }
+
+  private:
+    const unsigned int id;
+  };
+
+  /// g(x) = FaceTerms::alpha(x, 0) as a device functor.
+  template <int dim, typename Number>
+  struct NeumannData
+  {
+    __host__ __device__ Number
+    value(const Point<dim, Number> &p) const
+    {
+      return FaceTerms::alpha<Number>(p[0], 0);
+    }
+  };
+
+  /**
+   * HelmholtzOperator with a Robin term on some boundary ids (set by a Function, by values per
+   * face point), its diagonal, and create_boundary_right_hand_side(), against deal.II's CPU loop.
+   */
+  template <int dim, int degree>
+  void
+  check_robin(test::Checker &checker, const gpumf::Backend backend, const Mesh mesh, const bool coloring)
+  {
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    Setup<dim>     s    = make_setup<dim>(mesh, degree, 1, true);
+    using Operator      = gpumf::HelmholtzOperator<dim, degree, degree + 2>;
+    const std::set<types::boundary_id> robin_ids =
+      mesh == Mesh::shell ? std::set<types::boundary_id>{1} : std::set<types::boundary_id>{1, 2, 3};
+    unsigned int mask = 0;
+    for (const auto id : robin_ids)
+      mask |= 1u << id;
+    Operator op;
+    auto     additional_data = face_data<dim, double>(backend, coloring);
+    op.reinit(*s.mapping, *s.dof, s.constraints, QGauss<1>(degree + 2), additional_data);
+    for (const auto id : robin_ids)
+      op.set_boundary_coefficient(id, Alpha<dim>(id));
+    gpumf::Vector<double> src, dst;
+    op.initialize_dof_vector(src);
+    op.initialize_dof_vector(dst);
+    test::fill_random(src, 7);
+    op.vmult(dst, src);
+    const std::string what = std::to_string(dim) + "D " + name(mesh) + " with hanging faces, FE_Q(" +
+                             std::to_string(degree) + ")" + (coloring ? ", colored" : ", atomics");
+    const double bound = 1e-11;
+    const double robin =
+      difference(dst, test::dealii_robin_helmholtz<dim>(*s.mapping, *s.dof, s.constraints, degree + 2, mask, 7));
+
+    // the same beta given per face point: bitwise the same operator
+    const gpumf::MatrixFree<dim, double> &mf     = op.matrix_free();
+    const std::vector<Point<dim>>         points = mf.get_face_quadrature_points();
+    const std::vector<types::boundary_id> ids    = mf.get_face_boundary_ids();
+    std::vector<double>                   beta(points.size());
+    for (std::size_t i = 0; i < points.size(); ++i)
+      beta[i] =
+        ids[i / mf.n_face_points()] < 32 ? FaceTerms::alpha<double>(points[i][0], ids[i / mf.n_face_points()]) : 0.;
+    Operator by_points;
+    by_points.reinit(*s.mapping, *s.dof, s.constraints, QGauss<1>(degree + 2), additional_data);
+    by_points.set_boundary_coefficient(beta, robin_ids);
+    gpumf::Vector<double> again;
+    op.initialize_dof_vector(again);
+    by_points.vmult(again, src);
+    const bool   same              = !coloring || test::bitwise_equal(test::to_rw(dst), test::to_rw(again), comm);
+    const double points_difference = test::relative_difference(test::to_rw(again), test::to_rw(dst), comm);
+    checker.check(robin <= bound && same && points_difference <= bound,
+                  what + ": HelmholtzOperator with a Robin term vs deal.II's loop " + test::sci(robin) +
+                    " <= " + test::sci(bound) + ", beta per face point vs by Function " + test::sci(points_difference) +
+                    (coloring ? (same ? " (bitwise)" : " (NOT bitwise)") : ""));
+
+    // the exact diagonal against the operator on unit vectors
+    op.compute_diagonal();
+    const auto            diagonal = test::to_rw(op.get_matrix_diagonal()->get_vector());
+    const IndexSet       &owned    = s.dof->locally_owned_dofs();
+    double                diff = 0, scale = 0;
+    gpumf::Vector<double> unit;
+    op.initialize_dof_vector(unit);
+    for (types::global_dof_index i = 0; i < s.dof->n_dofs(); ++i)
+      {
+        LinearAlgebra::ReadWriteVector<double> rw(owned);
+        if (owned.is_element(i))
+          rw(i) = 1.;
+        gpumf::internal::import_elements(unit, rw, VectorOperation::insert);
+        op.vmult(dst, unit);
+        if (owned.is_element(i) && !s.constraints.is_constrained(i))
+          {
+            const auto column = test::to_rw(dst);
+            diff              = std::max(diff, std::abs(column(i) - diagonal(i)));
+            scale             = std::max(scale, std::abs(column(i)));
+          }
+      }
+    diff  = Utilities::MPI::max(diff, comm);
+    scale = Utilities::MPI::max(scale, comm);
+    checker.check_below(diff / scale,
+                        1e-12,
+                        what + ": compute_diagonal() with the Robin term vs the operator on unit vectors");
+
+    // Neumann data: the boundary load vector of a device functor and of a Function
+    gpumf::Vector<double> rhs, rhs_function;
+    gpumf::VectorTools::create_boundary_right_hand_side<degree, degree + 2>(mf,
+                                                                            NeumannData<dim, double>(),
+                                                                            rhs,
+                                                                            robin_ids);
+    gpumf::VectorTools::create_boundary_right_hand_side<degree, degree + 2>(mf, Alpha<dim>(0), rhs_function, robin_ids);
+    const auto   expected = test::dealii_boundary_rhs<dim>(*s.mapping, *s.dof, s.constraints, degree + 2, mask);
+    const double functor  = difference(rhs, expected);
+    const double function = difference(rhs_function, expected);
+    checker.check(functor <= bound && function <= bound,
+                  what + ": create_boundary_right_hand_side() vs deal.II's loop, device functor " + test::sci(functor) +
+                    ", deal.II Function " + test::sci(function) + " <= " + test::sci(bound));
+  }
 } // namespace
 
 int
@@ -412,6 +537,8 @@ main(int argc, char **argv)
     check<3, 3, 1>(checker, backend, Mesh::distorted, true, false);
     check<3, 2, 1>(checker, backend, Mesh::shell, false, true);
     check<3, 2, 1, float>(checker, backend, Mesh::column, true, true);
+    check_robin<2, 2>(checker, backend, Mesh::column, true);
+    check_robin<3, 2>(checker, backend, Mesh::shell, false);
     check_diagonal<2, 2>(checker, backend, true);
     check_diagonal<3, 1>(checker, backend, false);
   });

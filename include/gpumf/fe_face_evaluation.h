@@ -210,6 +210,17 @@ namespace gpumf
       return internal::read_only(data.faces.boundary_id + face_number);
     }
 
+    /**
+     * The face's number among the faces stored on this rank (MatrixFree::n_faces()): data per
+     * face point, as MatrixFree::get_face_quadrature_points() orders it, is at
+     * face_index() * n_q_points + q. Both sides of a face give the same number.
+     */
+    __host__ __device__ unsigned int
+    face_index() const
+    {
+      return face_number;
+    }
+
     /// The cell's face number of this side (deal.II's face_no).
     __host__ __device__ unsigned int
     get_face_no() const

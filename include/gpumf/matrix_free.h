@@ -832,6 +832,20 @@ namespace gpumf
     bool
     has_faces() const;
 
+    /// The points of the faces stored on this rank, [F * n_face_points + q] for face F
+    /// (FEFaceEvaluation::face_index()) and point q, on the host.
+    std::vector<dealii::Point<dim>>
+    get_face_quadrature_points() const;
+
+    /// The boundary id of each face stored on this rank (numbers::internal_face_boundary_id
+    /// for inner faces), on the host.
+    std::vector<dealii::types::boundary_id>
+    get_face_boundary_ids() const;
+
+    /// The points per face, n_q_points_1d^(dim-1).
+    unsigned int
+    n_face_points() const;
+
     /// True when reinit() set up the faces of a continuous element (FE_Q, an FESystem of FE_Q):
     /// loop() then handles the DoFs that cells share as cell_loop() does.
     bool

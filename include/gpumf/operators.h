@@ -10,6 +10,7 @@
 
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/internal/diagonal.h>
+#include <gpumf/internal/ready/boundary_face.h>
 #include <gpumf/internal/ready/cell_operator.h>
 #include <gpumf/local_matrix_operator.h>
 #include <gpumf/matrix_free.h>
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <set>
 #include <typeinfo>
 
 namespace gpumf
@@ -44,6 +46,12 @@ namespace gpumf
    * fly (LocalMatrixOperator::Storage::on_the_fly) instead of stored where the coefficients are
    * constant and the model predicts that faster (affine geometry). implementation() says which
    * is in use.
+   *
+   * Boundary terms (set_boundary_coefficient()): a Robin (impedance, absorbing) term
+   * (beta u, v) on the boundary faces of chosen ids, beta constant per id or per face point,
+   * added by MatrixFree::loop() with a boundary face functor after the cells (element matrices
+   * too), its exact diagonal included in compute_diagonal(). The MatrixFree object needs faces
+   * (AdditionalData::mapping_update_flags_boundary_faces) of its continuous element.
    */
   template <int dim,
             int fe_degree,
@@ -200,12 +208,82 @@ namespace gpumf
       set_gradient_coefficient(evaluate(kappa));
     }
 
+    /**
+     * The Robin term (beta u, v) on the boundary faces with id @p id (0 to 31), beta = @p beta
+     * there (replacing what was set for @p id before; 0 removes it).
+     */
+    void
+    set_boundary_coefficient(const dealii::types::boundary_id id, const Number beta)
+    {
+      set_boundary_values(id, [beta](const dealii::Point<dim> &) { return beta; });
+    }
+
+    /// The Robin term with beta(x) of a deal.II Function at the face points of id @p id (evaluated now).
+    void
+    set_boundary_coefficient(const dealii::types::boundary_id id, const dealii::Function<dim> &beta)
+    {
+      set_boundary_values(id, [&beta](const dealii::Point<dim> &p) { return Number(beta.value(p)); });
+    }
+
+    /**
+     * The Robin term with beta given at every face point of this rank: @p values holds
+     * n_faces() * n_face_points() entries in the order of MatrixFree::get_face_quadrature_points()
+     * (FEFaceEvaluation::face_index() * n_face_points() + q; values on inner faces are not read),
+     * on the boundary faces with an id in @p boundary_ids. In the backend's memory (a serial
+     * gpumf::Vector, e.g. filled by a face loop on the GPU) or on the host.
+     */
+    void
+    set_boundary_coefficient(const VectorType &values, const std::set<dealii::types::boundary_id> &boundary_ids)
+    {
+      const std::size_t n = boundary_size();
+      AssertThrow(values.locally_owned_size() == n && values.backend() == this->matrix_free().backend(),
+                  ExcNotSupported("set_boundary_coefficient: a vector of n_faces() * n_face_points() = " +
+                                  std::to_string(n) + " values on the MatrixFree object's backend is needed, got " +
+                                  std::to_string(values.locally_owned_size()) + "."));
+      boundary_coefficient.reinit(this->matrix_free().backend(), n);
+      internal::copy(boundary_coefficient.backend(),
+                     boundary_coefficient.data(),
+                     values.backend(),
+                     values.get_values(),
+                     n * sizeof(Number));
+      boundary_host = boundary_coefficient.to_host();
+      robin_op.mask = mask_of(boundary_ids);
+      robin_op.beta = boundary_coefficient.data();
+      this->diagonal_entries.reset();
+      this->inverse_diagonal_entries.reset();
+    }
+
+    /// The host form of set_boundary_coefficient(const VectorType &, ...).
+    void
+    set_boundary_coefficient(const std::vector<Number>                  &values,
+                             const std::set<dealii::types::boundary_id> &boundary_ids)
+    {
+      AssertThrow(values.size() == boundary_size(),
+                  ExcNotSupported(
+                    "set_boundary_coefficient: n_faces() * n_face_points() = " + std::to_string(boundary_size()) +
+                    " values are needed, got " + std::to_string(values.size()) + "."));
+      boundary_host = values;
+      robin_op.mask = mask_of(boundary_ids);
+      upload_boundary();
+    }
+
+    /// True where a Robin term is set.
+    bool
+    has_boundary_terms() const
+    {
+      return robin_op.mask != 0;
+    }
+
     /// dst += A src (constrained rows: dst += src), by element matrices or sum factorization.
     void
     vmult_add(VectorType &dst, const VectorType &src) const override
     {
       if (local_matrix)
-        return local_matrix->vmult_add(dst, src);
+        {
+          local_matrix->vmult_add(dst, src);
+          add_boundary_terms(dst, src);
+          return;
+        }
       Base::vmult_add(dst, src);
     }
 
@@ -224,7 +302,7 @@ namespace gpumf
       // (a derived class may override vmult_add() or apply_add(): it gets vmult() and the dot)
       if constexpr (CellOperator::lines)
         if (typeid(*this) == typeid(CoefficientOperator) && !local_matrix && !this->has_interface_matrices() &&
-            this->matrix_free().backend() == Backend::cuda)
+            !has_boundary_terms() && this->matrix_free().backend() == Backend::cuda)
           {
             const auto &mf = this->matrix_free();
             if (cell_energy.size() != mf.n_cells())
@@ -251,13 +329,21 @@ namespace gpumf
       if (local_matrix)
         {
           local_matrix->compute_diagonal();
-          this->diagonal_entries         = local_matrix->get_matrix_diagonal();
-          this->inverse_diagonal_entries = local_matrix->get_matrix_diagonal_inverse();
+          if (!has_boundary_terms())
+            {
+              this->diagonal_entries         = local_matrix->get_matrix_diagonal();
+              this->inverse_diagonal_entries = local_matrix->get_matrix_diagonal_inverse();
+              return;
+            }
+          VectorType diagonal(local_matrix->get_matrix_diagonal()->get_vector());
+          add_boundary_diagonal(diagonal);
+          this->set_diagonal(std::move(diagonal));
           return;
         }
       VectorType diagonal;
       this->initialize_dof_vector(diagonal);
       this->matrix_free().diagonal_loop(cell_operator(), diagonal);
+      add_boundary_diagonal(diagonal);
       this->set_diagonal(std::move(diagonal));
     }
 
@@ -266,6 +352,7 @@ namespace gpumf
     apply_add(VectorType &dst, const VectorType &src) const override
     {
       this->matrix_free().cell_loop(cell_operator(), src, dst);
+      add_boundary_terms(dst, src);
     }
 
   private:
@@ -380,6 +467,97 @@ namespace gpumf
         local_matrix.reset();
     }
 
+    /// The Robin term: beta per face point (backend and host), and its boundary face functor.
+    internal::Array<Number> boundary_coefficient;
+    std::vector<Number>     boundary_host;
+    using RobinOperator = internal::RobinFaceOperator<dim, fe_degree, n_q_points_1d, n_components, Number>;
+    RobinOperator robin_op{};
+
+    std::size_t
+    boundary_size() const
+    {
+      const MatrixFree<dim, Number> &mf = this->matrix_free();
+      AssertThrow(mf.has_continuous_faces(),
+                  ExcNotSupported("set_boundary_coefficient: the operator's MatrixFree object has no faces of a "
+                                  "continuous element; set AdditionalData::mapping_update_flags_boundary_faces (e.g. "
+                                  "update_values | update_quadrature_points) before reinit(), on the active cells."));
+      return std::size_t(mf.n_faces()) * mf.n_face_points();
+    }
+
+    static unsigned int
+    mask_of(const std::set<dealii::types::boundary_id> &ids)
+    {
+      unsigned int mask = 0;
+      for (const auto id : ids)
+        {
+          AssertThrow(id < 32,
+                      ExcNotSupported("set_boundary_coefficient: boundary id " + std::to_string(id) +
+                                      "; ids 0 to 31 are supported."));
+          mask |= 1u << id;
+        }
+      return mask;
+    }
+
+    /// beta = @p value(x) at the points of the faces with id @p id, the others kept.
+    template <typename F>
+    void
+    set_boundary_values(const dealii::types::boundary_id id, const F &value)
+    {
+      const std::size_t n = boundary_size();
+      mask_of({id});
+      if (boundary_host.size() != n)
+        boundary_host.assign(n, Number(0));
+      const MatrixFree<dim, Number>                &mf     = this->matrix_free();
+      const std::vector<dealii::Point<dim>>         points = mf.get_face_quadrature_points();
+      const std::vector<dealii::types::boundary_id> ids    = mf.get_face_boundary_ids();
+      const unsigned int                            n_q    = mf.n_face_points();
+      bool                                          zero   = true;
+      for (std::size_t f = 0; f < ids.size(); ++f)
+        if (ids[f] == id)
+          for (unsigned int q = 0; q < n_q; ++q)
+            {
+              boundary_host[f * n_q + q] = value(points[f * n_q + q]);
+              zero                       = zero && boundary_host[f * n_q + q] == Number(0);
+            }
+      // (every rank agrees on the set of ids, also one without faces of id)
+      const MPI_Comm comm = mf.get_vector_partitioner()->get_mpi_communicator();
+      zero                = dealii::Utilities::MPI::min(int(zero), comm) == 1;
+      robin_op.mask       = zero ? robin_op.mask & ~(1u << id) : robin_op.mask | (1u << id);
+      upload_boundary();
+    }
+
+    void
+    upload_boundary()
+    {
+      boundary_coefficient.reinit(this->matrix_free().backend(), boundary_host);
+      robin_op.beta = boundary_coefficient.data();
+      this->diagonal_entries.reset();
+      this->inverse_diagonal_entries.reset();
+    }
+
+    /// dst += the Robin term of src.
+    void
+    add_boundary_terms(VectorType &dst, const VectorType &src) const
+    {
+      if (has_boundary_terms())
+        this->matrix_free().loop(nullptr,
+                                 nullptr,
+                                 robin_op,
+                                 dst,
+                                 src,
+                                 false,
+                                 MatrixFree<dim, Number>::DataAccessOnFaces::none,
+                                 MatrixFree<dim, Number>::DataAccessOnFaces::none);
+    }
+
+    /// diagonal += the Robin term's diagonal.
+    void
+    add_boundary_diagonal(VectorType &diagonal) const
+    {
+      if (has_boundary_terms())
+        this->matrix_free().loop_diagonal(nullptr, nullptr, robin_op, diagonal);
+    }
+
     internal::Array<Number> value_coefficient, gradient_coefficient;
     /// The merged geometry and coefficients of the lines path (internal::PointData):
     /// CUDA, 3D, geometry per point; else empty.
@@ -396,6 +574,9 @@ namespace gpumf
       cell_energy.clear();
       value_host.clear();
       gradient_host.clear();
+      boundary_coefficient.clear();
+      boundary_host.clear();
+      robin_op = RobinOperator{};
       setup.reset();
       local_matrix.reset();
     }

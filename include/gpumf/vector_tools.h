@@ -36,6 +36,8 @@
 #define gpumf_vector_tools_h
 
 #include <gpumf/fe_evaluation.h>
+#include <gpumf/fe_face_evaluation.h>
+#include <gpumf/internal/ready/boundary_face.h>
 #include <gpumf/matrix_free.h>
 #include <gpumf/vector.h>
 
@@ -49,6 +51,7 @@
 #include <deal.II/lac/vector.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -384,6 +387,52 @@ namespace gpumf
       };
 
       /**
+       * The boundary face functor of create_boundary_right_hand_side(): f at every point of the
+       * boundary faces with an id in @p mask (all where @p all_ids) tested by the shape
+       * functions, distributed through the constraints. A tabulated f is read at
+       * face_index() * n_face_points + q.
+       */
+      template <int dim, int fe_degree, int n_q_points_1d, int n_components_, typename Number, typename Function>
+      struct BoundaryRightHandSideAtPoints
+      {
+        using FaceEval = FEFaceEvaluation<dim, fe_degree, n_q_points_1d, n_components_, Number>;
+
+        static constexpr unsigned int n_dofs_1d    = fe_degree + 1;
+        static constexpr unsigned int n_local_dofs = FaceEval::dofs_per_cell;
+        static constexpr unsigned int n_q_points   = ::gpumf::internal::ipow(n_q_points_1d, dim);
+        static constexpr unsigned int n_components = n_components_;
+
+        Function     f;
+        unsigned int mask    = 0;
+        bool         all_ids = true;
+
+        __host__ __device__ void
+        operator()(const unsigned int                            face,
+                   const typename MatrixFree<dim, Number>::Data *data,
+                   SharedData<dim, Number>                      *shared,
+                   const Number *,
+                   Number *dst) const
+        {
+          FaceEval phi(face, data, shared, true);
+          if (!all_ids && !::gpumf::internal::in_boundary_mask(mask, phi.boundary_id()))
+            return;
+          const std::size_t first = std::size_t(phi.face_index()) * FaceEval::n_q_points;
+          phi.apply_for_each_quad_point([&](FaceEval *p, const unsigned int q) {
+            const dealii::Point<dim, Number> x = p->quadrature_point(q);
+            typename FaceEval::value_type    value;
+            if constexpr (n_components == 1)
+              value = value_at(f, x, first + q, 0);
+            else
+              for (unsigned int c = 0; c < n_components; ++c)
+                value[c] = value_at(f, x, first + q, c);
+            p->submit_value(value, q);
+          });
+          phi.integrate(EvaluationFlags::values);
+          phi.distribute_local_to_global(dst);
+        }
+      };
+
+      /**
        * The rest of integrate_difference(), in the library: per-cell sums (maxima) of the
        * per-point values @p per_point (on @p mf's backend, in the order of local_q_point_id()),
        * the global value over all ranks (square root taken, except for Linfty_norm), and, where
@@ -585,6 +634,82 @@ namespace gpumf
           using Functor =
             internal::RightHandSideAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>;
           mf.template cell_loop<Functor, Vector<Number>, Vector<Number>, Compiler>(Functor{f}, unused, rhs, true);
+        }
+    }
+
+    /**
+     * The boundary load vector rhs_i = int_Gamma g phi_i over the boundary faces with an id in
+     * @p boundary_ids (all where empty) of the device functor @p g (`value(p)`, or
+     * `value(p, component)` for an FESystem) or of a deal.II Function (evaluated on the host at
+     * the face points, then read there on the backend), with @p mf's face quadrature, the
+     * constraints of @p mf applied homogeneously: deal.II's
+     * VectorTools::create_boundary_right_hand_side() with constraints (inhomogeneous Neumann
+     * data). @p mf needs faces of its continuous element
+     * (AdditionalData::mapping_update_flags_boundary_faces). @p rhs gets @p mf's layout if it has
+     * another, and is overwritten; add it to the cells' load vector.
+     */
+    template <int fe_degree,
+              int n_q_points_1d = fe_degree + 1,
+              int n_components  = 1,
+              int dim,
+              typename Number,
+              typename Function,
+              typename Compiler = ::gpumf::internal::ThisCompiler>
+    void
+    create_boundary_right_hand_side(const MatrixFree<dim, Number>              &mf,
+                                    const Function                             &g,
+                                    Vector<Number>                             &rhs,
+                                    const std::set<dealii::types::boundary_id> &boundary_ids = {})
+    {
+      AssertThrow(mf.has_continuous_faces(),
+                  dealii::ExcMessage(
+                    "gpumf::VectorTools::create_boundary_right_hand_side: the MatrixFree object has no "
+                    "faces of a continuous element; set "
+                    "AdditionalData::mapping_update_flags_boundary_faces (e.g. update_values | "
+                    "update_quadrature_points) before reinit()."));
+      unsigned int mask = 0;
+      for (const auto id : boundary_ids)
+        {
+          AssertThrow(id < 32,
+                      dealii::ExcMessage("gpumf::VectorTools::create_boundary_right_hand_side: boundary id " +
+                                         std::to_string(id) + "; ids 0 to 31 are supported."));
+          mask |= 1u << id;
+        }
+      if constexpr (internal::is_dealii_function<Function, dim>)
+        {
+          // a host Function: evaluated on the host at the face points, read there by the device
+          const std::vector<dealii::Point<dim>> points = mf.get_face_quadrature_points();
+          std::vector<Number>                   values(points.size() * n_components);
+          for (std::size_t i = 0; i < points.size(); ++i)
+            for (unsigned int c = 0; c < n_components; ++c)
+              values[i * n_components + c] = g.value(points[i], c);
+          ::gpumf::internal::Array<Number> table;
+          table.reinit(mf.backend(), values);
+          internal::TabulatedFunction<dim, Number> tabulated;
+          tabulated.values       = table.data();
+          tabulated.n_components = n_components;
+          create_boundary_right_hand_side<fe_degree,
+                                          n_q_points_1d,
+                                          n_components,
+                                          dim,
+                                          Number,
+                                          internal::TabulatedFunction<dim, Number>,
+                                          Compiler>(mf, tabulated, rhs, boundary_ids);
+        }
+      else
+        {
+          if (rhs.get_partitioner() == nullptr || rhs.backend() != mf.backend() ||
+              !rhs.get_partitioner()->is_compatible(*mf.get_vector_partitioner()))
+            mf.initialize_dof_vector(rhs);
+          // (the loop takes a source vector; the functor reads none)
+          Vector<Number> unused;
+          mf.initialize_dof_vector(unused);
+          using Functor =
+            internal::BoundaryRightHandSideAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>;
+          Functor functor{g, mask, boundary_ids.empty()};
+          using Access = typename MatrixFree<dim, Number>::DataAccessOnFaces;
+          mf.template loop<std::nullptr_t, std::nullptr_t, Functor, Compiler>(
+            nullptr, nullptr, functor, rhs, unused, true, Access::none, Access::none);
         }
     }
   } // namespace VectorTools

@@ -1802,6 +1802,43 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
+  std::vector<Point<dim>>
+  MatrixFree<dim, Number>::get_face_quadrature_points() const
+  {
+    AssertThrow(face_arrays.available,
+                ExcNotSupported("gpumf::MatrixFree::get_face_quadrature_points: the object has no faces (set "
+                                "AdditionalData::mapping_update_flags_boundary_faces or _inner_faces)."));
+    const std::vector<Point<dim, Number>> stored = face_arrays.q_points.to_host();
+    std::vector<Point<dim>>               points(stored.size());
+    for (std::size_t i = 0; i < stored.size(); ++i)
+      for (unsigned int d = 0; d < dim; ++d)
+        points[i][d] = stored[i][d];
+    return points;
+  }
+
+  template <int dim, typename Number>
+  std::vector<types::boundary_id>
+  MatrixFree<dim, Number>::get_face_boundary_ids() const
+  {
+    AssertThrow(face_arrays.available,
+                ExcNotSupported("gpumf::MatrixFree::get_face_boundary_ids: the object has no faces (set "
+                                "AdditionalData::mapping_update_flags_boundary_faces or _inner_faces)."));
+    const std::vector<unsigned int> stored = face_arrays.boundary_id.to_host();
+    std::vector<types::boundary_id> ids(stored.size());
+    for (std::size_t i = 0; i < stored.size(); ++i)
+      ids[i] = stored[i] == internal::FaceData<dim, Number>::internal_face ? numbers::internal_face_boundary_id :
+                                                                             types::boundary_id(stored[i]);
+    return ids;
+  }
+
+  template <int dim, typename Number>
+  unsigned int
+  MatrixFree<dim, Number>::n_face_points() const
+  {
+    return face_arrays.n_face_points;
+  }
+
+  template <int dim, typename Number>
   bool
   MatrixFree<dim, Number>::has_continuous_faces() const
   {

@@ -7,6 +7,8 @@
 #include <deal.II/matrix_free/fe_evaluation.h>
 #include <deal.II/matrix_free/matrix_free.h>
 
+#include <functional>
+
 #include "test_utils.h"
 
 namespace test
@@ -176,6 +178,171 @@ namespace test
       AssertThrow(false, ExcNotImplemented("dealii_face_loop: 1 or 2 components"));
     return to_rw(dst);
   }
+
+  namespace
+  {
+    template <int dim>
+    typename MatrixFree<dim, double>::AdditionalData
+    boundary_data()
+    {
+      typename MatrixFree<dim, double>::AdditionalData additional_data;
+      additional_data.tasks_parallel_scheme = MatrixFree<dim, double>::AdditionalData::none;
+      additional_data.mapping_update_flags  = update_values | update_gradients | update_JxW_values;
+      additional_data.mapping_update_flags_boundary_faces =
+        update_values | update_JxW_values | update_normal_vectors | update_quadrature_points;
+#if DEAL_II_VERSION_GTE(9, 5, 0)
+      additional_data.use_fast_hanging_node_algorithm = false;
+#endif
+      return additional_data;
+    }
+
+    bool
+    in_mask(const unsigned int mask, const unsigned int id)
+    {
+      return id < 32 && ((mask >> id) & 1u) != 0;
+    }
+  } // namespace
+
+  template <int dim>
+  LinearAlgebra::ReadWriteVector<double>
+  dealii_robin_helmholtz(const Mapping<dim>              &mapping,
+                         const DoFHandler<dim>           &dof_handler,
+                         const AffineConstraints<double> &constraints,
+                         const unsigned int               n_q_points_1d,
+                         const unsigned int               robin_mask,
+                         const std::uint64_t              seed)
+  {
+    using VectorType = LinearAlgebra::distributed::Vector<double>;
+    MatrixFree<dim, double> data;
+    data.reinit(mapping, dof_handler, constraints, QGauss<1>(n_q_points_1d), boundary_data<dim>());
+    VectorType src, dst;
+    data.initialize_dof_vector(src);
+    data.initialize_dof_vector(dst);
+    fill_random(src, seed);
+    const auto cell = [](const MatrixFree<dim, double>               &mf,
+                         VectorType                                  &dst,
+                         const VectorType                            &src,
+                         const std::pair<unsigned int, unsigned int> &range) {
+      FEEvaluation<dim, -1, 0, 1, double> phi(mf);
+      for (unsigned int c = range.first; c < range.second; ++c)
+        {
+          phi.reinit(c);
+          phi.gather_evaluate(src, EvaluationFlags::values | EvaluationFlags::gradients);
+          for (unsigned int q = 0; q < phi.n_q_points; ++q)
+            {
+              phi.submit_gradient(phi.get_gradient(q), q);
+              phi.submit_value(phi.get_value(q), q);
+            }
+          phi.integrate_scatter(EvaluationFlags::values | EvaluationFlags::gradients, dst);
+        }
+    };
+    const auto inner    = [](const MatrixFree<dim, double> &,
+                          VectorType &,
+                          const VectorType &,
+                          const std::pair<unsigned int, unsigned int> &) {};
+    const auto boundary = [robin_mask](const MatrixFree<dim, double>               &mf,
+                                       VectorType                                  &dst,
+                                       const VectorType                            &src,
+                                       const std::pair<unsigned int, unsigned int> &range) {
+      FEFaceEvaluation<dim, -1, 0, 1, double> phi(mf, true);
+      for (unsigned int face = range.first; face < range.second; ++face)
+        {
+          const unsigned int id = mf.get_boundary_id(face);
+          if (!in_mask(robin_mask, id))
+            continue;
+          phi.reinit(face);
+          phi.gather_evaluate(src, EvaluationFlags::values);
+          for (unsigned int q = 0; q < phi.n_q_points; ++q)
+            phi.submit_value(FaceTerms::alpha<VectorizedArray<double>>(phi.quadrature_point(q)[0], id) *
+                               phi.get_value(q),
+                             q);
+          phi.integrate_scatter(EvaluationFlags::values, dst);
+        }
+    };
+    data.loop(std::function<void(const MatrixFree<dim, double> &,
+                                 VectorType &,
+                                 const VectorType &,
+                                 const std::pair<unsigned int, unsigned int> &)>(cell),
+              std::function<void(const MatrixFree<dim, double> &,
+                                 VectorType &,
+                                 const VectorType &,
+                                 const std::pair<unsigned int, unsigned int> &)>(inner),
+              std::function<void(const MatrixFree<dim, double> &,
+                                 VectorType &,
+                                 const VectorType &,
+                                 const std::pair<unsigned int, unsigned int> &)>(boundary),
+              dst,
+              src,
+              true);
+    // (constrained rows as the identity, as gpumf's MatrixFreeOperators::Base)
+    for (const auto i : dst.locally_owned_elements())
+      if (constraints.is_constrained(i))
+        dst(i) = src(i);
+    return to_rw(dst);
+  }
+
+  template <int dim>
+  LinearAlgebra::ReadWriteVector<double>
+  dealii_boundary_rhs(const Mapping<dim>              &mapping,
+                      const DoFHandler<dim>           &dof_handler,
+                      const AffineConstraints<double> &constraints,
+                      const unsigned int               n_q_points_1d,
+                      const unsigned int               mask)
+  {
+    using VectorType = LinearAlgebra::distributed::Vector<double>;
+    MatrixFree<dim, double> data;
+    data.reinit(mapping, dof_handler, constraints, QGauss<1>(n_q_points_1d), boundary_data<dim>());
+    VectorType src, dst;
+    data.initialize_dof_vector(src);
+    data.initialize_dof_vector(dst);
+    using Range = std::pair<unsigned int, unsigned int>;
+    using Worker =
+      std::function<void(const MatrixFree<dim, double> &, VectorType &, const VectorType &, const Range &)>;
+    const Worker none = [](const MatrixFree<dim, double> &, VectorType &, const VectorType &, const Range &) {};
+    const Worker bounds =
+      [mask](const MatrixFree<dim, double> &mf, VectorType &dst, const VectorType &, const Range &range) {
+        FEFaceEvaluation<dim, -1, 0, 1, double> phi(mf, true);
+        for (unsigned int face = range.first; face < range.second; ++face)
+          {
+            const unsigned int id = mf.get_boundary_id(face);
+            if (!in_mask(mask, id))
+              continue;
+            phi.reinit(face);
+            for (unsigned int q = 0; q < phi.n_q_points; ++q)
+              phi.submit_value(FaceTerms::alpha<VectorizedArray<double>>(phi.quadrature_point(q)[0], 0), q);
+            phi.integrate_scatter(EvaluationFlags::values, dst);
+          }
+      };
+    data.loop(none, none, bounds, dst, src, true);
+    return to_rw(dst);
+  }
+
+  template LinearAlgebra::ReadWriteVector<double>
+  dealii_robin_helmholtz<2>(const Mapping<2> &,
+                            const DoFHandler<2> &,
+                            const AffineConstraints<double> &,
+                            unsigned int,
+                            unsigned int,
+                            std::uint64_t);
+  template LinearAlgebra::ReadWriteVector<double>
+  dealii_robin_helmholtz<3>(const Mapping<3> &,
+                            const DoFHandler<3> &,
+                            const AffineConstraints<double> &,
+                            unsigned int,
+                            unsigned int,
+                            std::uint64_t);
+  template LinearAlgebra::ReadWriteVector<double>
+  dealii_boundary_rhs<2>(const Mapping<2> &,
+                         const DoFHandler<2> &,
+                         const AffineConstraints<double> &,
+                         unsigned int,
+                         unsigned int);
+  template LinearAlgebra::ReadWriteVector<double>
+  dealii_boundary_rhs<3>(const Mapping<3> &,
+                         const DoFHandler<3> &,
+                         const AffineConstraints<double> &,
+                         unsigned int,
+                         unsigned int);
 
   template LinearAlgebra::ReadWriteVector<double>
   dealii_face_loop<2>(const Mapping<2> &,

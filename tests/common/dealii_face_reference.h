@@ -69,6 +69,31 @@ namespace test
                    FaceLoopParts                                                          parts,
                    std::uint64_t                                                          seed,
                    const std::function<double(const dealii::Point<dim> &, unsigned int)> &src_at_support_point = {});
+
+  /**
+   * deal.II's CPU loop of the Helmholtz operator with a Robin term: (grad u, grad v) + (u, v) +
+   * (beta u, v) on the boundary faces with an id in @p robin_mask, beta = FaceTerms::alpha(x, id),
+   * constrained rows as the identity (as gpumf's operators), applied to src as in
+   * dealii_face_loop() (random_value(index, seed)). Returns dst's owned entries.
+   */
+  template <int dim>
+  dealii::LinearAlgebra::ReadWriteVector<double>
+  dealii_robin_helmholtz(const dealii::Mapping<dim>              &mapping,
+                         const dealii::DoFHandler<dim>           &dof_handler,
+                         const dealii::AffineConstraints<double> &constraints,
+                         unsigned int                             n_q_points_1d,
+                         unsigned int                             robin_mask,
+                         std::uint64_t                            seed);
+
+  /// deal.II's CPU loop of the boundary load vector int g phi_i, g = FaceTerms::alpha(x, 0) on
+  /// the faces with an id in @p mask, through the constraints. Returns the owned entries.
+  template <int dim>
+  dealii::LinearAlgebra::ReadWriteVector<double>
+  dealii_boundary_rhs(const dealii::Mapping<dim>              &mapping,
+                      const dealii::DoFHandler<dim>           &dof_handler,
+                      const dealii::AffineConstraints<double> &constraints,
+                      unsigned int                             n_q_points_1d,
+                      unsigned int                             mask);
 } // namespace test
 
 #endif
