@@ -846,6 +846,12 @@ namespace gpumf
     unsigned int
     n_face_points() const;
 
+    /// The cells of color @p color with a boundary face: entries [first, first + count) of
+    /// Data::faces.boundary_cells (rows among all cells). For the loops of a boundary face
+    /// functor alone, which run these cells only.
+    std::pair<unsigned int, unsigned int>
+    cells_with_boundary_faces(const unsigned int color) const;
+
     /// True when reinit() set up the faces of a continuous element (FE_Q, an FESystem of FE_Q):
     /// loop() then handles the DoFs that cells share as cell_loop() does.
     bool

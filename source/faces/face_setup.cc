@@ -97,6 +97,7 @@ namespace gpumf
       d.entry_metric_affine      = entry_metric_affine;
       d.face_weights             = face_weights.data();
       d.ghost_codes              = ghost_codes.data();
+      d.boundary_cells           = boundary_cells.data();
       d.ghost_rows               = {ghost_row_start.data(), ghost_row_indices.data(), ghost_row_weights.data()};
       d.continuous               = continuous;
       d.n_object_cells           = n_object_cells;
@@ -124,8 +125,8 @@ namespace gpumf
              q_points.memory_consumption() + entry_metric.memory_consumption() +
              entry_permutation.memory_consumption() + entry_other_point.memory_consumption() +
              face_weights.memory_consumption() + ghost_codes.memory_consumption() +
-             ghost_row_start.memory_consumption() + ghost_row_indices.memory_consumption() +
-             ghost_row_weights.memory_consumption() + ghost_reads.size();
+             ghost_row_start.memory_consumption() + boundary_cells.memory_consumption() +
+             ghost_row_indices.memory_consumption() + ghost_row_weights.memory_consumption() + ghost_reads.size();
     }
 
     namespace
@@ -625,11 +626,16 @@ namespace gpumf
           boundary_id[F] = faces[F].boundary_id;
           n_hanging += faces[F].hanging;
         }
-      // the cells' lists of faces
+      // the cells' lists of faces, and the cells with a boundary face
       std::vector<unsigned int>  cell_face_start(1, 0), entry_face, entry_first, entry_neighbor_first;
       std::vector<unsigned char> entry_face_no, entry_neighbor_face_no;
+      std::vector<unsigned int>  boundary_cells;
       for (const auto &list : entries)
         {
+          for (const Entry &entry : list)
+            if (entry.neighbor_first == FaceData<dim, Number>::no_neighbor &&
+                (boundary_cells.empty() || boundary_cells.back() != cell_face_start.size() - 1))
+              boundary_cells.push_back(cell_face_start.size() - 1);
           for (const Entry &entry : list)
             {
               entry_face.push_back(entry.face);
@@ -967,8 +973,10 @@ namespace gpumf
       arrays.face_weights.reinit(backend,
                                  std::vector<Number>(face_quadrature.get_weights().begin(),
                                                      face_quadrature.get_weights().end()));
-      arrays.continuous     = continuous;
-      arrays.n_object_cells = n_cells;
+      arrays.boundary_cells.reinit(backend, boundary_cells);
+      arrays.boundary_cells_host = std::move(boundary_cells);
+      arrays.continuous          = continuous;
+      arrays.n_object_cells      = n_cells;
       arrays.ghost_codes.reinit(backend, ghost_codes);
       arrays.ghost_row_start.reinit(backend, ghost_row_start);
       arrays.ghost_row_indices.reinit(backend, ghost_row_indices);

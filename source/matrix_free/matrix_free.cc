@@ -1832,6 +1832,17 @@ namespace gpumf
   }
 
   template <int dim, typename Number>
+  std::pair<unsigned int, unsigned int>
+  MatrixFree<dim, Number>::cells_with_boundary_faces(const unsigned int color) const
+  {
+    AssertIndexRange(color, n_colors());
+    const std::vector<unsigned int> &rows  = face_arrays.boundary_cells_host;
+    const auto                       first = std::lower_bound(rows.begin(), rows.end(), color_start[color]);
+    const auto                       end   = std::lower_bound(first, rows.end(), color_start[color + 1]);
+    return {unsigned(first - rows.begin()), unsigned(end - first)};
+  }
+
+  template <int dim, typename Number>
   unsigned int
   MatrixFree<dim, Number>::n_face_points() const
   {

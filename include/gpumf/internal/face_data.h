@@ -121,6 +121,9 @@ namespace gpumf
       const unsigned short *entry_other_point = nullptr;
       /// [q]: the weight of face point q (the product of the 1D weights of its face coordinates).
       const Number *face_weights = nullptr;
+      /// The object's cells (rows, ascending) with at least one boundary face: a loop of a
+      /// boundary face functor alone runs these only.
+      const unsigned int *boundary_cells = nullptr;
       /// A continuous element: the ghost cells' codes and constraint lines, see above.
       const unsigned int    *ghost_codes = nullptr;
       ConstraintRows<Number> ghost_rows;
@@ -163,6 +166,9 @@ namespace gpumf
       bool                              lexicographic_dofs  = false;
       Array<Number>                     JxW, normal, inv_jacobian, shape_on_face, subface_values, subface_gradients;
       Array<dealii::Point<dim, Number>> q_points;
+      /// FaceData::boundary_cells, and its host copy.
+      Array<unsigned int>       boundary_cells;
+      std::vector<unsigned int> boundary_cells_host;
       /// A continuous element's ghost cells (FaceData::ghost_codes, ghost_rows).
       Array<unsigned int> ghost_codes, ghost_row_start, ghost_row_indices;
       Array<Number>       ghost_row_weights;

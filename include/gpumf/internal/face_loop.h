@@ -27,6 +27,10 @@ namespace gpumf
     template <typename F>
     constexpr bool is_operation = !std::is_same_v<std::decay_t<F>, std::nullptr_t>;
 
+    /// A loop of a boundary face functor alone: it runs the cells with a boundary face only.
+    template <typename C, typename I, typename B>
+    constexpr bool boundary_alone = !is_operation<C> && !is_operation<I> && is_operation<B>;
+
     /// The functor whose declarations (sizes, thread layout) the loop follows: the first given.
     template <typename C, typename I, typename B>
     using MainOperation = std::conditional_t<is_operation<C>, C, std::conditional_t<is_operation<I>, I, B>>;
@@ -146,13 +150,16 @@ namespace gpumf
                          Number                                      *dst,
                          const unsigned int                           stride,
                          const unsigned int                           n_unit_dofs,
+                         const unsigned int                          *cell_list,
                          const typename MatrixFree<dim, Number>::Data data)
       {
-        using S                          = LoopScratch<dim, Number, C, I, B>;
-        Number                 *tables   = stage_tables<dim, Number>(data);
-        const unsigned int      n_values = data.n_q_points_1d * data.n_dofs_1d;
-        const unsigned int      n_co     = data.n_q_points_1d * data.n_q_points_1d;
-        const unsigned int      cell     = blockIdx.x;
+        using S                     = LoopScratch<dim, Number, C, I, B>;
+        Number            *tables   = stage_tables<dim, Number>(data);
+        const unsigned int n_values = data.n_q_points_1d * data.n_dofs_1d;
+        const unsigned int n_co     = data.n_q_points_1d * data.n_q_points_1d;
+        // (a boundary face functor alone: the color's cells with a boundary face, as rows)
+        const unsigned int cell =
+          cell_list == nullptr ? blockIdx.x : read_only(cell_list + blockIdx.x) - data.row_start;
         SharedData<dim, Number> shared =
           S::make(tables + n_values + n_co, tables, tables + n_values, data, stride, nullptr);
         shared.cell = cell;
@@ -195,12 +202,20 @@ namespace gpumf
         for (unsigned int color = 0; color < mf.n_colors(); ++color)
           {
             typename MatrixFree<dim, Number>::Data data = mf.get_data(color);
-            if (data.n_cells == 0)
+            const unsigned int                    *list = nullptr;
+            unsigned int                           n    = data.n_cells;
+            if constexpr (boundary_alone<C, I, B>)
+              {
+                const auto [first, count] = mf.cells_with_boundary_faces(color);
+                list                      = data.faces.boundary_cells + first;
+                n                         = count;
+              }
+            if (n == 0)
               continue;
             data.cells_per_block    = 1;
             data.faces.ghost_access = ghost_access;
-            kernel<<<data.n_cells, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, layout.block_z()), shared_bytes>>>(
-              cell_op, inner_op, boundary_op, src, dst, stride, n_unit_dofs, data);
+            kernel<<<n, dim3(layout.n_q, dim > 1 ? layout.n_q : 1, layout.block_z()), shared_bytes>>>(
+              cell_op, inner_op, boundary_op, src, dst, stride, n_unit_dofs, list, data);
             GPUMF_CHECK_CUDA(cudaGetLastError());
           }
       }
@@ -246,7 +261,13 @@ namespace gpumf
           std::vector<Number>      buffer(S::n_slots * stride);
           std::vector<PointAccess> access(S::n_slots * 2 * S::Cell::size);
           host_block_z() = S::layout.block_z();
-          run_host_block(S::layout.n_threads(), S::layout.n_q, data.n_cells, [&](const unsigned int cell) {
+          // (a boundary face functor alone: the color's cells with a boundary face)
+          std::pair<unsigned int, unsigned int> range{0, data.n_cells};
+          if constexpr (boundary_alone<C, I, B>)
+            range = mf.cells_with_boundary_faces(color);
+          const unsigned int *list = boundary_alone<C, I, B> ? data.faces.boundary_cells + range.first : nullptr;
+          run_host_block(S::layout.n_threads(), S::layout.n_q, range.second, [&](const unsigned int k) {
+            const unsigned int      cell = list == nullptr ? k : list[k] - data.row_start;
             SharedData<dim, Number> shared =
               S::make(buffer.data(), data.shape_values, data.co_shape_gradients, data, stride, access.data());
             shared.cell = cell;
