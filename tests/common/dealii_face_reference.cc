@@ -145,9 +145,6 @@ namespace test
       update_values | update_gradients | update_JxW_values | update_normal_vectors;
     additional_data.mapping_update_flags_boundary_faces =
       update_values | update_gradients | update_JxW_values | update_normal_vectors | update_quadrature_points;
-#if DEAL_II_VERSION_GTE(9, 5, 0)
-    additional_data.use_fast_hanging_node_algorithm = false;
-#endif
     MatrixFree<dim, double> data;
     data.reinit(mapping, dof_handler, constraints, QGauss<1>(n_q_points_1d), additional_data);
     LinearAlgebra::distributed::Vector<double> src, dst;
@@ -190,9 +187,6 @@ namespace test
       additional_data.mapping_update_flags  = update_values | update_gradients | update_JxW_values;
       additional_data.mapping_update_flags_boundary_faces =
         update_values | update_JxW_values | update_normal_vectors | update_quadrature_points;
-#if DEAL_II_VERSION_GTE(9, 5, 0)
-      additional_data.use_fast_hanging_node_algorithm = false;
-#endif
       return additional_data;
     }
 

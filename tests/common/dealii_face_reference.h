@@ -53,8 +53,7 @@ namespace test
 
   /**
    * dst = A src with deal.II's CPU MatrixFree::loop (FEEvaluation<dim, -1>,
-   * FEFaceEvaluation<dim, -1>, the constraints through the general path, not the fast
-   * hanging-node one, whose face reads deal.II 9.4 leaves out), QGauss<1>(n_q_points_1d), src
+   * FEFaceEvaluation<dim, -1>), QGauss<1>(n_q_points_1d), src
    * filled with random_value(global index, seed), or where @p src_at_support_point is given
    * with its value at each DoF's support point and component. All ghost entries travel
    * (DataAccessOnFaces::unspecified: deal.II's narrower exchange for gradients leaves out
