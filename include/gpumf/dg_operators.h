@@ -9,6 +9,7 @@
 #include <gpumf/cellwise_inverse_mass_matrix.h>
 #include <gpumf/fe_evaluation.h>
 #include <gpumf/fe_face_evaluation.h>
+#include <gpumf/internal/ready/boundary_face.h>
 #include <gpumf/internal/diagonal.h>
 #include <gpumf/internal/sipg_kernel.cuh>
 #include <gpumf/matrix_free.h>
@@ -163,15 +164,8 @@ namespace gpumf
                   ExcNotSupported("gpumf::SIPGLaplaceOperator needs a discontinuous element (FE_DGQ and relatives); "
                                   "the MatrixFree object's element is continuous (its faces serve loop())."));
       Base::initialize(matrix_free);
-      unsigned int mask = 0;
-      for (const auto id : dirichlet_ids)
-        {
-          AssertThrow(id < 32,
-                      ExcNotSupported("gpumf::SIPGLaplaceOperator: Dirichlet boundary id " + std::to_string(id) +
-                                      "; ids 0 to 31 are supported."));
-          mask |= 1u << id;
-        }
-      const Number factor        = penalty_factor > 0 ? penalty_factor : Number(fe_degree * (fe_degree + 1));
+      const unsigned int mask    = internal::boundary_mask(dirichlet_ids, "gpumf::SIPGLaplaceOperator (Dirichlet ids)");
+      const Number       factor  = penalty_factor > 0 ? penalty_factor : Number(fe_degree * (fe_degree + 1));
       face_op.penalty_factor     = factor;
       boundary_op.penalty_factor = factor;
       boundary_op.dirichlet_mask = mask;

@@ -487,15 +487,7 @@ namespace gpumf
     static unsigned int
     mask_of(const std::set<dealii::types::boundary_id> &ids)
     {
-      unsigned int mask = 0;
-      for (const auto id : ids)
-        {
-          AssertThrow(id < 32,
-                      ExcNotSupported("set_boundary_coefficient: boundary id " + std::to_string(id) +
-                                      "; ids 0 to 31 are supported."));
-          mask |= 1u << id;
-        }
-      return mask;
+      return internal::boundary_mask(ids, "set_boundary_coefficient");
     }
 
     /// beta = @p value(x) at the points of the faces with id @p id, the others kept.

@@ -386,6 +386,18 @@ namespace gpumf
         }
       };
 
+      /// @p rhs of @p mf's layout (kept where it has it, else made), and @p unused of it: the
+      /// vectors of a loop that writes a load vector and reads none.
+      template <int dim, typename Number>
+      void
+      prepare_load_vector(const MatrixFree<dim, Number> &mf, Vector<Number> &rhs, Vector<Number> &unused)
+      {
+        if (rhs.get_partitioner() == nullptr || rhs.backend() != mf.backend() ||
+            !rhs.get_partitioner()->is_compatible(*mf.get_vector_partitioner()))
+          mf.initialize_dof_vector(rhs);
+        mf.initialize_dof_vector(unused);
+      }
+
       /**
        * The boundary face functor of create_boundary_right_hand_side(): f at every point of the
        * boundary faces with an id in @p mask (all where @p all_ids) tested by the shape
@@ -625,12 +637,9 @@ namespace gpumf
         }
       else
         {
-          if (rhs.get_partitioner() == nullptr || rhs.backend() != mf.backend() ||
-              !rhs.get_partitioner()->is_compatible(*mf.get_vector_partitioner()))
-            mf.initialize_dof_vector(rhs);
           // (the loop takes a source vector; the functor reads none)
           Vector<Number> unused;
-          mf.initialize_dof_vector(unused);
+          internal::prepare_load_vector(mf, rhs, unused);
           using Functor =
             internal::RightHandSideAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>;
           mf.template cell_loop<Functor, Vector<Number>, Vector<Number>, Compiler>(Functor{f}, unused, rhs, true);
@@ -667,14 +676,8 @@ namespace gpumf
                     "faces of a continuous element; set "
                     "AdditionalData::mapping_update_flags_boundary_faces (e.g. update_values | "
                     "update_quadrature_points) before reinit()."));
-      unsigned int mask = 0;
-      for (const auto id : boundary_ids)
-        {
-          AssertThrow(id < 32,
-                      dealii::ExcMessage("gpumf::VectorTools::create_boundary_right_hand_side: boundary id " +
-                                         std::to_string(id) + "; ids 0 to 31 are supported."));
-          mask |= 1u << id;
-        }
+      const unsigned int mask =
+        ::gpumf::internal::boundary_mask(boundary_ids, "gpumf::VectorTools::create_boundary_right_hand_side");
       if constexpr (internal::is_dealii_function<Function, dim>)
         {
           // a host Function: evaluated on the host at the face points, read there by the device
@@ -698,12 +701,9 @@ namespace gpumf
         }
       else
         {
-          if (rhs.get_partitioner() == nullptr || rhs.backend() != mf.backend() ||
-              !rhs.get_partitioner()->is_compatible(*mf.get_vector_partitioner()))
-            mf.initialize_dof_vector(rhs);
           // (the loop takes a source vector; the functor reads none)
           Vector<Number> unused;
-          mf.initialize_dof_vector(unused);
+          internal::prepare_load_vector(mf, rhs, unused);
           using Functor =
             internal::BoundaryRightHandSideAtPoints<dim, fe_degree, n_q_points_1d, n_components, Number, Function>;
           Functor functor{g, mask, boundary_ids.empty()};

@@ -12,10 +12,29 @@
 #include <gpumf/fe_face_evaluation.h>
 #include <gpumf/matrix_free.h>
 
+#include <deal.II/base/exceptions.h>
+
+#include <string>
+
 namespace gpumf
 {
   namespace internal
   {
+    /// The bit set of boundary ids @p ids (0 to 31; others throw, naming @p who).
+    template <typename Ids>
+    unsigned int
+    boundary_mask(const Ids &ids, const std::string &who)
+    {
+      unsigned int mask = 0;
+      for (const auto id : ids)
+        {
+          AssertThrow(id < 32,
+                      dealii::ExcMessage(who + ": boundary id " + std::to_string(id) + "; ids 0 to 31 are supported."));
+          mask |= 1u << id;
+        }
+      return mask;
+    }
+
     /// Whether boundary id @p id is in the bit set @p mask (ids 0 to 31).
     __host__ __device__ inline bool
     in_boundary_mask(const unsigned int mask, const unsigned int id)
