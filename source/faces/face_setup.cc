@@ -165,15 +165,47 @@ namespace gpumf
                      const bool                                                  with_mpi)
     {
       using cell_iterator = typename DoFHandler<dim>::cell_iterator;
+      using Lines         = std::vector<std::vector<std::pair<types::global_dof_index, double>>>;
       GhostCellLines result;
-      if (!with_mpi)
-        return result;
+      // this rank's lines of the DoFs of a cell it owns: (flags, lines)
+      std::vector<types::global_dof_index> indices(dof.get_fe().n_dofs_per_cell());
+      const auto                           lines_of = [&](const cell_iterator &cell) {
+        cell->get_dof_indices(indices);
+        std::vector<unsigned char> flags(indices.size(), 0);
+        Lines                      lines(indices.size());
+        for (unsigned int i = 0; i < indices.size(); ++i)
+          if (constraints.is_constrained(indices[i]))
+            {
+              flags[i] = 1;
+              for (const auto &[master, weight] : *constraints.get_constraint_entries(indices[i]))
+                lines[i].emplace_back(master, double(weight));
+            }
+        return std::make_pair(std::move(flags), std::move(lines));
+      };
       // the face neighbours (across whole faces, subfaces and periodic faces) owned by others,
-      // by owner
+      // by owner; those this rank owns but the object leaves out (an iterator filter) from here
+      std::set<std::pair<int, int>> in_object;
+      for (const cell_iterator &cell : cells)
+        in_object.emplace(cell->level(), cell->index());
       std::map<unsigned int, std::vector<std::string>> requests;
       std::set<std::string>                            requested;
       const auto                                       request = [&](const cell_iterator &neighbor) {
-        if (neighbor->is_active() && neighbor->is_ghost() && requested.insert(neighbor->id().to_string()).second)
+        if (!neighbor->is_active() || !requested.insert(neighbor->id().to_string()).second)
+          return;
+        if (neighbor->is_locally_owned())
+          {
+            if (in_object.count({neighbor->level(), neighbor->index()}) == 0)
+              {
+                auto [flags, lines] = lines_of(neighbor);
+                for (const auto &line : lines)
+                  for (const auto &entry : line)
+                    if (!dof.locally_owned_dofs().is_element(entry.first))
+                      result.masters.push_back(entry.first);
+                result.constrained[neighbor->id().to_string()] = std::move(flags);
+                result.lines[neighbor->id().to_string()]       = std::move(lines);
+              }
+          }
+        else if (neighbor->is_ghost())
           requests[neighbor->subdomain_id()].push_back(neighbor->id().to_string());
       };
       for (const cell_iterator &cell : cells)
@@ -189,30 +221,18 @@ namespace gpumf
             else
               request(cell->neighbor(f));
           }
+      if (!with_mpi)
+        return result;
       // the owners answer with the lines of each cell's DoFs: (flags, lines) per cell
-      using Lines  = std::vector<std::vector<std::pair<types::global_dof_index, double>>>;
       using Answer = std::vector<std::pair<std::string, std::pair<std::vector<unsigned char>, Lines>>>;
       const std::map<unsigned int, std::vector<std::string>> asked = Utilities::MPI::some_to_some(comm, requests);
       std::map<unsigned int, Answer>                         answers;
-      std::vector<types::global_dof_index>                   indices(dof.get_fe().n_dofs_per_cell());
       for (const auto &[rank, ids] : asked)
         for (const std::string &id : ids)
           {
-            const cell_iterator cell(&dof.get_triangulation(),
-                                     dof.get_triangulation().create_cell_iterator(CellId(id))->level(),
-                                     dof.get_triangulation().create_cell_iterator(CellId(id))->index(),
-                                     &dof);
-            cell->get_dof_indices(indices);
-            std::vector<unsigned char> flags(indices.size(), 0);
-            Lines                      lines(indices.size());
-            for (unsigned int i = 0; i < indices.size(); ++i)
-              if (constraints.is_constrained(indices[i]))
-                {
-                  flags[i] = 1;
-                  for (const auto &[master, weight] : *constraints.get_constraint_entries(indices[i]))
-                    lines[i].emplace_back(master, double(weight));
-                }
-            answers[rank].emplace_back(id, std::make_pair(std::move(flags), std::move(lines)));
+            const auto          found = dof.get_triangulation().create_cell_iterator(CellId(id));
+            const cell_iterator cell(&dof.get_triangulation(), found->level(), found->index(), &dof);
+            answers[rank].emplace_back(id, lines_of(cell));
           }
       const std::map<unsigned int, Answer> received = Utilities::MPI::some_to_some(comm, answers);
       const IndexSet                      &owned    = dof.locally_owned_dofs();

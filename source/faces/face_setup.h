@@ -41,8 +41,9 @@ namespace gpumf
       std::vector<dealii::types::global_dof_index> masters;
     };
 
-    /// The GhostCellLines of @p cells' face neighbours owned by other ranks (collective over
-    /// @p comm; empty where @p with_mpi is false).
+    /// The GhostCellLines of @p cells' face neighbours that are not among @p cells: from their
+    /// owners where other ranks own them (collective over @p comm where @p with_mpi), from
+    /// @p constraints where this rank does (cells an iterator filter left out of the object).
     template <int dim, typename Number>
     GhostCellLines
     ghost_cell_lines(const std::vector<typename dealii::DoFHandler<dim>::cell_iterator> &cells,
