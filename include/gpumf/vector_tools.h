@@ -232,21 +232,21 @@ namespace gpumf
       constexpr bool is_dealii_function =
         std::is_base_of_v<dealii::Function<dim, double>, F> || std::is_base_of_v<dealii::Function<dim, float>, F>;
 
-      /// @p function's values (and, with @p gradients, gradients) at @p mf's quadrature points on
-      /// the host, into @p table on @p mf's backend; returns the device view.
-      template <int n_components, int dim, typename Number, typename F>
+      /// @p function's values (and, with @p gradients, gradients) at @p points (one per entry of
+      /// the table, in their order) on the host, into @p table on @p backend; returns the device view.
+      template <int n_components, int dim, typename Number, typename F, typename Points>
       TabulatedFunction<dim, Number>
-      tabulate(const MatrixFree<dim, Number>    &mf,
-               const F                          &function,
-               const bool                        gradients,
-               ::gpumf::internal::Array<Number> &table)
+      tabulate_at(const Points                     &points,
+                  const Backend                     backend,
+                  const F                          &function,
+                  const bool                        gradients,
+                  ::gpumf::internal::Array<Number> &table)
       {
         AssertThrow(function.n_components == n_components,
                     dealii::ExcMessage("gpumf::VectorTools: the deal.II Function has " +
                                        std::to_string(function.n_components) + " components, the element " +
                                        std::to_string(n_components) + "."));
-        const auto          points = mf.get_quadrature_points();
-        const std::size_t   n      = points.size();
+        const std::size_t   n = points.size();
         std::vector<Number> host(n * n_components * (gradients ? 1 + dim : 1));
         for (std::size_t q = 0; q < n; ++q)
           {
@@ -264,10 +264,23 @@ namespace gpumf
                   }
               }
           }
-        table.reinit(mf.backend(), host);
+        table.reinit(backend, host);
         return TabulatedFunction<dim, Number>{table.data(),
                                               gradients ? table.data() + n * n_components : nullptr,
                                               n_components};
+      }
+
+      /// @p function's values (and, with @p gradients, gradients) at @p mf's quadrature points on
+      /// the host, into @p table on @p mf's backend; returns the device view.
+      template <int n_components, int dim, typename Number, typename F>
+      TabulatedFunction<dim, Number>
+      tabulate(const MatrixFree<dim, Number>    &mf,
+               const F                          &function,
+               const bool                        gradients,
+               ::gpumf::internal::Array<Number> &table)
+      {
+        return tabulate_at<n_components, dim, Number>(
+          mf.get_quadrature_points(), mf.backend(), function, gradients, table);
       }
 
       /**
@@ -681,16 +694,9 @@ namespace gpumf
       if constexpr (internal::is_dealii_function<Function, dim>)
         {
           // a host Function: evaluated on the host at the face points, read there by the device
-          const std::vector<dealii::Point<dim>> points = mf.get_face_quadrature_points();
-          std::vector<Number>                   values(points.size() * n_components);
-          for (std::size_t i = 0; i < points.size(); ++i)
-            for (unsigned int c = 0; c < n_components; ++c)
-              values[i * n_components + c] = g.value(points[i], c);
           ::gpumf::internal::Array<Number> table;
-          table.reinit(mf.backend(), values);
-          internal::TabulatedFunction<dim, Number> tabulated;
-          tabulated.values       = table.data();
-          tabulated.n_components = n_components;
+          const auto                       tabulated = internal::tabulate_at<n_components, dim, Number>(
+            mf.get_face_quadrature_points(), mf.backend(), g, false, table);
           create_boundary_right_hand_side<fe_degree,
                                           n_q_points_1d,
                                           n_components,
